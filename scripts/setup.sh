@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what Sluice needs to build and test, and nothing when it is all there already.
+# Debian packages come from apt-get; DuckDB 1.4.4 comes from the npm registry (DESIGN.md decision 1)
+# unless CMake can find a system DuckDB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEB_PACKAGES=(
+  g++ cmake ninja-build pkg-config make
+  librdkafka-dev kcat libsimdjson-dev libavro-dev libcurl4-openssl-dev libpugixml-dev
+  libcpp-httplib-dev libasio-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
+  googletest libgtest-dev libgmock-dev mariadb-client python3-pymysql nodejs curl ca-certificates
+)
+
+missing=()
+for p in "${DEB_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing npm"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm
+fi
+
+scripts/fetch-duckdb.sh

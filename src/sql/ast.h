@@ -1,0 +1,99 @@
+#pragma once
+// The statements Sluice parses itself. Everything else is a PassThrough: DuckDB runs it after the front door
+// translated its MySQL-isms (backticks, LIMIT a, b, @@variables, DATABASE()).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace sluice::sql {
+
+// `db.name` or `name`; db empty when not written.
+struct QualifiedName {
+  std::string db;
+  std::string name;
+  std::string ToString() const { return db.empty() ? name : db + "." + name; }
+};
+
+// A column type as written, normalized to upper case: name "VARCHAR" with params {26};
+// "DECIMAL" {10, 2}; "ARRAY" with one child; "MAP" with two; "STRUCT" with named children.
+struct TypeSpec {
+  std::string name;
+  std::vector<int64_t> params;
+  std::vector<TypeSpec> children;
+  std::vector<std::string> field_names;  // STRUCT only, parallel to children
+};
+
+enum class AggregateFunction { kNone, kSum, kMax, kMin, kReplace, kReplaceIfNotNull };
+enum class KeyModel { kNone, kDuplicate, kAggregate, kUnique, kPrimary };
+
+struct ColumnDef {
+  std::string name;
+  TypeSpec type;
+  std::optional<bool> nullable;            // NULL / NOT NULL as written; unset when not written
+  AggregateFunction aggregate = AggregateFunction::kNone;
+  std::optional<std::string> default_sql;  // the default expression's source text, e.g. "'abc'" or "CURRENT_TIMESTAMP"
+  bool auto_increment = false;
+  std::string comment;
+  bool primary_key_inline = false;         // Lakehouse `col INT PRIMARY KEY`
+};
+
+struct CreateTable {
+  QualifiedName table;
+  bool if_not_exists = false;
+  std::vector<ColumnDef> columns;
+  std::string engine;                      // "OLAP" or empty
+  KeyModel key_model = KeyModel::kNone;
+  std::vector<std::string> key_columns;
+  std::string partition_desc;              // the PARTITION BY clause's source text, kept for SHOW CREATE TABLE
+  std::vector<std::string> distribution_columns;  // DISTRIBUTED BY HASH(...)
+  bool distributed_random = false;         // DISTRIBUTED BY RANDOM
+  std::optional<int64_t> buckets;
+  std::vector<std::pair<std::string, std::string>> properties;  // in the order written
+  std::string comment;                     // table COMMENT
+  std::string source_text;                 // the whole statement as the user wrote it
+};
+
+struct CreateDatabase { std::string name; bool if_not_exists = false; };
+struct DropDatabase { std::string name; bool if_exists = false; bool force = false; };
+struct UseDatabase { std::string name; };
+struct ShowDatabases { std::optional<std::string> like; };
+struct ShowTables {
+  std::string db;                          // FROM/IN db; empty = current
+  bool full = false;
+  bool history = false;                    // SHOW TABLES HISTORY: dropped tables still restorable
+  std::optional<std::string> like;
+};
+struct DescribeTable { QualifiedName table; };
+struct ShowCreateTable { QualifiedName table; };
+struct DropTable { QualifiedName table; bool if_exists = false; bool force = false; };
+struct UndropTable { QualifiedName table; };
+
+// SET [SESSION|GLOBAL|@@...] name = value [, ...]; SET NAMES x [COLLATE y]; SET CHARACTER SET x.
+struct SetVariables {
+  struct Assignment {
+    std::string name;                      // lower case, without @@ / scope prefix
+    std::string value;                     // literal value as text (quotes removed), or the identifier
+    bool global = false;
+  };
+  std::vector<Assignment> assignments;
+};
+// SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'x' | WHERE ...]; SHOW [..] STATUS; SHOW WARNINGS/ERRORS; SHOW ENGINES;
+// SHOW COLLATION; SHOW CHARACTER SET / CHARSET; SHOW PROCESSLIST.
+struct ShowSystem {
+  enum class What { kVariables, kStatus, kWarnings, kErrors, kEngines, kCollation, kCharset, kProcesslist };
+  What what = What::kVariables;
+  bool global = false;
+  std::optional<std::string> like;
+};
+
+struct PassThrough { std::string sql; };  // already translated for DuckDB
+
+using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDatabase, ShowDatabases, ShowTables,
+                               DescribeTable, ShowCreateTable, CreateTable, DropTable, UndropTable, SetVariables,
+                               ShowSystem>;
+
+}  // namespace sluice::sql

@@ -1,0 +1,133 @@
+#include "storage/database.h"
+
+#include <duckdb.h>
+
+#include <cctype>
+#include <vector>
+
+#include "storage/result_conversion.h"
+
+namespace sluice::storage {
+
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+  duckdb_database db = nullptr;
+  duckdb_config config = nullptr;
+  if (duckdb_create_config(&config) != DuckDBSuccess) return Status::Internal("cannot create a DuckDB config");
+  // MySQL and StarRocks sort NULLs first in ascending order; results through the front door should too.
+  duckdb_set_config(config, "default_null_order", "nulls_first");
+  char* error = nullptr;
+  const char* file = path.empty() ? nullptr : path.c_str();
+  duckdb_state st = duckdb_open_ext(file, &db, config, &error);
+  duckdb_destroy_config(&config);
+  if (st != DuckDBSuccess) {
+    std::string msg = error ? error : "unknown error";
+    if (error) duckdb_free(error);
+    return Status::IoError("cannot open the database file '" + path + "': " + msg);
+  }
+  auto out = std::unique_ptr<Database>(new Database(db));
+  ASSIGN_OR_RETURN(auto con, out->Connect());
+  ASSIGN_OR_RETURN(auto res, con->Query("SELECT current_database()"));
+  if (res.result_set && !res.result_set->rows.empty() && res.result_set->rows[0][0])
+    out->catalog_name_ = *res.result_set->rows[0][0];
+  return out;
+}
+
+Database::~Database() { duckdb_close(&db_); }
+
+Result<std::unique_ptr<Connection>> Database::Connect() {
+  duckdb_connection con = nullptr;
+  if (duckdb_connect(db_, &con) != DuckDBSuccess) return Status::Internal("cannot open a DuckDB connection");
+  return std::unique_ptr<Connection>(new Connection(con));
+}
+
+Connection::~Connection() { duckdb_disconnect(&con_); }
+
+void Connection::Interrupt() { duckdb_interrupt(con_); }
+
+namespace {
+
+// Types whose values duckdb_value_string cannot render; a query returning them is run as
+// `SELECT COLUMNS(*)::VARCHAR FROM (...)` so DuckDB renders them, keeping the original column types for clients.
+bool NeedsTextCast(duckdb_type t) {
+  switch (t) {
+    case DUCKDB_TYPE_LIST:
+    case DUCKDB_TYPE_STRUCT:
+    case DUCKDB_TYPE_MAP:
+    case DUCKDB_TYPE_ARRAY:
+    case DUCKDB_TYPE_UNION:
+    case DUCKDB_TYPE_UUID:
+    case DUCKDB_TYPE_ENUM:
+    case DUCKDB_TYPE_BIT:
+    case DUCKDB_TYPE_TIME_TZ:
+    case DUCKDB_TYPE_UHUGEINT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct Prepared {
+  duckdb_prepared_statement stmt = nullptr;
+  ~Prepared() {
+    if (stmt) duckdb_destroy_prepare(&stmt);
+  }
+};
+
+std::string WithoutTrailingSemicolons(std::string_view sql) {
+  size_t end = sql.size();
+  while (end > 0 && (sql[end - 1] == ';' || isspace(static_cast<unsigned char>(sql[end - 1])))) end--;
+  return std::string(sql.substr(0, end));
+}
+
+}  // namespace
+
+Result<StatementResult> Connection::Query(std::string_view sql) {
+  std::string text(sql);
+  Prepared prepared;
+  // Several statements, or ones DuckDB cannot prepare, run through duckdb_query, which also classifies errors.
+  if (duckdb_prepare(con_, text.c_str(), &prepared.stmt) != DuckDBSuccess ||
+      duckdb_nparams(prepared.stmt) != 0) {
+    duckdb_result result;
+    duckdb_state st = duckdb_query(con_, text.c_str(), &result);
+    Result<StatementResult> out = st == DuckDBSuccess ? ConvertResult(&result, {}) : ErrorFromResult(&result);
+    duckdb_destroy_result(&result);
+    return out;
+  }
+  std::vector<ColumnInfo> original;
+  if (duckdb_prepared_statement_type(prepared.stmt) == DUCKDB_STATEMENT_TYPE_SELECT) {
+    idx_t n = duckdb_prepared_statement_column_count(prepared.stmt);
+    bool cast = false;
+    for (idx_t c = 0; c < n; c++) cast |= NeedsTextCast(duckdb_prepared_statement_column_type(prepared.stmt, c));
+    if (cast) {
+      for (idx_t c = 0; c < n; c++) {
+        duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(prepared.stmt, c);
+        const char* name = duckdb_prepared_statement_column_name(prepared.stmt, c);  // ours to free
+        original.push_back(DescribeColumn(name, lt));
+        duckdb_free(const_cast<char*>(name));
+        duckdb_destroy_logical_type(&lt);
+      }
+      duckdb_destroy_prepare(&prepared.stmt);
+      std::string wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
+      if (duckdb_prepare(con_, wrapped.c_str(), &prepared.stmt) != DuckDBSuccess) {
+        return Status::Internal(std::string("cannot render the result as text: ") +
+                                duckdb_prepare_error(prepared.stmt));
+      }
+    }
+  }
+  duckdb_result result;
+  duckdb_state st = duckdb_execute_prepared(prepared.stmt, &result);
+  Result<StatementResult> out = st == DuckDBSuccess ? ConvertResult(&result, original) : ErrorFromResult(&result);
+  duckdb_destroy_result(&result);
+  return out;
+}
+
+Status Connection::Execute(std::string_view sql) {
+  duckdb_result result;
+  std::string text(sql);
+  duckdb_state st = duckdb_query(con_, text.c_str(), &result);
+  Status out = st == DuckDBSuccess ? Status::Ok() : ErrorFromResult(&result);
+  duckdb_destroy_result(&result);
+  return out;
+}
+
+}  // namespace sluice::storage

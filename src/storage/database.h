@@ -1,0 +1,68 @@
+#pragma once
+// The storage layer is the only code that calls DuckDB's C API (DESIGN.md decision 1). Higher layers see
+// Database, Connection and ResultSet, never duckdb_* handles.
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "common/result_set.h"
+#include "common/status.h"
+
+typedef struct _duckdb_database* duckdb_database;
+typedef struct _duckdb_connection* duckdb_connection;
+
+namespace sluice::storage {
+
+class Connection;
+
+class Database {
+ public:
+  // Opens (or creates) the DuckDB database file. An empty path opens an in-memory database (tests).
+  static Result<std::unique_ptr<Database>> Open(const std::string& path);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  Result<std::unique_ptr<Connection>> Connect();
+  // DuckDB's name for the attached file (the catalog part of catalog.schema.table).
+  const std::string& catalog_name() const { return catalog_name_; }
+
+ private:
+  explicit Database(duckdb_database db) : db_(db) {}
+  duckdb_database db_;
+  std::string catalog_name_;
+};
+
+class Connection {
+ public:
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one or more SQL statements; returns the last statement's result.
+  Result<StatementResult> Query(std::string_view sql);
+  // Runs SQL whose result does not matter.
+  Status Execute(std::string_view sql);
+  // Interrupts the statement running on this connection, from another thread.
+  void Interrupt();
+
+  duckdb_connection raw() { return con_; }
+
+ private:
+  friend class Database;
+  explicit Connection(duckdb_connection con) : con_(con) {}
+  duckdb_connection con_;
+};
+
+// Runs a function inside BEGIN ... COMMIT on `con`, rolling back when it fails.
+template <typename Fn>
+Status InTransaction(Connection& con, Fn&& fn) {
+  RETURN_IF_ERROR(con.Execute("BEGIN TRANSACTION"));
+  Status st = fn();
+  if (st.ok()) st = con.Execute("COMMIT");
+  if (!st.ok()) (void)con.Execute("ROLLBACK");
+  return st;
+}
+
+}  // namespace sluice::storage

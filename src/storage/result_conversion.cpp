@@ -1,0 +1,149 @@
+#include "storage/result_conversion.h"
+
+#include <string>
+
+namespace sluice::storage {
+
+namespace {
+
+bool Contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
+
+// DuckDB prefixes messages with their class ("Catalog Error: ..."); users of a MySQL front door
+// get the part that says what happened.
+std::string StripPrefix(std::string msg) {
+  static const char* kPrefixes[] = {"Catalog Error: ", "Parser Error: ", "Binder Error: ", "Conversion Error: ",
+                                    "Constraint Error: ", "Invalid Input Error: ", "TransactionContext Error: ",
+                                    "Not implemented Error: ", "Out of Range Error: ", "IO Error: "};
+  for (const char* p : kPrefixes) {
+    std::string prefix(p);
+    if (msg.rfind(prefix, 0) == 0) return msg.substr(prefix.size());
+  }
+  return msg;
+}
+
+}  // namespace
+
+Status ErrorFromResult(duckdb_result* result) {
+  const char* raw = duckdb_result_error(result);
+  std::string msg = raw ? raw : "unknown DuckDB error";
+  duckdb_error_type type = duckdb_result_error_type(result);
+  std::string text = StripPrefix(msg);
+  switch (type) {
+    case DUCKDB_ERROR_PARSER:
+      return Status::SyntaxError(text);
+    case DUCKDB_ERROR_CATALOG:
+      if (Contains(msg, "Schema with name") && Contains(msg, "does not exist")) return Status::UnknownDatabase(text);
+      if ((Contains(msg, "Table with name") || Contains(msg, "Table or view")) && Contains(msg, "does not exist"))
+        return Status::UnknownTable(text);
+      if (Contains(msg, "already exists")) return Status::AlreadyExists(text);
+      return Status::NotFound(text);
+    case DUCKDB_ERROR_INTERRUPT:
+      return Status::Timeout("the query was interrupted");
+    case DUCKDB_ERROR_IO:
+      return Status::IoError(text);
+    case DUCKDB_ERROR_TRANSACTION:
+      return Status::Conflict(text);
+    case DUCKDB_ERROR_NOT_IMPLEMENTED:
+      return Status::NotSupported(text);
+    case DUCKDB_ERROR_INTERNAL:
+    case DUCKDB_ERROR_FATAL:
+      return Status::Internal(text);
+    default:
+      return Status::InvalidArgument(text);
+  }
+}
+
+ValueType ValueTypeOf(duckdb_type type) {
+  switch (type) {
+    case DUCKDB_TYPE_BOOLEAN: return ValueType::kBoolean;
+    case DUCKDB_TYPE_TINYINT: return ValueType::kTinyInt;
+    case DUCKDB_TYPE_SMALLINT: return ValueType::kSmallInt;
+    case DUCKDB_TYPE_INTEGER: return ValueType::kInteger;
+    case DUCKDB_TYPE_BIGINT: return ValueType::kBigInt;
+    case DUCKDB_TYPE_HUGEINT: return ValueType::kHugeInt;
+    case DUCKDB_TYPE_UTINYINT: return ValueType::kUTinyInt;
+    case DUCKDB_TYPE_USMALLINT: return ValueType::kUSmallInt;
+    case DUCKDB_TYPE_UINTEGER: return ValueType::kUInteger;
+    case DUCKDB_TYPE_UBIGINT: return ValueType::kUBigInt;
+    case DUCKDB_TYPE_FLOAT: return ValueType::kFloat;
+    case DUCKDB_TYPE_DOUBLE: return ValueType::kDouble;
+    case DUCKDB_TYPE_DECIMAL: return ValueType::kDecimal;
+    case DUCKDB_TYPE_VARCHAR: return ValueType::kVarchar;
+    case DUCKDB_TYPE_BLOB: return ValueType::kBlob;
+    case DUCKDB_TYPE_DATE: return ValueType::kDate;
+    case DUCKDB_TYPE_TIME: return ValueType::kTime;
+    case DUCKDB_TYPE_TIMESTAMP:
+    case DUCKDB_TYPE_TIMESTAMP_S:
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+    case DUCKDB_TYPE_TIMESTAMP_NS: return ValueType::kTimestamp;
+    case DUCKDB_TYPE_TIMESTAMP_TZ: return ValueType::kTimestampTz;
+    case DUCKDB_TYPE_INTERVAL: return ValueType::kInterval;
+    default: return ValueType::kOther;
+  }
+}
+
+ColumnInfo DescribeColumn(const char* name, duckdb_logical_type type) {
+  ColumnInfo col;
+  col.name = name ? name : "";
+  duckdb_type t = duckdb_get_type_id(type);
+  col.type = ValueTypeOf(t);
+  if (t == DUCKDB_TYPE_DECIMAL) {
+    col.decimal_width = duckdb_decimal_width(type);
+    col.decimal_scale = duckdb_decimal_scale(type);
+  }
+  // JSON is a VARCHAR alias in DuckDB; clients show it better when told it is JSON.
+  if (t == DUCKDB_TYPE_VARCHAR) {
+    char* alias = duckdb_logical_type_get_alias(type);
+    if (alias) {
+      if (std::string(alias) == "JSON") col.type = ValueType::kJson;
+      duckdb_free(alias);
+    }
+  }
+  return col;
+}
+
+Result<StatementResult> ConvertResult(duckdb_result* result, const std::vector<ColumnInfo>& columns) {
+  StatementResult out;
+  duckdb_result_type kind = duckdb_result_return_type(*result);
+  if (kind == DUCKDB_RESULT_TYPE_CHANGED_ROWS) {
+    out.affected_rows = duckdb_rows_changed(result);
+    return out;
+  }
+  if (kind == DUCKDB_RESULT_TYPE_NOTHING) return out;
+
+  ResultSet rs;
+  idx_t ncols = duckdb_column_count(result);
+  for (idx_t c = 0; c < ncols; c++) {
+    duckdb_logical_type lt = duckdb_column_logical_type(result, c);
+    rs.columns.push_back(DescribeColumn(duckdb_column_name(result, c), lt));
+    duckdb_destroy_logical_type(&lt);
+  }
+  std::vector<ColumnInfo> shown = columns.size() == ncols ? columns : rs.columns;
+  idx_t nrows = duckdb_row_count(result);
+  rs.rows.reserve(nrows);
+  for (idx_t r = 0; r < nrows; r++) {
+    Row row(ncols);
+    for (idx_t c = 0; c < ncols; c++) {
+      if (duckdb_value_is_null(result, c, r)) continue;
+      if (rs.columns[c].type == ValueType::kBlob) {  // raw bytes, not DuckDB's escaped text
+        duckdb_blob b = duckdb_value_blob(result, c, r);
+        row[c] = std::string(static_cast<const char*>(b.data), b.size);
+        duckdb_free(b.data);
+        continue;
+      }
+      duckdb_string s = duckdb_value_string(result, c, r);
+      if (s.data) {
+        row[c] = std::string(s.data, s.size);
+        duckdb_free(s.data);
+      } else {
+        row[c] = std::string();
+      }
+    }
+    rs.rows.push_back(std::move(row));
+  }
+  rs.columns = std::move(shown);
+  out.result_set = std::move(rs);
+  return out;
+}
+
+}  // namespace sluice::storage

@@ -1,0 +1,18 @@
+#pragma once
+// Turns DuckDB results and errors into Sluice's ResultSet and Status.
+#include <duckdb.h>
+
+#include <vector>
+
+#include "common/result_set.h"
+#include "common/status.h"
+
+namespace sluice::storage {
+
+Status ErrorFromResult(duckdb_result* result);
+// `columns`, when not empty, replaces the result's own column names and types (see Connection::Query).
+Result<StatementResult> ConvertResult(duckdb_result* result, const std::vector<ColumnInfo>& columns);
+ValueType ValueTypeOf(duckdb_type type);
+ColumnInfo DescribeColumn(const char* name, duckdb_logical_type type);
+
+}  // namespace sluice::storage

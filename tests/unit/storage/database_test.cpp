@@ -1,0 +1,75 @@
+#include "storage/database.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice::storage {
+namespace {
+
+std::unique_ptr<Connection> Connect(Database& db) {
+  auto con = db.Connect();
+  EXPECT_TRUE(con.ok());
+  return std::move(con).value();
+}
+
+TEST(DatabaseTest, QueryReturnsTypedColumnsAndTextValues) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto con = Connect(**db);
+  auto res = con->Query("SELECT 42::BIGINT AS n, 'x' AS s, NULL::INT AS z, 1.50::DECIMAL(5,2) AS d, "
+                        "[1,2] AS l, {'a': 1} AS st, DATE '2020-05-08' AS dt, '{\"a\":1}'::JSON AS j");
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  const ResultSet& rs = *res->result_set;
+  ASSERT_EQ(rs.columns.size(), 8u);
+  EXPECT_EQ(rs.columns[0].name, "n");
+  EXPECT_EQ(rs.columns[0].type, ValueType::kBigInt);
+  EXPECT_EQ(rs.columns[3].type, ValueType::kDecimal);
+  EXPECT_EQ(rs.columns[3].decimal_width, 5);
+  EXPECT_EQ(rs.columns[3].decimal_scale, 2);
+  EXPECT_EQ(rs.columns[7].type, ValueType::kJson);
+  ASSERT_EQ(rs.rows.size(), 1u);
+  EXPECT_EQ(*rs.rows[0][0], "42");
+  EXPECT_EQ(*rs.rows[0][1], "x");
+  EXPECT_FALSE(rs.rows[0][2].has_value());
+  EXPECT_EQ(*rs.rows[0][3], "1.50");
+  EXPECT_EQ(*rs.rows[0][4], "[1, 2]");
+  EXPECT_EQ(*rs.rows[0][5], "{'a': 1}");
+  EXPECT_EQ(*rs.rows[0][6], "2020-05-08");
+}
+
+TEST(DatabaseTest, ChangedRowsAreCounted) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok());
+  auto con = Connect(**db);
+  ASSERT_TRUE(con->Execute("CREATE TABLE t(a INT)").ok());
+  auto res = con->Query("INSERT INTO t VALUES (1), (2), (3)");
+  ASSERT_TRUE(res.ok());
+  EXPECT_FALSE(res->result_set.has_value());
+  EXPECT_EQ(res->affected_rows, 3u);
+}
+
+TEST(DatabaseTest, ErrorsAreClassified) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok());
+  auto con = Connect(**db);
+  EXPECT_EQ(con->Query("SELEC 1").status().code(), StatusCode::kSyntaxError);
+  EXPECT_EQ(con->Query("SELECT * FROM nope").status().code(), StatusCode::kUnknownTable);
+  EXPECT_EQ(con->Query("SELECT * FROM nodb.nope").status().code(), StatusCode::kUnknownTable);
+}
+
+TEST(DatabaseTest, TransactionRollsBackOnFailure) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok());
+  auto con = Connect(**db);
+  ASSERT_TRUE(con->Execute("CREATE TABLE t(a INT)").ok());
+  Status st = InTransaction(*con, [&] {
+    RETURN_IF_ERROR(con->Execute("INSERT INTO t VALUES (1)"));
+    return Status::Conflict("progress moved");
+  });
+  EXPECT_EQ(st.code(), StatusCode::kConflict);
+  auto res = con->Query("SELECT count(*) FROM t");
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(*res->result_set->rows[0][0], "0");
+}
+
+}  // namespace
+}  // namespace sluice::storage
