@@ -1,0 +1,45 @@
+# Sluice — the commands a new user needs:
+#   make run    set up, build, and run the server on its embedded default (./sluice-data, MySQL port 9030)
+#   make test   set up, build, and run every test (unit, SQL logic, end to end)
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all setup build run test unit-test fuzz demo-broker clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: setup $(BUILD_DIR)/build.ninja
+	@ninja -C $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	$(BUILD_DIR)/sluice serve $(ARGS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+unit-test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -R '^unit/'
+
+# libFuzzer targets for the MySQL packet decoder and the SQL parser, built with clang in their own tree.
+fuzz: setup
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	  -DSLUICE_FUZZ=ON -DSLUICE_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	ninja -C build-fuzz packet_fuzz sql_parser_fuzz
+	mkdir -p build-fuzz/corpus/packet build-fuzz/corpus/sql
+	build-fuzz/tests/fuzz/packet_fuzz -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/packet tests/fuzz/corpus/packet
+	build-fuzz/tests/fuzz/sql_parser_fuzz -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/sql tests/fuzz/corpus/sql
+
+# A Kafka-protocol test broker with sample topics and data, for trying routine loads by hand.
+demo-broker: build
+	tools/testbroker/demo.sh $(BUILD_DIR)/tools/testbroker/testbroker
+
+clean:
+	rm -rf $(BUILD_DIR) build-fuzz

@@ -1,0 +1,40 @@
+// The `sluice` command.
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "app/serve_command.h"
+#include "common/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Sluice: continuous ingestion of Kafka topics and object-storage folders into tables, declared in "
+               "SQL (StarRocks CREATE ROUTINE LOAD, Lakehouse CREATE PIPE), exactly once."};
+  app.set_version_flag("--version", std::string("sluice ") + sluice::kSluiceVersion);
+  app.require_subcommand(1);
+
+  sluice::ServeOptions opts;
+  if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
+  CLI::App* serve = app.add_subcommand("serve", "Run the server: the MySQL-protocol SQL front door and the HTTP port.");
+  serve->add_option("--data-dir", opts.data_dir,
+                    "Directory holding the DuckDB database and everything Sluice keeps; created if missing. "
+                    "One server per directory.")
+      ->capture_default_str();
+  serve->add_option("--bind", opts.bind,
+                    "Address both ports listen on. Anything other than a loopback address needs a root password.")
+      ->capture_default_str();
+  serve->add_option("--mysql-port", opts.mysql_port, "Port of the MySQL-protocol front door (mysql -P).")
+      ->capture_default_str();
+  serve->add_option("--http-port", opts.http_port, "Port of the HTTP API (/api/health, /api/version).")
+      ->capture_default_str();
+  serve->add_option("--root-password", opts.root_password,
+                    "Password of the root user; also read from the environment variable SLUICE_ROOT_PASSWORD. "
+                    "Empty is allowed only when binding to loopback.");
+  serve->add_option("--log-level", opts.log_level, "debug, info, warn or error (logs go to stderr).")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+  if (serve->parsed()) return sluice::RunServe(opts);
+  return 0;
+}

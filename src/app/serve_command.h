@@ -1,0 +1,22 @@
+#pragma once
+// `sluice serve`: opens the data directory and runs the MySQL and HTTP front doors until SIGINT/SIGTERM.
+#include <cstdint>
+#include <string>
+
+namespace sluice {
+
+struct ServeOptions {
+  std::string data_dir = "./sluice-data";
+  std::string bind = "127.0.0.1";
+  uint16_t mysql_port = 9030;
+  uint16_t http_port = 8030;
+  std::string root_password;  // from --root-password or SLUICE_ROOT_PASSWORD
+  std::string log_level = "info";
+};
+
+// Returns the process exit code.
+int RunServe(const ServeOptions& options);
+// An empty root password is only safe when nobody but this machine can connect.
+bool IsLoopbackAddress(const std::string& bind);
+
+}  // namespace sluice

@@ -1,0 +1,316 @@
+#include "catalog/catalog.h"
+
+#include <ctime>
+
+#include "catalog/type_mapping.h"
+#include "common/log.h"
+#include "sql/parser.h"
+
+namespace sluice::catalog {
+
+namespace {
+
+using sql::QuoteIdentifier;
+using sql::QuoteLiteral;
+
+// Dropped tables keep their data under this prefix in their own database until UNDROP or the deadline.
+constexpr const char* kDroppedPrefix = "__sluice_dropped_";
+
+std::string Qualified(const std::string& db, const std::string& name) {
+  return QuoteIdentifier(db) + "." + QuoteIdentifier(name);
+}
+
+std::string FormatUtc(int64_t epoch_seconds) {
+  std::time_t t = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+bool IsHiddenSchema(const std::string& s) {
+  return s == kSystemSchema || s == "information_schema" || s == "pg_catalog";
+}
+
+// Values of a one-column result.
+std::vector<std::string> Column(const StatementResult& r, size_t col = 0) {
+  std::vector<std::string> out;
+  if (!r.result_set) return out;
+  for (const auto& row : r.result_set->rows)
+    if (col < row.size() && row[col]) out.push_back(*row[col]);
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(storage::Database& db, Clock clock) {
+  ASSIGN_OR_RETURN(auto con, db.Connect());
+  auto catalog = std::unique_ptr<Catalog>(new Catalog(db, std::move(con), std::move(clock)));
+  RETURN_IF_ERROR(catalog->Bootstrap());
+  return catalog;
+}
+
+Status Catalog::Bootstrap() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return storage::InTransaction(*con_, [&] {
+    return con_->Execute(std::string("CREATE SCHEMA IF NOT EXISTS ") + kSystemSchema + ";" +
+                         "CREATE TABLE IF NOT EXISTS __sluice.tables (db VARCHAR NOT NULL, name VARCHAR NOT NULL, "
+                         "meta VARCHAR NOT NULL, created_at BIGINT NOT NULL);"
+                         "CREATE TABLE IF NOT EXISTS __sluice.dropped_tables (id BIGINT NOT NULL, db VARCHAR NOT NULL, "
+                         "name VARCHAR NOT NULL, stored_as VARCHAR NOT NULL, dropped_at BIGINT NOT NULL, "
+                         "deadline BIGINT NOT NULL, meta VARCHAR);"
+                         "CREATE SEQUENCE IF NOT EXISTS __sluice.dropped_table_ids;");
+  });
+}
+
+Status Catalog::RequireDatabaseLocked(const std::string& db) {
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM duckdb_schemas() WHERE database_name = current_database() "
+                                       "AND schema_name = " + QuoteLiteral(db)));
+  if (Column(r) == std::vector<std::string>{"0"} || IsHiddenSchema(db))
+    return Status::UnknownDatabase("Unknown database '" + db + "'");
+  return Status::Ok();
+}
+
+bool Catalog::DatabaseExists(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return RequireDatabaseLocked(name).ok();
+}
+
+Status Catalog::CreateDatabase(const std::string& name, bool if_not_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (IsHiddenSchema(name) || name.rfind("__sluice", 0) == 0)
+    return Status::InvalidArgument("database name '" + name + "' is reserved for Sluice");
+  if (RequireDatabaseLocked(name).ok()) {
+    if (if_not_exists) return Status::Ok();
+    return Status::DatabaseExists("Can't create database '" + name + "'; database exists");
+  }
+  return con_->Execute("CREATE SCHEMA " + QuoteIdentifier(name));
+}
+
+Status Catalog::DropDatabase(const std::string& name, bool if_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (name == "main") return Status::InvalidArgument("database 'main' is the default database and cannot be dropped");
+  if (!RequireDatabaseLocked(name).ok()) {
+    if (if_exists) return Status::Ok();
+    return Status::UnknownDatabase("Can't drop database '" + name + "'; database doesn't exist");
+  }
+  // The database goes with everything in it, dropped tables awaiting UNDROP included.
+  return storage::InTransaction(*con_, [&] {
+    RETURN_IF_ERROR(con_->Execute("DROP SCHEMA " + QuoteIdentifier(name) + " CASCADE"));
+    RETURN_IF_ERROR(con_->Execute("DELETE FROM __sluice.tables WHERE db = " + QuoteLiteral(name)));
+    return con_->Execute("DELETE FROM __sluice.dropped_tables WHERE db = " + QuoteLiteral(name));
+  });
+}
+
+Result<std::vector<std::string>> Catalog::ListDatabases() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT schema_name FROM duckdb_schemas() WHERE database_name = "
+                                       "current_database() ORDER BY schema_name"));
+  std::vector<std::string> out;
+  for (auto& s : Column(r))
+    if (!IsHiddenSchema(s)) out.push_back(s);
+  return out;
+}
+
+bool Catalog::TableExistsLocked(const std::string& db, const std::string& name) {
+  auto r = con_->Query("SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() WHERE database_name = "
+                       "current_database() AND schema_name = " + QuoteLiteral(db) +
+                       " UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
+                       "AND schema_name = " + QuoteLiteral(db) + ") WHERE lower(n) = lower(" + QuoteLiteral(name) + ")");
+  return r.ok() && Column(*r) != std::vector<std::string>{"0"};
+}
+
+Result<std::optional<TableMeta>> Catalog::LoadMetaLocked(const std::string& db, const std::string& name) {
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT meta FROM __sluice.tables WHERE db = " + QuoteLiteral(db) +
+                                       " AND name = " + QuoteLiteral(name)));
+  auto metas = Column(r);
+  if (metas.empty()) return std::optional<TableMeta>();
+  TableMeta m = TableMetaFromJson(metas[0]);
+  m.db = db;
+  m.name = name;
+  return std::optional<TableMeta>(std::move(m));
+}
+
+Status Catalog::CreateTable(const std::string& db, const sql::CreateTable& stmt) {
+  ASSIGN_OR_RETURN(TableMeta meta, BuildTableMeta(db, stmt));
+  std::lock_guard<std::mutex> lock(mu_);
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  if (meta.name.rfind(kDroppedPrefix, 0) == 0)
+    return Status::InvalidArgument("table names starting with " + std::string(kDroppedPrefix) + " are reserved");
+  if (TableExistsLocked(db, meta.name)) {
+    if (stmt.if_not_exists) return Status::Ok();
+    return Status::TableExists("Table '" + meta.name + "' already exists");
+  }
+  return storage::InTransaction(*con_, [&] {
+    RETURN_IF_ERROR(con_->Execute(DuckDBCreateTableSql(meta)));
+    // A leftover row from a table dropped through pass-through SQL must not shadow the new definition.
+    RETURN_IF_ERROR(con_->Execute("DELETE FROM __sluice.tables WHERE db = " + QuoteLiteral(db) +
+                                  " AND name = " + QuoteLiteral(meta.name)));
+    return con_->Execute("INSERT INTO __sluice.tables VALUES (" + QuoteLiteral(db) + ", " + QuoteLiteral(meta.name) +
+                         ", " + QuoteLiteral(TableMetaToJson(meta)) + ", " + std::to_string(clock_()) + ")");
+  });
+}
+
+Status Catalog::DropTable(const std::string& db, const std::string& name, bool if_exists, bool force) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  ASSIGN_OR_RETURN(auto kind, con_->Query("SELECT 'table' FROM duckdb_tables() WHERE database_name = current_database() "
+                                          "AND schema_name = " + QuoteLiteral(db) + " AND table_name = " + QuoteLiteral(name) +
+                                          " UNION ALL SELECT 'view' FROM duckdb_views() WHERE database_name = "
+                                          "current_database() AND schema_name = " + QuoteLiteral(db) +
+                                          " AND view_name = " + QuoteLiteral(name)));
+  auto kinds = Column(kind);
+  if (kinds.empty() || name.rfind(kDroppedPrefix, 0) == 0) {
+    if (if_exists) return Status::Ok();
+    return Status::UnknownTable("Unknown table '" + db + "." + name + "'");
+  }
+  if (kinds[0] == "view") return con_->Execute("DROP VIEW " + Qualified(db, name));
+
+  ASSIGN_OR_RETURN(auto meta, LoadMetaLocked(db, name));
+  int64_t retention = kDefaultUndropRetentionSeconds;
+  if (meta) {
+    if (auto r = meta->Property(kUndropRetentionProperty)) retention = std::strtoll(r->c_str(), nullptr, 10);
+  }
+  return storage::InTransaction(*con_, [&] {
+    if (force || retention == 0) {
+      RETURN_IF_ERROR(con_->Execute("DROP TABLE " + Qualified(db, name)));
+    } else {
+      ASSIGN_OR_RETURN(auto idr, con_->Query("SELECT nextval('__sluice.dropped_table_ids')"));
+      std::string id = Column(idr).at(0);
+      std::string stored = kDroppedPrefix + id;
+      int64_t now = clock_();
+      RETURN_IF_ERROR(con_->Execute("ALTER TABLE " + Qualified(db, name) + " RENAME TO " + QuoteIdentifier(stored)));
+      RETURN_IF_ERROR(con_->Execute(
+          "INSERT INTO __sluice.dropped_tables VALUES (" + id + ", " + QuoteLiteral(db) + ", " + QuoteLiteral(name) +
+          ", " + QuoteLiteral(stored) + ", " + std::to_string(now) + ", " + std::to_string(now + retention) + ", " +
+          (meta ? QuoteLiteral(TableMetaToJson(*meta)) : std::string("NULL")) + ")"));
+    }
+    return con_->Execute("DELETE FROM __sluice.tables WHERE db = " + QuoteLiteral(db) + " AND name = " + QuoteLiteral(name));
+  });
+}
+
+Status Catalog::UndropTable(const std::string& db, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT id, stored_as, meta FROM __sluice.dropped_tables WHERE db = " +
+                                       QuoteLiteral(db) + " AND name = " + QuoteLiteral(name) + " AND deadline > " +
+                                       std::to_string(clock_()) + " ORDER BY id DESC LIMIT 1"));
+  if (!r.result_set || r.result_set->rows.empty())
+    return Status::UnknownTable("no dropped table '" + db + "." + name +
+                                "' can be restored: it was never dropped, or its retention has passed "
+                                "(SHOW TABLES HISTORY lists what can be restored)");
+  const Row& row = r.result_set->rows[0];
+  if (TableExistsLocked(db, name))
+    return Status::TableExists("cannot UNDROP '" + db + "." + name +
+                               "': a table of that name exists again; drop or rename it first");
+  std::string id = *row[0], stored = *row[1];
+  return storage::InTransaction(*con_, [&] {
+    RETURN_IF_ERROR(con_->Execute("ALTER TABLE " + Qualified(db, stored) + " RENAME TO " + QuoteIdentifier(name)));
+    if (row[2]) {
+      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.tables VALUES (" + QuoteLiteral(db) + ", " + QuoteLiteral(name) +
+                                    ", " + QuoteLiteral(*row[2]) + ", " + std::to_string(clock_()) + ")"));
+    }
+    return con_->Execute("DELETE FROM __sluice.dropped_tables WHERE id = " + id);
+  });
+}
+
+Result<std::vector<std::string>> Catalog::ListTables(const std::string& db) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT n FROM (SELECT table_name AS n FROM duckdb_tables() WHERE database_name = "
+                                       "current_database() AND schema_name = " + QuoteLiteral(db) +
+                                       " UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = "
+                                       "current_database() AND schema_name = " + QuoteLiteral(db) +
+                                       " AND NOT internal) WHERE NOT starts_with(n, " + QuoteLiteral(kDroppedPrefix) +
+                                       ") ORDER BY n"));
+  return Column(r);
+}
+
+Result<std::vector<DroppedTable>> Catalog::ListDroppedTables(const std::string& db) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT id, name, stored_as, dropped_at, deadline FROM __sluice.dropped_tables "
+                                       "WHERE db = " + QuoteLiteral(db) + " AND deadline > " + std::to_string(clock_()) +
+                                       " ORDER BY id"));
+  std::vector<DroppedTable> out;
+  for (const auto& row : r.result_set->rows) {
+    DroppedTable t;
+    t.id = std::stoll(*row[0]);
+    t.db = db;
+    t.name = *row[1];
+    t.stored_as = *row[2];
+    t.dropped_at = FormatUtc(std::stoll(*row[3]));
+    t.deadline = FormatUtc(std::stoll(*row[4]));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  if (name.rfind(kDroppedPrefix, 0) == 0 || !TableExistsLocked(db, name))
+    return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");
+  ASSIGN_OR_RETURN(auto stored, LoadMetaLocked(db, name));
+  TableMeta meta = stored ? *stored : TableMeta{};
+  meta.db = db;
+  meta.name = name;
+  ASSIGN_OR_RETURN(auto view, con_->Query("SELECT sql FROM duckdb_views() WHERE database_name = current_database() AND "
+                                          "schema_name = " + QuoteLiteral(db) + " AND view_name = " + QuoteLiteral(name)));
+  auto view_sql = Column(view);
+  if (!view_sql.empty()) {
+    meta.is_view = true;
+    meta.view_sql = view_sql[0];
+  }
+  ASSIGN_OR_RETURN(auto cols, con_->Query("SELECT column_name, data_type, is_nullable, column_default FROM duckdb_columns() "
+                                          "WHERE database_name = current_database() AND schema_name = " + QuoteLiteral(db) +
+                                          " AND table_name = " + QuoteLiteral(name) + " ORDER BY column_index"));
+  // DuckDB's live columns are the truth (pass-through ALTER TABLE may have changed them); what Sluice
+  // remembers adds the StarRocks view of each column that still exists.
+  std::vector<ColumnMeta> live;
+  for (const auto& row : cols.result_set->rows) {
+    ColumnMeta c;
+    c.name = row[0].value_or("");
+    if (const ColumnMeta* known = meta.FindColumn(c.name); known && known->duckdb_type == row[1].value_or("")) {
+      c = *known;
+    } else {
+      c.duckdb_type = row[1].value_or("");
+      c.type_text = DisplayDuckDBType(c.duckdb_type);
+      c.is_key = known && known->is_key;
+      c.comment = known ? known->comment : "";
+    }
+    c.nullable = row[2].value_or("true") == "true";
+    if (row[3]) c.default_sql = *row[3];
+    live.push_back(std::move(c));
+  }
+  meta.columns = std::move(live);
+  return meta;
+}
+
+Result<std::string> Catalog::ShowCreateTable(const std::string& db, const std::string& name) {
+  ASSIGN_OR_RETURN(TableMeta meta, DescribeTable(db, name));
+  if (meta.is_view) return meta.view_sql;
+  return RenderCreateTable(meta);
+}
+
+Result<int> Catalog::PurgeExpiredDroppedTables() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT id, db, stored_as FROM __sluice.dropped_tables WHERE deadline <= " +
+                                       std::to_string(clock_())));
+  int purged = 0;
+  for (const auto& row : r.result_set->rows) {
+    Status st = storage::InTransaction(*con_, [&] {
+      RETURN_IF_ERROR(con_->Execute("DROP TABLE IF EXISTS " + Qualified(*row[1], *row[2])));
+      return con_->Execute("DELETE FROM __sluice.dropped_tables WHERE id = " + *row[0]);
+    });
+    if (!st.ok()) {
+      log::Warn("catalog", "could not purge dropped table {}.{}: {}", *row[1], *row[2], st.message());
+      continue;
+    }
+    purged++;
+  }
+  return purged;
+}
+
+}  // namespace sluice::catalog

@@ -1,0 +1,77 @@
+#pragma once
+// Databases and tables as StarRocks users see them, kept in DuckDB: a database is a DuckDB schema, a table a
+// DuckDB table, and what DuckDB does not know (key model, aggregate functions, types as written, comments,
+// properties, dropped tables awaiting UNDROP) lives in the system schema __sluice, changed in the same
+// transaction as the DDL it describes.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "catalog/table_meta.h"
+#include "common/status.h"
+#include "sql/ast.h"
+#include "storage/database.h"
+
+namespace sluice::catalog {
+
+// How long a dropped table stays restorable unless its PROPERTIES say otherwise ("undrop_retention_seconds").
+inline constexpr int64_t kDefaultUndropRetentionSeconds = 86400;
+inline constexpr const char* kUndropRetentionProperty = "undrop_retention_seconds";
+inline constexpr const char* kSystemSchema = "__sluice";
+
+class Catalog {
+ public:
+  // Seconds since the epoch; tests pass their own to move time forward.
+  using Clock = std::function<int64_t()>;
+  static int64_t SystemClock() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  static Result<std::unique_ptr<Catalog>> Open(storage::Database& db, Clock clock = SystemClock);
+
+  Status CreateDatabase(const std::string& name, bool if_not_exists);
+  Status DropDatabase(const std::string& name, bool if_exists);
+  bool DatabaseExists(const std::string& name);
+  Result<std::vector<std::string>> ListDatabases();
+
+  // `db` is already resolved (the statement's or the session's).
+  Status CreateTable(const std::string& db, const sql::CreateTable& stmt);
+  // Without FORCE the table is kept restorable until its retention passes.
+  Status DropTable(const std::string& db, const std::string& name, bool if_exists, bool force);
+  Status UndropTable(const std::string& db, const std::string& name);
+  Result<std::vector<std::string>> ListTables(const std::string& db);
+  Result<std::vector<DroppedTable>> ListDroppedTables(const std::string& db);
+  // Merges DuckDB's live columns with what Sluice remembers, so tables altered or created through
+  // pass-through SQL still describe correctly.
+  Result<TableMeta> DescribeTable(const std::string& db, const std::string& name);
+  Result<std::string> ShowCreateTable(const std::string& db, const std::string& name);
+
+  // Deletes dropped tables whose retention has passed. Returns how many were purged.
+  Result<int> PurgeExpiredDroppedTables();
+
+ private:
+  Catalog(storage::Database& db, std::unique_ptr<storage::Connection> con, Clock clock)
+      : db_(db), con_(std::move(con)), clock_(std::move(clock)) {}
+  Status Bootstrap();
+  bool TableExistsLocked(const std::string& db, const std::string& name);
+  Result<std::optional<TableMeta>> LoadMetaLocked(const std::string& db, const std::string& name);
+  Status RequireDatabaseLocked(const std::string& db);
+
+  storage::Database& db_;
+  std::mutex mu_;  // one DDL at a time on the catalog's own connection
+  std::unique_ptr<storage::Connection> con_;
+  Clock clock_;
+};
+
+// Builds what Sluice keeps for a CREATE TABLE and checks it: key columns exist and lead the column list,
+// aggregate functions only on value columns of AGGREGATE KEY tables, and so on.
+Result<TableMeta> BuildTableMeta(const std::string& db, const sql::CreateTable& stmt);
+// The DuckDB DDL for a table Sluice remembers.
+std::string DuckDBCreateTableSql(const TableMeta& meta);
+// A StarRocks-style CREATE TABLE that recreates the table.
+std::string RenderCreateTable(const TableMeta& meta);
+
+}  // namespace sluice::catalog

@@ -1,0 +1,47 @@
+#include "executor/engine.h"
+
+#include "common/log.h"
+#include "executor/sql_session.h"
+
+namespace sluice {
+
+Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file) {
+  auto engine = std::unique_ptr<Engine>(new Engine());
+  ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
+  ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
+  engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
+  return engine;
+}
+
+Engine::~Engine() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (upkeep_.joinable()) upkeep_.join();
+}
+
+void Engine::UpkeepLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    auto purged = catalog_->PurgeExpiredDroppedTables();
+    if (!purged.ok()) log::Warn("engine", "purging dropped tables failed: {}", purged.status().message());
+    else if (*purged > 0) log::Info("engine", "purged {} dropped table(s) past their retention", *purged);
+    lock.lock();
+    cv_.wait_for(lock, std::chrono::seconds(30), [&] { return stopping_; });
+  }
+}
+
+Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std::string user, std::string client_host,
+                                                    std::string database) {
+  ASSIGN_OR_RETURN(auto con, db_->Connect());
+  registry_.Add(connection_id, user, client_host, "");
+  auto session = std::make_unique<SqlSession>(*db_, *catalog_, registry_, std::move(con), connection_id,
+                                              std::move(user), std::move(client_host));
+  if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+}  // namespace sluice

@@ -1,0 +1,42 @@
+#pragma once
+// The engine a server runs: the DuckDB database in the data directory, the catalog over it, and the sessions
+// the front door opens. Owns the background upkeep (purging dropped tables past their retention).
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "catalog/catalog.h"
+#include "executor/session.h"
+#include "executor/session_registry.h"
+#include "storage/database.h"
+
+namespace sluice {
+
+class Engine : public SessionFactory {
+ public:
+  // Opens `database_file` (empty: in memory). Starts the upkeep thread.
+  static Result<std::unique_ptr<Engine>> Open(const std::string& database_file);
+  ~Engine() override;
+
+  Result<std::unique_ptr<Session>> NewSession(uint32_t connection_id, std::string user, std::string client_host,
+                                              std::string database) override;
+  catalog::Catalog& catalog() { return *catalog_; }
+  size_t open_sessions() const { return registry_.size(); }
+
+ private:
+  Engine() = default;
+  void UpkeepLoop();
+
+  std::unique_ptr<storage::Database> db_;
+  std::unique_ptr<catalog::Catalog> catalog_;
+  SessionRegistry registry_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread upkeep_;
+};
+
+}  // namespace sluice

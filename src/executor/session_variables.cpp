@@ -1,0 +1,109 @@
+#include "executor/session_variables.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/version.h"
+
+namespace sluice {
+
+namespace {
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+}  // namespace
+
+SessionVariables::SessionVariables() {
+  values_ = {
+      {"auto_increment_increment", "1"},
+      {"autocommit", "1"},
+      {"character_set_client", "utf8mb4"},
+      {"character_set_connection", "utf8mb4"},
+      {"character_set_results", "utf8mb4"},
+      {"character_set_server", "utf8mb4"},
+      {"collation_connection", "utf8mb4_general_ci"},
+      {"collation_database", "utf8mb4_general_ci"},
+      {"collation_server", "utf8mb4_general_ci"},
+      {"init_connect", ""},
+      {"interactive_timeout", "28800"},
+      {"license", "Apache License 2.0"},
+      {"lower_case_table_names", "0"},
+      {"max_allowed_packet", "67108864"},
+      {"max_execution_time", "0"},
+      {"net_buffer_length", "16384"},
+      {"net_write_timeout", "60"},
+      {"performance_schema", "0"},
+      {"query_cache_size", "0"},
+      {"query_cache_type", "OFF"},
+      {"sql_mode", "ONLY_FULL_GROUP_BY"},
+      {"sql_select_limit", "18446744073709551615"},
+      {"system_time_zone", "UTC"},
+      {"time_zone", "UTC"},
+      {"transaction_isolation", "REPEATABLE-READ"},
+      {"transaction_read_only", "0"},
+      {"tx_isolation", "REPEATABLE-READ"},
+      {"tx_read_only", "0"},
+      {"version", kMysqlServerVersion},
+      {"version_comment", std::string("Sluice ") + kSluiceVersion + " (continuous ingestion over DuckDB)"},
+      {"wait_timeout", "28800"},
+  };
+}
+
+std::optional<std::string> SessionVariables::Get(std::string_view name) const {
+  auto it = values_.find(Lower(name));
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+void SessionVariables::Set(const std::string& name, const std::string& value) {
+  std::string key = Lower(name);
+  if (key == "names" || key == "character set" || key == "charset") {
+    for (const char* v : {"character_set_client", "character_set_connection", "character_set_results"})
+      values_[v] = value;
+    return;
+  }
+  if (key == "autocommit") {
+    std::string v = Lower(value);
+    values_[key] = (v == "0" || v == "off" || v == "false") ? "0" : "1";
+    return;
+  }
+  values_[key] = value;
+}
+
+ResultSet SessionVariables::Show(const std::optional<std::string>& like) const {
+  ResultSet rs;
+  rs.AddColumn("Variable_name");
+  rs.AddColumn("Value");
+  for (const auto& [k, v] : values_)
+    if (!like || LikeMatch(k, *like)) rs.rows.push_back({k, v});
+  return rs;
+}
+
+bool LikeMatch(std::string_view text, std::string_view pattern) {
+  // Iterative matcher with backtracking on the last %: linear enough for names and safe on any input.
+  size_t t = 0, p = 0, star_p = std::string_view::npos, star_t = 0;
+  auto eq = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); };
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '\\' && p + 1 < pattern.size() && eq(pattern[p + 1], text[t])) {
+      p += 2;
+      t++;
+    } else if (p < pattern.size() && pattern[p] == '%') {
+      star_p = p++;
+      star_t = t;
+    } else if (p < pattern.size() && (pattern[p] == '_' || (pattern[p] != '\\' && eq(pattern[p], text[t])))) {
+      p++;
+      t++;
+    } else if (star_p != std::string_view::npos) {
+      p = star_p + 1;
+      t = ++star_t;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '%') p++;
+  return p == pattern.size();
+}
+
+}  // namespace sluice

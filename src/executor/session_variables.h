@@ -1,0 +1,29 @@
+#pragma once
+// MySQL system variables a session reports. Clients read them at connect (version_comment, max_allowed_packet,
+// sql_mode ...) and set some (NAMES, autocommit); Sluice keeps the values so SELECT @@x and SHOW VARIABLES answer
+// consistently, though most change nothing: every statement commits on its own unless inside BEGIN ... COMMIT.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result_set.h"
+
+namespace sluice {
+
+class SessionVariables {
+ public:
+  SessionVariables();
+  std::optional<std::string> Get(std::string_view name) const;
+  void Set(const std::string& name, const std::string& value);
+  // SHOW VARIABLES [LIKE 'pattern'] (MySQL LIKE: % and _ wildcards, case-insensitive).
+  ResultSet Show(const std::optional<std::string>& like) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+// MySQL LIKE matching with % and _, case-insensitive, backslash escapes.
+bool LikeMatch(std::string_view text, std::string_view pattern);
+
+}  // namespace sluice

@@ -1,0 +1,238 @@
+#include "executor/sql_session.h"
+
+#include "common/log.h"
+#include "sql/parser.h"
+
+namespace sluice {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+StatementResult Rows(ResultSet rs) {
+  StatementResult r;
+  r.result_set = std::move(rs);
+  return r;
+}
+
+StatementResult Ok(uint64_t affected = 0) {
+  StatementResult r;
+  r.affected_rows = affected;
+  return r;
+}
+
+}  // namespace
+
+SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog, SessionRegistry& registry,
+                       std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
+                       std::string client_host)
+    : db_(db),
+      catalog_(catalog),
+      registry_(registry),
+      con_(std::move(con)),
+      connection_id_(connection_id),
+      user_(std::move(user)),
+      client_host_(std::move(client_host)) {}
+
+sql::SessionContext SqlSession::Context() const {
+  sql::SessionContext ctx;
+  ctx.variable = [this](std::string_view name) { return variables_.Get(name); };
+  ctx.current_database = current_db_;
+  ctx.user = user_ + "@" + client_host_;
+  ctx.connection_id = connection_id_;
+  ctx.version = variables_.Get("version").value_or("");
+  return ctx;
+}
+
+Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
+  if (!named.empty()) return named;
+  if (current_db_.empty())
+    return Status::InvalidArgument("No database selected: run USE <database> or name it as <database>.<table>");
+  return current_db_;
+}
+
+Result<StatementResult> SqlSession::Execute(std::string_view statement) {
+  ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+  return Run(stmt);
+}
+
+Status SqlSession::UseDatabase(std::string_view db) {
+  std::string name(db);
+  if (!catalog_.DatabaseExists(name)) return Status::UnknownDatabase("Unknown database '" + name + "'");
+  RETURN_IF_ERROR(con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + "." + sql::QuoteIdentifier(name)));
+  current_db_ = name;
+  registry_.SetDatabase(connection_id_, name);
+  return Status::Ok();
+}
+
+Result<ResultSet> SqlSession::FieldList(std::string_view table) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(""));
+  ASSIGN_OR_RETURN(auto meta, catalog_.DescribeTable(db, std::string(table)));
+  // Column types come from a zero-row query so clients see the real ones.
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT * FROM " + sql::QuoteIdentifier(db) + "." +
+                                       sql::QuoteIdentifier(meta.name) + " LIMIT 0"));
+  if (!r.result_set) return ResultSet{};
+  return std::move(*r.result_set);
+}
+
+Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
+  return std::visit(
+      Overloaded{
+          [&](const sql::PassThrough& s) { return RunPassThrough(s); },
+          [&](const sql::CreateDatabase& s) -> Result<StatementResult> {
+            RETURN_IF_ERROR(catalog_.CreateDatabase(s.name, s.if_not_exists));
+            return Ok(1);
+          },
+          [&](const sql::DropDatabase& s) -> Result<StatementResult> {
+            RETURN_IF_ERROR(catalog_.DropDatabase(s.name, s.if_exists));
+            if (s.name == current_db_) {
+              current_db_.clear();
+              registry_.SetDatabase(connection_id_, "");
+              (void)con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + ".main");
+            }
+            return Ok();
+          },
+          [&](const sql::UseDatabase& s) -> Result<StatementResult> {
+            RETURN_IF_ERROR(UseDatabase(s.name));
+            return Ok();
+          },
+          [&](const sql::ShowDatabases& s) -> Result<StatementResult> {
+            ASSIGN_OR_RETURN(auto dbs, catalog_.ListDatabases());
+            ResultSet rs;
+            rs.AddColumn("Database");
+            for (auto& d : dbs)
+              if (!s.like || LikeMatch(d, *s.like)) rs.rows.push_back({d});
+            return Rows(std::move(rs));
+          },
+          [&](const sql::ShowTables& s) { return ShowTables(s); },
+          [&](const sql::DescribeTable& s) { return Describe(s.table); },
+          [&](const sql::ShowCreateTable& s) { return ShowCreateTable(s.table); },
+          [&](const sql::CreateTable& s) -> Result<StatementResult> {
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            RETURN_IF_ERROR(catalog_.CreateTable(db, s));
+            return Ok();
+          },
+          [&](const sql::DropTable& s) -> Result<StatementResult> {
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            RETURN_IF_ERROR(catalog_.DropTable(db, s.table.name, s.if_exists, s.force));
+            return Ok();
+          },
+          [&](const sql::UndropTable& s) -> Result<StatementResult> {
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            RETURN_IF_ERROR(catalog_.UndropTable(db, s.table.name));
+            return Ok();
+          },
+          [&](const sql::SetVariables& s) -> Result<StatementResult> {
+            for (const auto& a : s.assignments) variables_.Set(a.name, a.value);
+            return Ok();
+          },
+          [&](const sql::ShowSystem& s) { return ShowSystem(s); },
+      },
+      stmt);
+}
+
+Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
+  log::Debug("session", "conn {} runs: {}", connection_id_, s.sql);
+  return con_->Query(s.sql);
+}
+
+Result<StatementResult> SqlSession::ShowTables(const sql::ShowTables& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  ResultSet rs;
+  if (s.history) {
+    ASSIGN_OR_RETURN(auto dropped, catalog_.ListDroppedTables(db));
+    rs.AddColumn("Table");
+    rs.AddColumn("DropTime", ValueType::kTimestamp);
+    rs.AddColumn("RestoreDeadline", ValueType::kTimestamp);
+    for (auto& t : dropped)
+      if (!s.like || LikeMatch(t.name, *s.like)) rs.rows.push_back({t.name, t.dropped_at, t.deadline});
+    return Rows(std::move(rs));
+  }
+  ASSIGN_OR_RETURN(auto tables, catalog_.ListTables(db));
+  rs.AddColumn("Tables_in_" + db);
+  if (s.full) rs.AddColumn("Table_type");
+  for (auto& t : tables) {
+    if (s.like && !LikeMatch(t, *s.like)) continue;
+    Row row{t};
+    if (s.full) {
+      auto meta = catalog_.DescribeTable(db, t);
+      row.push_back(meta.ok() && meta->is_view ? "VIEW" : "BASE TABLE");
+    }
+    rs.rows.push_back(std::move(row));
+  }
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::Describe(const sql::QualifiedName& name) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(name.db));
+  ASSIGN_OR_RETURN(auto meta, catalog_.DescribeTable(db, name.name));
+  ResultSet rs;
+  for (const char* c : {"Field", "Type", "Null", "Key", "Default", "Extra"}) rs.AddColumn(c);
+  for (const auto& c : meta.columns) {
+    rs.rows.push_back({c.name, c.type_text, std::string(c.nullable ? "YES" : "NO"), std::string(c.is_key ? "true" : "false"),
+                       c.default_sql, c.aggregate});
+  }
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::ShowCreateTable(const sql::QualifiedName& name) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(name.db));
+  ASSIGN_OR_RETURN(std::string text, catalog_.ShowCreateTable(db, name.name));
+  ResultSet rs;
+  rs.AddColumn("Table");
+  rs.AddColumn("Create Table");
+  rs.rows.push_back({name.name, text});
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
+  using What = sql::ShowSystem::What;
+  ResultSet rs;
+  switch (s.what) {
+    case What::kVariables:
+      return Rows(variables_.Show(s.like));
+    case What::kStatus:
+      // Server status counters are not kept yet; clients that read them cope with an empty list.
+      rs.AddColumn("Variable_name");
+      rs.AddColumn("Value");
+      break;
+    case What::kWarnings:
+    case What::kErrors:
+      rs.AddColumn("Level");
+      rs.AddColumn("Code", ValueType::kInteger);
+      rs.AddColumn("Message");
+      break;
+    case What::kEngines:
+      for (const char* c : {"Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"}) rs.AddColumn(c);
+      rs.rows.push_back({std::string("OLAP"), std::string("DEFAULT"), std::string("Sluice tables, stored in DuckDB"),
+                         std::string("YES"), std::string("NO"), std::string("NO")});
+      break;
+    case What::kCollation:
+      for (const char* c : {"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"}) rs.AddColumn(c);
+      rs.rows.push_back({std::string("utf8mb4_general_ci"), std::string("utf8mb4"), std::string("45"),
+                         std::string("Yes"), std::string("Yes"), std::string("1")});
+      break;
+    case What::kCharset:
+      for (const char* c : {"Charset", "Description", "Default collation", "Maxlen"}) rs.AddColumn(c);
+      rs.rows.push_back({std::string("utf8mb4"), std::string("UTF-8 Unicode"), std::string("utf8mb4_general_ci"),
+                         std::string("4")});
+      break;
+    case What::kProcesslist:
+      for (const char* c : {"Id", "User", "Host", "db", "Command", "Time", "State", "Info"}) rs.AddColumn(c);
+      for (const auto& p : registry_.List()) {
+        rs.rows.push_back({std::to_string(p.connection_id), p.user, p.host,
+                           p.db.empty() ? std::nullopt : std::optional<std::string>(p.db),
+                           std::string(p.connection_id == connection_id_ ? "Query" : "Sleep"),
+                           std::to_string(p.seconds_connected), std::string(""), std::nullopt});
+      }
+      break;
+  }
+  return Rows(std::move(rs));
+}
+
+}  // namespace sluice

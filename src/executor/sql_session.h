@@ -1,0 +1,51 @@
+#pragma once
+// A session at the front door: parses each statement, runs Sluice's own statements against the catalog and
+// hands everything else to its DuckDB connection.
+#include <memory>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "executor/session.h"
+#include "executor/session_registry.h"
+#include "executor/session_variables.h"
+#include "sql/ast.h"
+#include "storage/database.h"
+
+namespace sluice {
+
+class SqlSession : public Session {
+ public:
+  SqlSession(storage::Database& db, catalog::Catalog& catalog, SessionRegistry& registry,
+             std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
+             std::string client_host);
+  ~SqlSession() override { registry_.Remove(connection_id_); }
+
+  Result<StatementResult> Execute(std::string_view statement) override;
+  Status UseDatabase(std::string_view db) override;
+  Result<ResultSet> FieldList(std::string_view table) override;
+  const std::string& current_database() const override { return current_db_; }
+  uint32_t connection_id() const override { return connection_id_; }
+
+ private:
+  Result<StatementResult> Run(const sql::Statement& stmt);
+  Result<StatementResult> RunPassThrough(const sql::PassThrough& s);
+  Result<StatementResult> ShowTables(const sql::ShowTables& s);
+  Result<StatementResult> Describe(const sql::QualifiedName& name);
+  Result<StatementResult> ShowCreateTable(const sql::QualifiedName& name);
+  Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
+  // The database a statement means: the one it names, else the session's; none -> "No database selected".
+  Result<std::string> ResolveDb(const std::string& named) const;
+  sql::SessionContext Context() const;
+
+  storage::Database& db_;
+  catalog::Catalog& catalog_;
+  SessionRegistry& registry_;
+  std::unique_ptr<storage::Connection> con_;
+  uint32_t connection_id_;
+  std::string user_;
+  std::string client_host_;
+  std::string current_db_;
+  SessionVariables variables_;
+};
+
+}  // namespace sluice
