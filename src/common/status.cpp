@@ -20,6 +20,7 @@ const char* CodeName(StatusCode c) {
     case StatusCode::kTimeout: return "Timeout";
     case StatusCode::kIoError: return "I/O error";
     case StatusCode::kConflict: return "Conflict";
+    case StatusCode::kOutOfRange: return "Out of range";
     case StatusCode::kInternal: return "Internal error";
   }
   return "Error";

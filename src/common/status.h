@@ -25,6 +25,7 @@ enum class StatusCode {
   kTimeout,            // retriable
   kIoError,
   kConflict,           // a concurrent change won (e.g. a fenced progress update)
+  kOutOfRange,         // e.g. a Kafka offset no longer (or not yet) available
   kInternal,           // a bug or an unexpected library failure
 };
 
@@ -48,6 +49,7 @@ class [[nodiscard]] Status {
   static Status Timeout(std::string m) { return {StatusCode::kTimeout, std::move(m)}; }
   static Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
+  static Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

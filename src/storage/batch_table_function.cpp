@@ -1,0 +1,129 @@
+#include "storage/batch_table_function.h"
+
+#include <duckdb.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sluice::storage {
+
+namespace {
+
+std::mutex g_mu;
+std::unordered_map<int64_t, const TextBatch*> g_batches;
+std::atomic<int64_t> g_next_id{1};
+
+const TextBatch* FindBatch(int64_t id) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_batches.find(id);
+  return it == g_batches.end() ? nullptr : it->second;
+}
+
+struct BindData {
+  const TextBatch* batch;
+};
+
+struct ScanState {
+  size_t next_row = 0;
+  std::vector<idx_t> projected;  // output column i reads batch column projected[i]; num_columns() = the row id
+};
+
+void Bind(duckdb_bind_info info) {
+  duckdb_value param = duckdb_bind_get_parameter(info, 0);
+  int64_t id = duckdb_get_int64(param);
+  duckdb_destroy_value(&param);
+  const TextBatch* batch = FindBatch(id);
+  if (!batch) {
+    duckdb_bind_set_error(info, ("no batch with id " + std::to_string(id)).c_str());
+    return;
+  }
+  duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+  for (const auto& name : batch->column_names()) duckdb_bind_add_result_column(info, name.c_str(), varchar);
+  duckdb_destroy_logical_type(&varchar);
+  duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+  duckdb_bind_add_result_column(info, kBatchRowColumn, bigint);
+  duckdb_destroy_logical_type(&bigint);
+  duckdb_bind_set_cardinality(info, batch->num_rows(), true);
+  duckdb_bind_set_bind_data(info, new BindData{batch}, [](void* p) { delete static_cast<BindData*>(p); });
+}
+
+void Init(duckdb_init_info info) {
+  auto* state = new ScanState();
+  idx_t n = duckdb_init_get_column_count(info);
+  for (idx_t i = 0; i < n; i++) state->projected.push_back(duckdb_init_get_column_index(info, i));
+  duckdb_init_set_max_threads(info, 1);
+  duckdb_init_set_init_data(info, state, [](void* p) { delete static_cast<ScanState*>(p); });
+}
+
+void Scan(duckdb_function_info info, duckdb_data_chunk output) {
+  auto* bind = static_cast<BindData*>(duckdb_function_get_bind_data(info));
+  auto* state = static_cast<ScanState*>(duckdb_function_get_init_data(info));
+  const TextBatch& batch = *bind->batch;
+  size_t start = state->next_row;
+  size_t count = std::min<size_t>(duckdb_vector_size(), batch.num_rows() - start);
+  for (size_t out_col = 0; out_col < state->projected.size(); out_col++) {
+    idx_t col = state->projected[out_col];
+    duckdb_vector vec = duckdb_data_chunk_get_vector(output, out_col);
+    if (col == batch.num_columns()) {  // the row id column
+      auto* data = static_cast<int64_t*>(duckdb_vector_get_data(vec));
+      for (size_t r = 0; r < count; r++) data[r] = static_cast<int64_t>(start + r);
+      continue;
+    }
+    if (col > batch.num_columns()) continue;  // DuckDB's virtual row-id column: never asked of a load
+    uint64_t* validity = nullptr;
+    for (size_t r = 0; r < count; r++) {
+      if (batch.IsNull(col, start + r)) {
+        if (!validity) {
+          duckdb_vector_ensure_validity_writable(vec);
+          validity = duckdb_vector_get_validity(vec);
+        }
+        duckdb_validity_set_row_invalid(validity, r);
+        continue;
+      }
+      std::string_view v = batch.Field(col, start + r);
+      duckdb_vector_assign_string_element_len(vec, r, v.data(), v.size());
+    }
+  }
+  state->next_row += count;
+  duckdb_data_chunk_set_size(output, count);
+}
+
+}  // namespace
+
+BatchHandle::BatchHandle(const TextBatch& batch) : id_(g_next_id++) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_batches[id_] = &batch;
+}
+
+BatchHandle::~BatchHandle() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_batches.erase(id_);
+}
+
+Status RegisterBatchTableFunction(Connection& con) {
+  duckdb_table_function fn = duckdb_create_table_function();
+  duckdb_table_function_set_name(fn, kBatchFunctionName);
+  duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+  duckdb_table_function_add_parameter(fn, bigint);
+  duckdb_destroy_logical_type(&bigint);
+  duckdb_table_function_set_bind(fn, Bind);
+  duckdb_table_function_set_init(fn, Init);
+  duckdb_table_function_set_function(fn, Scan);
+  duckdb_table_function_supports_projection_pushdown(fn, true);
+  duckdb_state st = duckdb_register_table_function(con.raw(), fn);
+  duckdb_destroy_table_function(&fn);
+  // Registering again (another connection of the same database) fails harmlessly: the function is there.
+  if (st != DuckDBSuccess) {
+    auto probe = con.Query(std::string("SELECT count(*) FROM duckdb_functions() WHERE function_name = '") +
+                           kBatchFunctionName + "'");
+    if (!probe.ok() || !probe->result_set || probe->result_set->rows.empty() ||
+        probe->result_set->rows[0][0] == std::optional<std::string>("0"))
+      return Status::Internal("cannot register the sluice_batch table function");
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice::storage
