@@ -5,15 +5,20 @@
 
 namespace sluice {
 
-Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file) {
+Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
+                                             scheduler::SchedulerOptions scheduler_options) {
   auto engine = std::unique_ptr<Engine>(new Engine());
   ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
+  engine->routine_loads_ =
+      std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
+  RETURN_IF_ERROR(engine->routine_loads_->Start());
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
   return engine;
 }
 
 Engine::~Engine() {
+  if (routine_loads_) routine_loads_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -38,7 +43,7 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
                                                     std::string database) {
   ASSIGN_OR_RETURN(auto con, db_->Connect());
   registry_.Add(connection_id, user, client_host, "");
-  auto session = std::make_unique<SqlSession>(*db_, *catalog_, registry_, std::move(con), connection_id,
+  auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
                                               std::move(user), std::move(client_host));
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
   return std::unique_ptr<Session>(std::move(session));

@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
+#include "scheduler/routine_load_manager.h"
 #include "storage/database.h"
 
 namespace sluice {
@@ -18,12 +19,14 @@ namespace sluice {
 class Engine : public SessionFactory {
  public:
   // Opens `database_file` (empty: in memory). Starts the upkeep thread.
-  static Result<std::unique_ptr<Engine>> Open(const std::string& database_file);
+  static Result<std::unique_ptr<Engine>> Open(const std::string& database_file,
+                                              scheduler::SchedulerOptions scheduler_options = {});
   ~Engine() override;
 
   Result<std::unique_ptr<Session>> NewSession(uint32_t connection_id, std::string user, std::string client_host,
                                               std::string database) override;
   catalog::Catalog& catalog() { return *catalog_; }
+  scheduler::RoutineLoadManager& routine_loads() { return *routine_loads_; }
   size_t open_sessions() const { return registry_.size(); }
 
  private:
@@ -32,6 +35,7 @@ class Engine : public SessionFactory {
 
   std::unique_ptr<storage::Database> db_;
   std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<scheduler::RoutineLoadManager> routine_loads_;
   SessionRegistry registry_;
   std::mutex mu_;
   std::condition_variable cv_;

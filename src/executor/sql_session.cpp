@@ -28,11 +28,13 @@ StatementResult Ok(uint64_t affected = 0) {
 
 }  // namespace
 
-SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog, SessionRegistry& registry,
+SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
+                       scheduler::RoutineLoadManager& routine_loads, SessionRegistry& registry,
                        std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
                        std::string client_host)
     : db_(db),
       catalog_(catalog),
+      routine_loads_(routine_loads),
       registry_(registry),
       con_(std::move(con)),
       connection_id_(connection_id),
@@ -132,6 +134,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             return Ok();
           },
           [&](const sql::ShowSystem& s) { return ShowSystem(s); },
+          [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);
 }
@@ -232,6 +235,46 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
       }
       break;
   }
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::CreateRoutineLoad& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  RETURN_IF_ERROR(routine_loads_.Create(s, db));
+  return Ok();
+}
+
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::AlterRoutineLoad& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  RETURN_IF_ERROR(routine_loads_.Alter(s, db));
+  return Ok();
+}
+
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ControlRoutineLoad& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  RETURN_IF_ERROR(routine_loads_.Control(s, db));
+  return Ok();
+}
+
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ShowRoutineLoad& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  ASSIGN_OR_RETURN(ResultSet rs, routine_loads_.Show(s, db));
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ShowRoutineLoadTask& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  ASSIGN_OR_RETURN(ResultSet rs, routine_loads_.ShowTasks(s, db));
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ShowCreateRoutineLoad& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+  ASSIGN_OR_RETURN(std::string text, routine_loads_.ShowCreate(s, db));
+  ResultSet rs;
+  rs.AddColumn("Job");
+  rs.AddColumn("Create Job");
+  rs.rows.push_back({s.job_name, text});
   return Rows(std::move(rs));
 }
 

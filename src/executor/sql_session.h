@@ -7,15 +7,18 @@
 #include "catalog/catalog.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
+#include "scheduler/routine_load_manager.h"
 #include "executor/session_variables.h"
 #include "sql/ast.h"
+#include "sql/parser.h"
 #include "storage/database.h"
 
 namespace sluice {
 
 class SqlSession : public Session {
  public:
-  SqlSession(storage::Database& db, catalog::Catalog& catalog, SessionRegistry& registry,
+  SqlSession(storage::Database& db, catalog::Catalog& catalog, scheduler::RoutineLoadManager& routine_loads,
+             SessionRegistry& registry,
              std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
              std::string client_host);
   ~SqlSession() override { registry_.Remove(connection_id_); }
@@ -33,12 +36,19 @@ class SqlSession : public Session {
   Result<StatementResult> Describe(const sql::QualifiedName& name);
   Result<StatementResult> ShowCreateTable(const sql::QualifiedName& name);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
+  Result<StatementResult> RunRoutineLoad(const sql::CreateRoutineLoad& s);
+  Result<StatementResult> RunRoutineLoad(const sql::AlterRoutineLoad& s);
+  Result<StatementResult> RunRoutineLoad(const sql::ControlRoutineLoad& s);
+  Result<StatementResult> RunRoutineLoad(const sql::ShowRoutineLoad& s);
+  Result<StatementResult> RunRoutineLoad(const sql::ShowRoutineLoadTask& s);
+  Result<StatementResult> RunRoutineLoad(const sql::ShowCreateRoutineLoad& s);
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
 
   storage::Database& db_;
   catalog::Catalog& catalog_;
+  scheduler::RoutineLoadManager& routine_loads_;
   SessionRegistry& registry_;
   std::unique_ptr<storage::Connection> con_;
   uint32_t connection_id_;

@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "sql/routine_load_ast.h"
+
 namespace sluice::sql {
 
 // `db.name` or `name`; db empty when not written.
@@ -94,6 +96,7 @@ struct PassThrough { std::string sql; };  // already translated for DuckDB
 
 using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDatabase, ShowDatabases, ShowTables,
                                DescribeTable, ShowCreateTable, CreateTable, DropTable, UndropTable, SetVariables,
-                               ShowSystem>;
+                               ShowSystem, CreateRoutineLoad, AlterRoutineLoad, ControlRoutineLoad, ShowRoutineLoad,
+                               ShowRoutineLoadTask, ShowCreateRoutineLoad>;
 
 }  // namespace sluice::sql

@@ -1,0 +1,70 @@
+#pragma once
+// A routine load job's definition as Sluice keeps it: validated, with defaults resolved, and with everything
+// needed to print it back (SHOW ROUTINE LOAD, SHOW CREATE ROUTINE LOAD) or change it (ALTER).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/property_table.h"
+#include "common/status.h"
+#include "sql/routine_load_ast.h"
+
+namespace sluice::catalog {
+
+enum class JobState { kNeedSchedule, kRunning, kPaused, kStopped, kCancelled };
+const char* JobStateName(JobState s);
+std::optional<JobState> ParseJobState(const std::string& name);
+
+// How a partition's first offset is given: a number, OFFSET_BEGINNING, OFFSET_END, or a datetime.
+struct OffsetSpec {
+  enum class Kind { kOffset, kBeginning, kEnd, kTime };
+  Kind kind = Kind::kEnd;
+  int64_t value = 0;      // the offset (kOffset only)
+  std::string text;       // as written, for SHOW
+};
+// A datetime is kept as text and turned into a time in the job's timezone when the job is scheduled.
+Result<OffsetSpec> ParseOffsetSpec(const std::string& text);
+
+const std::vector<PropertySpec>& JobPropertyTable();
+const std::vector<PropertySpec>& KafkaPropertyTable();
+
+struct RoutineLoadDefinition {
+  std::string db;
+  std::string name;
+  std::string table;
+  sql::LoadProperties load;
+  std::map<std::string, std::string> job_properties;     // explicit ones, validated and normalized
+  // FROM KAFKA
+  std::string broker_list;
+  std::string topic;
+  std::vector<int32_t> partitions;                        // empty: all, including partitions added later
+  std::map<int32_t, OffsetSpec> offsets;                  // explicit starting offsets
+  OffsetSpec default_offset;                              // property.kafka_default_offsets (OFFSET_END)
+  std::vector<std::pair<std::string, std::string>> custom_properties;  // property.* without the prefix
+  std::optional<std::string> schema_registry_url;
+
+  // The value of a job property, or its default.
+  std::string Property(const std::string& name) const;
+  int64_t IntProperty(const std::string& name) const;
+  double DoubleProperty(const std::string& name) const;
+  bool BoolProperty(const std::string& name) const;
+  std::string group_id() const;
+};
+
+// Builds and validates a definition from CREATE ROUTINE LOAD. `job_id` seeds the default group id.
+Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stmt, const std::string& db);
+// Applies ALTER ROUTINE LOAD to a definition (validated the same way; only alterable properties).
+Result<RoutineLoadDefinition> AlterRoutineLoadDefinition(const RoutineLoadDefinition& current,
+                                                         const sql::AlterRoutineLoad& stmt);
+
+std::string DefinitionToJson(const RoutineLoadDefinition& def);
+Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& json);
+
+// CREATE ROUTINE LOAD text that recreates the job (secrets masked).
+std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& def);
+// Masks secrets in a URL's user-info: http://key:secret@host -> http://host (as SHOW prints it).
+std::string StripUrlCredentials(const std::string& url);
+
+}  // namespace sluice::catalog

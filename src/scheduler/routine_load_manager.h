@@ -1,0 +1,57 @@
+#pragma once
+// Runs every routine load job: keeps their definitions and states in the catalog, turns each job into tasks
+// (one per group of partitions), and schedules those tasks on a worker pool with timers, retries and pauses.
+// This is the control side; a task's data path lives in load/.
+#include <memory>
+#include <string>
+
+#include "common/result_set.h"
+#include "common/status.h"
+#include "sql/routine_load_ast.h"
+#include "storage/database.h"
+
+namespace sluice::catalog {
+class Catalog;
+}
+
+namespace sluice::scheduler {
+
+struct SchedulerOptions {
+  // Worker slots shared by every job's tasks.
+  int worker_threads = 4;
+  // StarRocks' max_routine_load_task_concurrent_num: tasks one job may run at once.
+  int max_task_concurrent_per_job = 5;
+  // StarRocks' max_routine_load_job_num.
+  int max_jobs = 100;
+  // Longest wait between retries of a job whose source keeps failing.
+  double max_retry_backoff_seconds = 300;
+  // Base URL error-log links point at (the HTTP port), e.g. "http://127.0.0.1:8030".
+  std::string http_base_url;
+};
+
+class JobRegistry;
+
+class RoutineLoadManager {
+ public:
+  RoutineLoadManager(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options);
+  ~RoutineLoadManager();
+
+  // Loads the jobs kept in the catalog (RUNNING ones resume, PAUSED stay paused) and starts scheduling.
+  Status Start();
+  void Stop();
+
+  // `db` is the database the statement resolves to (its own or the session's).
+  Status Create(const sql::CreateRoutineLoad& stmt, const std::string& db);
+  Status Alter(const sql::AlterRoutineLoad& stmt, const std::string& db);
+  Status Control(const sql::ControlRoutineLoad& stmt, const std::string& db);
+  Result<ResultSet> Show(const sql::ShowRoutineLoad& stmt, const std::string& db);
+  Result<ResultSet> ShowTasks(const sql::ShowRoutineLoadTask& stmt, const std::string& db);
+  Result<std::string> ShowCreate(const sql::ShowCreateRoutineLoad& stmt, const std::string& db);
+  // Rejected rows of a job, newest first (for the ErrorLogUrls link and sluice_rejected_rows()).
+  Result<ResultSet> RejectedRows(const std::string& db, const std::string& job, int64_t limit);
+
+ private:
+  std::unique_ptr<JobRegistry> jobs_;
+};
+
+}  // namespace sluice::scheduler

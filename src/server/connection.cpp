@@ -1,0 +1,357 @@
+#include "server/connection.h"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/log.h"
+#include "server/error_mapping.h"
+#include "server/handshake.h"
+#include "server/native_password.h"
+#include "server/ok_err.h"
+#include "server/protocol.h"
+#include "server/result_encoder.h"
+#include "sql/parser.h"
+
+namespace sluice::server {
+
+namespace {
+// A handshake response is a few hundred bytes; connection attributes are capped at 64 KiB by MySQL too. A small
+// limit here also turns garbage (an HTTP request reads as a multi-megabyte length) into an immediate error.
+constexpr size_t kMaxHandshakePacket = 64 * 1024;
+constexpr std::string_view kRootUser = "root";
+
+bool IsBlank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::string ForLog(std::string_view text, size_t max_length) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max_length; ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  if (text.size() > max_length) out += "...";
+  return out;
+}
+
+Connection::Connection(Transport& transport, SessionFactory& sessions, const ConnectionConfig& config,
+                       ServerCounters& counters, uint32_t connection_id, std::string peer_host, std::string scramble)
+    : sessions_(sessions),
+      config_(config),
+      counters_(counters),
+      id_(connection_id),
+      peer_host_(std::move(peer_host)),
+      scramble_(std::move(scramble)),
+      channel_(transport, kMaxHandshakePacket, config.write_timeout) {}
+
+uint16_t Connection::StatusFlags() const { return status_flag::kAutocommit; }
+
+Status Connection::SendOk(uint64_t affected_rows, uint64_t last_insert_id, uint16_t warnings, std::string_view info) {
+  OkFields ok;
+  ok.affected_rows = affected_rows;
+  ok.last_insert_id = last_insert_id;
+  ok.status_flags = StatusFlags();
+  ok.warnings = warnings;
+  ok.info = info;
+  return channel_.Write(EncodeOk(ok));
+}
+
+Status Connection::SendError(uint16_t code, std::string_view sqlstate, std::string_view message) {
+  return channel_.Write(EncodeErr(code, sqlstate, message));
+}
+
+Status Connection::SendError(const Status& status) {
+  MysqlError e = ToMysqlError(status);
+  return SendError(e.code, e.sqlstate, e.message);
+}
+
+bool Connection::Run() {
+  if (!Handshake()) {
+    (void)channel_.Flush();  // best effort: the client may be gone already
+    return true;
+  }
+  channel_.set_max_payload(config_.max_packet_bytes);
+  for (;;) {
+    Result<Packet> packet = channel_.Read(Clock::now() + config_.idle_timeout);
+    if (!packet.ok()) {
+      switch (channel_.violation()) {
+        case FrameViolation::kTooLarge:
+          (void)SendError(er::kPacketTooLarge, "08S01", packet.status().message());
+          break;
+        case FrameViolation::kOutOfOrder:
+          (void)SendError(er::kPacketsOutOfOrder, "08S01", packet.status().message());
+          break;
+        case FrameViolation::kNone:
+          log::Debug("server", "conn {}: {}", id_, packet.status().message());
+          // Peer gone (closed or reset): nothing more will come.
+          if (packet.status().code() != StatusCode::kTimeout) return false;
+          break;
+      }
+      (void)channel_.Flush();
+      return true;
+    }
+    Result<Command> cmd = ParseCommand(packet->payload, capabilities_);
+    bool quit = cmd.ok() && cmd->code == static_cast<uint8_t>(CommandCode::kQuit);
+    Status st = cmd.ok() ? Dispatch(*cmd) : SendError(er::kMalformedPacket, "HY000", cmd.status().message());
+    if (st.ok()) st = channel_.Flush();
+    if (!st.ok()) {
+      log::Debug("server", "conn {}: {}", id_, st.message());
+      (void)channel_.Flush();
+      return !quit;
+    }
+  }
+}
+
+bool Connection::Handshake() {
+  GreetingFields g;
+  g.connection_id = id_;
+  g.server_version = config_.server_version;
+  g.scramble = scramble_;
+  g.capabilities = cap::kServerDefault;
+  g.status_flags = StatusFlags();
+  g.charset = static_cast<uint8_t>(charset::kUtf8mb4GeneralCi);
+  channel_.set_next_seq(0);
+  if (!channel_.Write(EncodeGreeting(g)).ok() || !channel_.Flush().ok()) return false;
+
+  // One deadline for the whole exchange, so a client dribbling bytes cannot hold the slot forever.
+  Deadline deadline = Clock::now() + config_.handshake_timeout;
+  Result<Packet> packet = channel_.Read(deadline);
+  if (!packet.ok()) {
+    log::Debug("server", "conn {}: handshake failed: {}", id_, packet.status().message());
+    if (channel_.violation() != FrameViolation::kNone) (void)SendError(er::kHandshakeError, "08S01", "Bad handshake");
+    return false;
+  }
+  Result<HandshakeResponse> resp = ParseHandshakeResponse(packet->payload);
+  if (!resp.ok()) {
+    log::Debug("server", "conn {}: bad handshake response: {}", id_, resp.status().message());
+    if (resp.status().code() == StatusCode::kNotSupported) {
+      (void)SendError(er::kNotSupportedAuthMode, "08004", resp.status().message());
+    } else {
+      (void)SendError(er::kHandshakeError, "08S01", "Bad handshake");
+    }
+    return false;
+  }
+  if (resp->ssl_request) {
+    (void)SendError(er::kHandshakeError, "08S01",
+                    "Bad handshake: this server does not offer TLS; connect without SSL (e.g. --skip-ssl)");
+    return false;
+  }
+  capabilities_ = resp->capabilities & cap::kServerDefault;
+  multi_statements_ = (capabilities_ & cap::kMultiStatements) != 0;
+  if (!(capabilities_ & cap::kSecureConnection) && !(capabilities_ & cap::kPluginAuth)) {
+    // Only the pre-4.1 password hash is left, which is broken; MySQL refuses such clients the same way.
+    (void)SendError(er::kNotSupportedAuthMode, "08004",
+                    "Client does not support authentication protocol requested by server; consider upgrading "
+                    "MySQL client");
+    return false;
+  }
+
+  std::string auth_response = std::move(resp->auth_response);
+  if ((capabilities_ & cap::kPluginAuth) && !resp->auth_plugin.empty() &&
+      resp->auth_plugin != kNativePasswordPlugin) {
+    // e.g. caching_sha2_password from MySQL 8 clients: ask for mysql_native_password instead.
+    Result<std::string> switched = SwitchToNativePassword();
+    if (!switched.ok()) {
+      log::Debug("server", "conn {}: auth switch failed: {}", id_, switched.status().message());
+      return false;
+    }
+    auth_response = std::move(*switched);
+  }
+  if (!CredentialsValid(resp->user, auth_response)) {
+    DenyAccess(resp->user, auth_response);
+    return false;
+  }
+  if (!OpenSession(resp->user, resp->database)) return false;
+  return SendOk().ok() && channel_.Flush().ok();
+}
+
+Result<std::string> Connection::SwitchToNativePassword() {
+  RETURN_IF_ERROR(channel_.Write(EncodeAuthSwitchRequest(kNativePasswordPlugin, scramble_)));
+  RETURN_IF_ERROR(channel_.Flush());
+  ASSIGN_OR_RETURN(Packet reply, channel_.Read(Clock::now() + config_.handshake_timeout));
+  return std::move(reply.payload);
+}
+
+bool Connection::CredentialsValid(std::string_view user, std::string_view auth_response) const {
+  // Check the password even for a wrong user, so the answer takes the same time either way.
+  bool password_ok = VerifyNativePassword(config_.root_password, scramble_, auth_response);
+  return user == kRootUser && password_ok;
+}
+
+void Connection::DenyAccess(std::string_view user, std::string_view auth_response) {
+  const char* using_password = auth_response.empty() ? "NO" : "YES";
+  log::Info("server", "conn {}: access denied for user '{}' from {} (using password: {})", id_, ForLog(user),
+            peer_host_, using_password);
+  (void)SendError(er::kAccessDenied, "28000",
+                  fmt::format("Access denied for user '{}'@'{}' (using password: {})", user, peer_host_,
+                              using_password));
+}
+
+Result<std::unique_ptr<Session>> Connection::NewSession(const std::string& user, const std::string& database) {
+  try {
+    return sessions_.NewSession(id_, user, peer_host_, database);
+  } catch (const std::exception& e) {
+    log::Error("server", "conn {}: opening a session threw: {}", id_, e.what());
+    return Status::Internal(fmt::format("could not open a session: {}", e.what()));
+  }
+}
+
+bool Connection::OpenSession(std::string user, std::string database) {
+  Result<std::unique_ptr<Session>> session = NewSession(user, database);
+  if (!session.ok()) {
+    log::Debug("server", "conn {}: no session: {}", id_, session.status().message());
+    (void)SendError(session.status());
+    return false;
+  }
+  user_ = std::move(user);
+  session_ = std::move(*session);
+  return true;
+}
+
+Status Connection::Dispatch(const Command& cmd) {
+  switch (static_cast<CommandCode>(cmd.code)) {
+    case CommandCode::kQuit:
+      return Status::Unavailable("the client quit");
+    case CommandCode::kPing:
+      return SendOk();
+    case CommandCode::kQuery:
+      return HandleQuery(cmd.text);
+    case CommandCode::kInitDb: {
+      Status st = session_->UseDatabase(cmd.text);
+      return st.ok() ? SendOk() : SendError(st);
+    }
+    case CommandCode::kFieldList:
+      return HandleFieldList(cmd.text);
+    case CommandCode::kStatistics:
+      return HandleStatistics();
+    case CommandCode::kSetOption:
+      if (cmd.option > 1) return SendError(er::kUnknownCommand, "08S01", "Unknown command");
+      multi_statements_ = cmd.option == 0;  // MYSQL_OPTION_MULTI_STATEMENTS_ON is 0
+      return channel_.Write(EncodeEndOfRows(capabilities_, 0, StatusFlags()));
+    case CommandCode::kResetConnection:
+      return HandleResetConnection();
+    case CommandCode::kChangeUser:
+      return HandleChangeUser(*cmd.change_user);
+    case CommandCode::kStmtPrepare:
+      return SendError(er::kUnsupportedPreparedStatement, "HY000",
+                       "prepared statements are not supported; use the text protocol");
+    case CommandCode::kStmtClose:
+    case CommandCode::kStmtSendLongData:
+      // The protocol has no reply to these; no statement can exist anyway.
+      return Status::Ok();
+    case CommandCode::kStmtExecute:
+    case CommandCode::kStmtReset:
+    case CommandCode::kStmtFetch:
+      return SendError(er::kUnknownStatementHandler, "HY000", "Unknown prepared statement handler");
+    default:
+      return SendError(er::kUnknownCommand, "08S01", "Unknown command");
+  }
+}
+
+Status Connection::HandleQuery(std::string_view text) {
+  counters_.questions.fetch_add(1, std::memory_order_relaxed);
+  // Full text only at debug level: statements may carry secrets (passwords of connections, keys).
+  log::Debug("server", "conn {}: query: {}", id_, ForLog(text, 1024));
+  if (IsBlank(text)) return SendError(er::kEmptyQuery, "42000", "Query was empty");
+  std::vector<std::string> statements = sql::SplitStatements(text);
+  if (statements.empty()) return SendError(er::kEmptyQuery, "42000", "Query was empty");
+  if (statements.size() > 1 && !multi_statements_) {
+    return SendError(er::kSyntaxError, "42000",
+                     "You have an error in your SQL syntax: several statements in one query need the client "
+                     "flag CLIENT_MULTI_STATEMENTS (mariadb/mysql CLI: on by default; pymysql: "
+                     "client_flag=CLIENT.MULTI_STATEMENTS)");
+  }
+  for (size_t i = 0; i < statements.size(); ++i) {
+    Result<StatementResult> result = [&]() -> Result<StatementResult> {
+      try {
+        return session_->Execute(statements[i]);
+      } catch (const std::exception& e) {
+        log::Error("server", "conn {}: statement failed with an exception: {}", id_, e.what());
+        return Status::Internal(fmt::format("internal error: {}", e.what()));
+      }
+    }();
+    // An error ends the chain: later statements do not run.
+    if (!result.ok()) return SendError(result.status());
+    uint16_t flags = StatusFlags();
+    if (i + 1 < statements.size()) flags |= status_flag::kMoreResultsExist;
+    RETURN_IF_ERROR(SendStatementResult(*result, flags));
+  }
+  return Status::Ok();
+}
+
+Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags) {
+  // The protocol cannot express a result set without columns; that is an OK.
+  if (result.result_set && !result.result_set->columns.empty()) {
+    return EncodeResultSet(*result.result_set, capabilities_, status_flags, result.warnings,
+                           [this](std::string_view packet) { return channel_.Write(packet); });
+  }
+  OkFields ok;
+  ok.affected_rows = result.affected_rows;
+  ok.last_insert_id = result.last_insert_id;
+  ok.status_flags = status_flags;
+  ok.warnings = result.warnings;
+  ok.info = result.info;
+  return channel_.Write(EncodeOk(ok));
+}
+
+Status Connection::HandleFieldList(std::string_view table) {
+  Result<ResultSet> columns = session_->FieldList(table);
+  if (!columns.ok()) return SendError(columns.status());
+  for (const ColumnInfo& c : columns->columns) {
+    RETURN_IF_ERROR(channel_.Write(EncodeColumnDefinition(c, table, /*for_field_list=*/true)));
+  }
+  return channel_.Write(EncodeEndOfRows(capabilities_, 0, StatusFlags()));
+}
+
+Status Connection::HandleStatistics() {
+  auto uptime = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - counters_.started).count();
+  uint64_t questions = counters_.questions.load(std::memory_order_relaxed);
+  double qps = uptime > 0 ? static_cast<double>(questions) / static_cast<double>(uptime) : 0.0;
+  // COM_STATISTICS answers with a bare string, not an OK packet.
+  return channel_.Write(fmt::format(
+      "Uptime: {}  Threads: {}  Questions: {}  Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0  "
+      "Queries per second avg: {:.3f}",
+      uptime, counters_.connections.load(std::memory_order_relaxed), questions, qps));
+}
+
+Status Connection::HandleChangeUser(const ChangeUserRequest& req) {
+  std::string auth_response = req.auth_response;
+  if ((capabilities_ & cap::kPluginAuth) && !req.auth_plugin.empty() && req.auth_plugin != kNativePasswordPlugin) {
+    ASSIGN_OR_RETURN(auth_response, SwitchToNativePassword());
+  }
+  if (!CredentialsValid(req.user, auth_response)) {
+    DenyAccess(req.user, auth_response);
+    return Status::AccessDenied("change user refused");
+  }
+  // The old session goes first: whatever it held (an open transaction) must not leak into the new user's.
+  session_.reset();
+  if (!OpenSession(req.user, req.database)) return Status::Unavailable("no session after change user");
+  return SendOk();
+}
+
+Status Connection::HandleResetConnection() {
+  std::string database = session_->current_database();
+  session_.reset();
+  Result<std::unique_ptr<Session>> session = NewSession(user_, database);
+  // The database may have been dropped meanwhile; a reset connection without one is still useful.
+  if (!session.ok() && session.status().code() == StatusCode::kUnknownDatabase) session = NewSession(user_, "");
+  if (!session.ok()) {
+    (void)SendError(session.status());
+    return Status::Unavailable("no session after reset");
+  }
+  session_ = std::move(*session);
+  return SendOk();
+}
+
+}  // namespace sluice::server

@@ -1,0 +1,91 @@
+#pragma once
+// One client connection from greeting to goodbye: the handshake and mysql_native_password authentication, then
+// the command loop (COM_QUERY and friends), each statement handed to a Session from the SessionFactory.
+// Runs on the thread the server gives it and returns when the client quits, misbehaves, times out or goes away.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "executor/session.h"
+#include "server/command.h"
+#include "server/packet_io.h"
+#include "server/transport.h"
+
+namespace sluice::server {
+
+struct ConnectionConfig {
+  std::string server_version = "5.7.99-Sluice";
+  std::string root_password;
+  size_t max_packet_bytes = 64u << 20;
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds idle_timeout{28'800'000};
+  std::chrono::milliseconds write_timeout{60'000};
+};
+
+// Counters shared by all connections, for COM_STATISTICS.
+struct ServerCounters {
+  Clock::time_point started = Clock::now();
+  std::atomic<uint64_t> questions{0};
+  std::atomic<uint32_t> connections{0};
+};
+
+class Connection {
+ public:
+  Connection(Transport& transport, SessionFactory& sessions, const ConnectionConfig& config,
+             ServerCounters& counters, uint32_t connection_id, std::string peer_host, std::string scramble);
+
+  // Returns true when the server ended the conversation (an error, a timeout) while the client may still be
+  // sending, false when the client quit or went away.
+  bool Run();
+
+ private:
+  // The greeting, the client's response, authentication, the session. False: the connection is over.
+  bool Handshake();
+  // Reads the answer to an AuthSwitchRequest.
+  Result<std::string> SwitchToNativePassword();
+  bool CredentialsValid(std::string_view user, std::string_view auth_response) const;
+  // ERR 1045 and an info log line.
+  void DenyAccess(std::string_view user, std::string_view auth_response);
+
+  // One command. A failed Status (including after COM_QUIT) ends the connection.
+  Status Dispatch(const Command& cmd);
+  Status HandleQuery(std::string_view text);
+  Status HandleFieldList(std::string_view table);
+  Status HandleStatistics();
+  Status HandleChangeUser(const ChangeUserRequest& req);
+  Status HandleResetConnection();
+  Status SendStatementResult(const StatementResult& result, uint16_t status_flags);
+
+  Status SendOk(uint64_t affected_rows = 0, uint64_t last_insert_id = 0, uint16_t warnings = 0,
+                std::string_view info = {});
+  Status SendError(uint16_t code, std::string_view sqlstate, std::string_view message);
+  Status SendError(const Status& status);
+  uint16_t StatusFlags() const;
+
+  // Creates the session; false (after telling the client) when the factory refuses.
+  bool OpenSession(std::string user, std::string database);
+  // The factory call, with exceptions turned into a Status.
+  Result<std::unique_ptr<Session>> NewSession(const std::string& user, const std::string& database);
+
+  SessionFactory& sessions_;
+  const ConnectionConfig& config_;
+  ServerCounters& counters_;
+  const uint32_t id_;
+  const std::string peer_host_;
+  const std::string scramble_;
+  PacketChannel channel_;
+  uint32_t capabilities_ = 0;  // what both sides support
+  bool multi_statements_ = false;
+  std::string user_;
+  std::unique_ptr<Session> session_;
+};
+
+// A bounded, printable copy of client-supplied text for log lines (user names, database names).
+std::string ForLog(std::string_view text, size_t max_length = 64);
+
+}  // namespace sluice::server

@@ -1,0 +1,38 @@
+#include "server/error_mapping.h"
+
+namespace sluice::server {
+
+// Every code is listed (no default), so a new StatusCode makes -Wswitch point here.
+MysqlError ToMysqlError(const Status& status) {
+  const std::string& msg = status.message();
+  switch (status.code()) {
+    case StatusCode::kSyntaxError: return {er::kSyntaxError, "42000", msg};
+    case StatusCode::kUnknownDatabase: return {er::kUnknownDatabase, "42000", msg};
+    case StatusCode::kUnknownTable: return {1146, "42S02", msg};
+    case StatusCode::kDatabaseExists: return {1007, "HY000", msg};
+    case StatusCode::kTableExists: return {1050, "42S01", msg};
+    case StatusCode::kAccessDenied: return {er::kAccessDenied, "28000", msg};
+    case StatusCode::kNotSupported: return {1235, "42000", msg};
+    // ER_LOCK_DEADLOCK: drivers and ORMs know 40001 means "run the transaction again", which is what a lost
+    // write-write conflict in DuckDB asks for.
+    case StatusCode::kConflict: return {1213, "40001", msg};
+    case StatusCode::kInvalidArgument:
+      // The executor reports a missing current database as an invalid argument; clients know it as 1046.
+      if (msg.rfind("No database selected", 0) == 0) return {er::kNoDatabaseSelected, "3D000", msg};
+      return {er::kUnknownError, "HY000", msg};
+    case StatusCode::kOk:
+      // A bug in the caller; still produce something a client can show.
+      return {er::kUnknownError, "HY000", "internal error: success reported as an error"};
+    case StatusCode::kNotFound:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kUnavailable:
+    case StatusCode::kTimeout:
+    case StatusCode::kIoError:
+    case StatusCode::kOutOfRange:
+    case StatusCode::kInternal:
+      break;
+  }
+  return {er::kUnknownError, "HY000", msg};
+}
+
+}  // namespace sluice::server

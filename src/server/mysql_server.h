@@ -1,0 +1,83 @@
+#pragma once
+// The MySQL-protocol front door: a listening socket, an accept thread, and one thread per client connection
+// (each running a Connection). Stop() closes the listener and every connection and joins all threads.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "executor/session.h"
+#include "server/connection.h"
+
+namespace sluice::server {
+
+class MysqlServer {
+ public:
+  struct Options {
+    std::string bind = "127.0.0.1";  // an IPv4/IPv6 address or a host name
+    uint16_t port = 9030;            // 0: pick a free port (see port())
+    std::string root_password;       // empty: root logs in without a password
+    size_t max_connections = 1024;   // beyond this, new clients get ERR 1040 "Too many connections"
+    size_t max_packet_bytes = 64u << 20;  // max_allowed_packet: bigger packets get ERR 1153 and a close
+    int idle_timeout_s = 28800;      // wait_timeout: an idle connection is closed after this
+    int handshake_timeout_s = 10;    // connect_timeout: a client must log in within this
+    int write_timeout_s = 60;        // net_write_timeout: a client that stops reading results is dropped
+    std::string server_version = "5.7.99-Sluice";  // what the greeting announces
+  };
+
+  MysqlServer(Options options, SessionFactory& sessions);
+  ~MysqlServer();  // Stop()s
+  MysqlServer(const MysqlServer&) = delete;
+  MysqlServer& operator=(const MysqlServer&) = delete;
+
+  // Binds, listens and starts accepting. Fails when the address cannot be bound (e.g. the port is taken).
+  Status Start();
+  // Closes the listener and all connections, then joins every thread. A statement that is running finishes
+  // first (its result is not delivered). Idempotent.
+  void Stop();
+
+  // The port listened on; the one the kernel picked when Options.port was 0.
+  uint16_t port() const { return port_; }
+  // Connections currently open (for tests and metrics).
+  size_t active_connections() const;
+
+ private:
+  struct Worker {
+    uint32_t id = 0;
+    int fd = -1;  // closed (and -1) once the connection is over; guarded by mu_
+    std::thread thread;
+  };
+
+  void AcceptLoop();
+  void Serve(Worker* worker, std::string peer_host, uint16_t peer_port);
+  // Joins the threads of connections that ended.
+  void ReapFinished();
+  // ERR 1040 to a client over the connection cap, then close.
+  static void Reject(int fd);
+
+  Options options_;
+  SessionFactory& sessions_;
+  ConnectionConfig config_;
+  ServerCounters counters_;
+
+  int listen_fd_ = -1;
+  int wake_pipe_[2] = {-1, -1};  // written by Stop() to wake the accept loop
+  uint16_t port_ = 0;
+  std::thread accept_thread_;
+  std::atomic<bool> stopping_{false};
+  bool started_ = false;
+  uint32_t next_id_ = 1;
+
+  mutable std::mutex mu_;
+  std::unordered_map<uint32_t, std::unique_ptr<Worker>> workers_;
+  std::vector<uint32_t> finished_;
+  size_t active_ = 0;
+};
+
+}  // namespace sluice::server

@@ -1,0 +1,19 @@
+#pragma once
+// Internal to sql/: one parser per statement family. Each starts with the stream on the statement's first keyword
+// (already known to match) and ends with the whole statement consumed or an error.
+#include "common/status.h"
+#include "sql/ast.h"
+#include "sql/parser.h"
+#include "sql/token_stream.h"
+
+namespace sluice::sql {
+
+Result<Statement> ParseShow(TokenStream& ts);
+Result<Statement> ParseSet(TokenStream& ts);
+// `CREATE TABLE ...` in the StarRocks and Lakehouse forms. The caller has already sent the variants DuckDB runs
+// itself (AS SELECT, LIKE, OR REPLACE, TEMPORARY) to PassThrough.
+Result<CreateTable> ParseCreateTable(TokenStream& ts);
+// A column type at the current token: INT, VARCHAR(26), DECIMAL(10,2), ARRAY<T>, MAP<K,V>, STRUCT<a T, b:T>.
+Result<TypeSpec> ParseType(TokenStream& ts, int depth = 0);
+
+}  // namespace sluice::sql

@@ -1,0 +1,318 @@
+// TranslateForDuckDB: rewrites the MySQL-isms of passed-through SQL token by token and copies everything else
+// byte for byte, so DuckDB's error positions still match what the user wrote wherever nothing was rewritten.
+// The rules (and why) are listed in README.md.
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "sql/lexer.h"
+#include "sql/parser.h"
+
+namespace sluice::sql {
+
+namespace {
+
+// Keywords after which a SELECT's item list is over; a bare `@@x` before one of them is a whole select item.
+constexpr std::array<std::string_view, 17> kClauseWords = {
+    "FROM", "WHERE", "GROUP", "HAVING", "ORDER",  "LIMIT", "UNION",     "EXCEPT", "INTERSECT",
+    "INTO", "WINDOW", "QUALIFY", "OFFSET", "FETCH", "ON",   "RETURNING", "FOR"};
+
+// MySQL charset introducers (`_utf8mb4'abc'`): DuckDB strings are UTF-8 already, so the introducer goes.
+constexpr std::array<std::string_view, 6> kIntroducers = {"_utf8mb4", "_utf8", "_utf8mb3", "_latin1", "_ascii",
+                                                          "_binary"};
+
+bool IsClauseWord(const Token& t) {
+  for (std::string_view k : kClauseWords) {
+    if (t.IsWord(k)) return true;
+  }
+  return false;
+}
+
+// MySQL hands integers back as numbers (@@autocommit is 1, not '1'); everything else is a string.
+bool IsPlainInteger(std::string_view v) {
+  if (!v.empty() && v[0] == '-') v.remove_prefix(1);
+  if (v.empty() || v.size() > 18 || (v[0] == '0' && v.size() > 1)) return false;
+  for (char c : v) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// A string value as a DuckDB literal. DuckDB cannot take a NUL byte inside a literal, so NULs (MySQL's \0) become
+// chr(0) pieces.
+std::string StringLiteral(std::string_view value) {
+  if (value.find('\0') == std::string_view::npos) return QuoteLiteral(value);
+  std::string out = "(";
+  size_t start = 0;
+  while (true) {
+    size_t nul = value.find('\0', start);
+    out += QuoteLiteral(value.substr(start, nul == std::string_view::npos ? std::string_view::npos : nul - start));
+    if (nul == std::string_view::npos) break;
+    out += " || chr(0) || ";
+    start = nul + 1;
+  }
+  return out + ")";
+}
+
+bool Contains(std::string_view s, char c) { return s.find(c) != std::string_view::npos; }
+
+class Translator {
+ public:
+  Translator(std::string_view sql, const SessionContext& session)
+      : sql_(sql), session_(session), tokens_(Tokenize(sql, /*keep_comments=*/true)) {
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      if (tokens_[i].kind == TokenKind::kComment) {
+        comments_.push_back(i);
+      } else if (tokens_[i].kind != TokenKind::kEnd) {
+        sig_.push_back(i);
+      }
+    }
+    frames_.emplace_back();
+    out_.reserve(sql.size() + 16);
+  }
+
+  std::string Run() {
+    for (size_t k = 0; k < sig_.size(); ++k) {
+      CopyUpTo(Sig(k).offset);
+      k = TranslateAt(k);
+      copied_to_ = Sig(k).end();
+    }
+    CopyUpTo(sql_.size());
+    return std::move(out_);
+  }
+
+ private:
+  // What the parser of the surrounding SQL would know, kept per parenthesis level.
+  struct Frame {
+    bool select_list = false;  // between SELECT and its FROM/WHERE/...
+    bool values = false;       // after VALUES: parenthesized groups at this level are rows of values
+    bool value_list = false;   // this parenthesis is a VALUES row or an IN (...) list
+  };
+
+  const Token& Sig(size_t k) const { return tokens_[sig_[k]]; }
+  const Token* SigOrNull(size_t k) const { return k < sig_.size() ? &tokens_[sig_[k]] : nullptr; }
+  const Token* Prev(size_t k) const { return k > 0 ? &Sig(k - 1) : nullptr; }
+
+  // Copies source text (whitespace and comments) up to `offset`; MySQL's `#` comments become `--` ones.
+  void CopyUpTo(size_t offset) {
+    while (next_comment_ < comments_.size() && tokens_[comments_[next_comment_]].offset < offset) {
+      const Token& c = tokens_[comments_[next_comment_++]];
+      if (c.offset < copied_to_) continue;  // inside tokens a rewrite dropped
+      Append(sql_.substr(copied_to_, c.offset - copied_to_), false);
+      if (c.raw[0] == '#') {
+        Append("--", false);
+        Append(c.raw.substr(1), false);
+      } else {
+        Append(c.raw, false);
+      }
+      copied_to_ = c.end();
+    }
+    if (offset > copied_to_) Append(sql_.substr(copied_to_, offset - copied_to_), false);
+    copied_to_ = std::max(copied_to_, offset);
+  }
+
+  // Rewritten text may touch its neighbours where the original had none between different tokens; a space keeps
+  // `NULL` from gluing onto a word and `-5` from turning a preceding '-' into a comment.
+  void Append(std::string_view s, bool rewritten) {
+    if (s.empty()) return;
+    if ((rewritten || last_rewritten_) && !out_.empty()) {
+      char a = out_.back(), b = s.front();
+      bool glue = (IsIdentifierChar(a) && (IsIdentifierChar(b) || b == '\'' || b == '"')) || (a == '-' && b == '-') ||
+                  (a == '/' && b == '*') || (a == '\'' && b == '\'') || (a == '"' && b == '"');
+      if (glue) out_.push_back(' ');
+    }
+    out_.append(s);
+    last_rewritten_ = rewritten;
+  }
+
+  // Translates the significant token k (and any it swallows); returns the last significant index consumed.
+  size_t TranslateAt(size_t k) {
+    const Token& t = Sig(k);
+    switch (t.kind) {
+      case TokenKind::kQuotedIdent:
+        Append(QuoteIdentifier(t.text), true);
+        return k;
+      case TokenKind::kString:
+        // MySQL strings know backslash escapes, DuckDB's do not: 'it\'s' must reach DuckDB as 'it''s'.
+        if (Contains(t.raw, '\\')) {
+          Append(StringLiteral(t.text), true);
+        } else {
+          Append(t.raw, false);
+        }
+        return k;
+      case TokenKind::kDoubleQuoted:
+        if (IsValuePosition(k)) {
+          Append(StringLiteral(t.text), true);
+        } else {
+          Append(t.raw, false);
+        }
+        return k;
+      case TokenKind::kVariable:
+        if (t.raw.substr(0, 2) != "@@") break;
+        Append(VariableValue(t.raw), true);
+        AliasIfSelectItem(k, k);
+        return k;
+      case TokenKind::kSymbol:
+        TrackSymbol(k);
+        break;
+      case TokenKind::kWord:
+        return TranslateWord(k);
+      default:
+        break;
+    }
+    Append(t.raw, false);
+    return k;
+  }
+
+  size_t TranslateWord(size_t k) {
+    const Token& t = Sig(k);
+    const Token* n1 = SigOrNull(k + 1);
+    const Token* n2 = SigOrNull(k + 2);
+    const Token* n3 = SigOrNull(k + 3);
+    // LIMIT offset, count -> LIMIT count OFFSET offset
+    if (t.IsWord("LIMIT") && n1 && n2 && n3 && n1->kind == TokenKind::kNumber && n2->IsSymbol(",") &&
+        n3->kind == TokenKind::kNumber) {
+      EndClause();
+      Append(std::string(t.raw) + " " + std::string(n3->raw) + " OFFSET " + std::string(n1->raw), true);
+      return k + 3;
+    }
+    // SELECT 1 FROM DUAL: DuckDB needs no FROM at all.
+    if (t.IsWord("FROM") && n1 && n1->IsWord("DUAL") && !(n2 && (n2->IsSymbol(".") || n2->IsSymbol(",")))) {
+      EndClause();
+      return k + 1;
+    }
+    if (n1 && n2 && n1->IsSymbol("(") && n2->IsSymbol(")") && !NamesAnObject(Prev(k))) {
+      if (std::optional<std::string> value = SessionFunction(t)) {
+        Append(*value, true);
+        AliasIfSelectItem(k, k + 2);
+        return k + 2;
+      }
+    }
+    if (n1 && n1->kind == TokenKind::kString) {
+      for (std::string_view intro : kIntroducers) {
+        if (t.IsWord(intro)) return k;
+      }
+      if (t.IsWord("N") && n1->offset == t.end()) return k;  // N'text': national strings are plain strings
+    }
+    if (t.IsWord("SELECT")) {
+      frames_.back().select_list = true;
+      frames_.back().values = false;
+    } else if (t.IsWord("VALUES")) {
+      frames_.back().values = true;
+      frames_.back().select_list = false;
+    } else if (IsClauseWord(t)) {
+      EndClause();
+    }
+    Append(t.raw, false);
+    return k;
+  }
+
+  // `user()` after INTO, a '.' or FUNCTION is a table or a function being defined, not MySQL's USER().
+  static bool NamesAnObject(const Token* prev) {
+    if (prev == nullptr) return false;
+    if (prev->IsSymbol(".")) return true;
+    for (std::string_view w : {"INTO", "TABLE", "FROM", "JOIN", "UPDATE", "FUNCTION", "MACRO"}) {
+      if (prev->IsWord(w)) return true;
+    }
+    return false;
+  }
+
+  void EndClause() {
+    frames_.back().select_list = false;
+    frames_.back().values = false;
+  }
+
+  void TrackSymbol(size_t k) {
+    const Token& t = Sig(k);
+    if (t.IsSymbol("(")) {
+      const Token* prev = Prev(k);
+      Frame f;
+      f.value_list = prev && (prev->IsWord("IN") || (frames_.back().values && (prev->IsWord("VALUES") ||
+                                                                                  prev->IsSymbol(","))));
+      frames_.push_back(f);
+    } else if (t.IsSymbol(")")) {
+      if (frames_.size() > 1) frames_.pop_back();
+    } else if (t.IsSymbol(";")) {
+      frames_.assign(1, Frame{});
+    }
+  }
+
+  // MySQL reads "x" as a string, DuckDB as a name. Only where a value is certain does it become a string literal:
+  // after a comparison, LIKE, THEN/ELSE/WHEN or DEFAULT, and as an item of a VALUES row or an IN list.
+  // Everywhere else it stays a name ("t"."c", CREATE TABLE "t", SELECT "c" FROM ...).
+  bool IsValuePosition(size_t k) const {
+    const Token* next = SigOrNull(k + 1);
+    if (next && next->IsSymbol(".")) return false;
+    const Token* prev = Prev(k);
+    if (prev == nullptr) return false;
+    for (std::string_view op : {"=", "<>", "!=", "<", ">", "<=", ">=", "<=>"}) {
+      if (prev->IsSymbol(op)) return true;
+    }
+    for (std::string_view w : {"LIKE", "ILIKE", "THEN", "ELSE", "WHEN", "DEFAULT"}) {
+      if (prev->IsWord(w)) return true;
+    }
+    return frames_.back().value_list && (prev->IsSymbol("(") || prev->IsSymbol(","));
+  }
+
+  // @@[session.|global.|local.]name -> its value as a literal, or NULL for an unknown variable.
+  std::string VariableValue(std::string_view raw) const {
+    std::string_view name = raw.substr(2);
+    for (std::string_view scope : {"global.", "session.", "local."}) {
+      if (name.size() > scope.size() && EqualsIgnoreCase(name.substr(0, scope.size()), scope)) {
+        name.remove_prefix(scope.size());
+        break;
+      }
+    }
+    std::optional<std::string> value;
+    if (session_.variable) value = session_.variable(ToLower(name));
+    if (!value) return "NULL";
+    if (IsPlainInteger(*value)) return (*value)[0] == '-' ? "(" + *value + ")" : *value;
+    return StringLiteral(*value);
+  }
+
+  // DATABASE(), USER(), VERSION(), CONNECTION_ID() ...: answered from the session, as MySQL would.
+  std::optional<std::string> SessionFunction(const Token& t) const {
+    if (t.IsWord("DATABASE") || t.IsWord("SCHEMA")) {
+      return session_.current_database.empty() ? std::string("NULL") : StringLiteral(session_.current_database);
+    }
+    for (std::string_view f : {"USER", "CURRENT_USER", "SESSION_USER", "SYSTEM_USER"}) {
+      if (t.IsWord(f)) return StringLiteral(session_.user);
+    }
+    if (t.IsWord("VERSION")) return StringLiteral(session_.version);
+    if (t.IsWord("CONNECTION_ID")) return std::to_string(session_.connection_id);
+    return std::nullopt;
+  }
+
+  // A select item that is exactly `@@name` or `DATABASE()` gets the column name MySQL gives it: its own text.
+  void AliasIfSelectItem(size_t first, size_t last) {
+    if (!frames_.back().select_list) return;
+    const Token* prev = Prev(first);
+    if (!prev || !(prev->IsWord("SELECT") || prev->IsWord("DISTINCT") || prev->IsWord("ALL") || prev->IsSymbol(","))) {
+      return;
+    }
+    const Token* next = SigOrNull(last + 1);
+    if (next && !(next->IsSymbol(",") || next->IsSymbol(")") || next->IsSymbol(";") || IsClauseWord(*next))) return;
+    const Token& a = Sig(first);
+    const Token& b = Sig(last);
+    Append(" AS " + QuoteIdentifier(sql_.substr(a.offset, b.end() - a.offset)), true);
+  }
+
+  std::string_view sql_;
+  const SessionContext& session_;
+  std::vector<Token> tokens_;
+  std::vector<size_t> sig_;       // indexes of the tokens that are not comments
+  std::vector<size_t> comments_;  // indexes of the comment tokens
+  size_t next_comment_ = 0;
+  size_t copied_to_ = 0;          // source bytes before this offset are in out_ (or were dropped)
+  std::vector<Frame> frames_;
+  std::string out_;
+  bool last_rewritten_ = false;
+};
+
+}  // namespace
+
+std::string TranslateForDuckDB(std::string_view sql, const SessionContext& session) {
+  return Translator(sql, session).Run();
+}
+
+}  // namespace sluice::sql
