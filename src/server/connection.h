@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "common/version.h"
 #include "executor/session.h"
 #include "server/command.h"
 #include "server/packet_io.h"
@@ -19,7 +20,7 @@
 namespace sluice::server {
 
 struct ConnectionConfig {
-  std::string server_version = "5.7.99-Sluice";
+  std::string server_version = kMysqlServerVersion;
   std::string root_password;
   size_t max_packet_bytes = 64u << 20;
   std::chrono::milliseconds handshake_timeout{10'000};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/version.h"
 #include "executor/session.h"
 #include "server/connection.h"
 
@@ -28,7 +29,7 @@ class MysqlServer {
     int idle_timeout_s = 28800;      // wait_timeout: an idle connection is closed after this
     int handshake_timeout_s = 10;    // connect_timeout: a client must log in within this
     int write_timeout_s = 60;        // net_write_timeout: a client that stops reading results is dropped
-    std::string server_version = "5.7.99-Sluice";  // what the greeting announces
+    std::string server_version = kMysqlServerVersion;  // what the greeting announces; @@version agrees
   };
 
   MysqlServer(Options options, SessionFactory& sessions);

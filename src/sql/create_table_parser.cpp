@@ -190,19 +190,26 @@ bool EndsPartitionClause(const TokenStream& ts) {
 }
 
 // Keeps the clause's text as written (RANGE/LIST partitions with their VALUES, expressions, column lists): it is
-// echoed by SHOW CREATE TABLE; Sluice does not partition DuckDB tables.
+// echoed by SHOW CREATE TABLE; Sluice does not partition DuckDB tables. Brackets are counted rather than matched
+// because StarRocks writes half-open ranges as VALUES [("2024-01-01"), ("2024-02-01")).
 Result<std::string> CapturePartition(TokenStream& ts) {
   const Token& start = ts.Next();  // PARTITION or PARTITIONED
   RETURN_IF_ERROR(ts.ExpectWord("BY"));
   const Token* last = nullptr;
-  while (!EndsPartitionClause(ts)) {
+  std::vector<const Token*> open;  // unclosed '(' and '['
+  while (!open.empty() || !EndsPartitionClause(ts)) {
     const Token& t = ts.Peek();
-    if (t.IsSymbol("(")) {
-      ASSIGN_OR_RETURN(last, ts.SkipParenthesized());
-      continue;
+    if (t.kind == TokenKind::kEnd) {
+      return ts.ErrorAt(t, "')' to close the '" + std::string(open.back()->raw) + "' at " +
+                               DescribePosition(*open.back()));
     }
-    if (t.IsSymbol(")")) return ts.Complain(t, "this ')' closes no '('");
     if (t.kind == TokenKind::kInvalid) return ts.Error("");
+    if (t.IsSymbol("(") || t.IsSymbol("[")) {
+      open.push_back(&t);
+    } else if (t.IsSymbol(")") || t.IsSymbol("]")) {
+      if (open.empty()) return ts.Complain(t, "this '" + std::string(t.raw) + "' closes nothing");
+      open.pop_back();
+    }
     last = &ts.Next();
   }
   if (last == nullptr) {

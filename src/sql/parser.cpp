@@ -2,6 +2,7 @@
 // the *_parser.cpp files; everything else is handed to DuckDB after TranslateForDuckDB.
 #include "sql/parser.h"
 
+#include "sql/routine_load_parser.h"
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -9,7 +10,11 @@ namespace sluice::sql {
 namespace {
 
 PassThrough MakePassThrough(const TokenStream& ts, const SessionContext& session) {
-  return PassThrough{TranslateForDuckDB(ts.sql(), session)};
+  std::string_view sql = ts.sql();
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  while (!sql.empty() && space(sql.front())) sql.remove_prefix(1);
+  while (!sql.empty() && space(sql.back())) sql.remove_suffix(1);
+  return PassThrough{TranslateForDuckDB(sql, session)};
 }
 
 Result<Statement> ParseCreateDatabase(TokenStream& ts) {
@@ -141,6 +146,11 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   TokenStream ts(sql, std::move(tokens));
   const Token& first = ts.Peek();
   const Token& second = ts.Peek(1);
+  if (first.IsWord("CREATE") && second.IsWord("ROUTINE")) return ParseCreateRoutineLoad(ts);
+  if (first.IsWord("ALTER") && second.IsWord("ROUTINE")) return ParseAlterRoutineLoad(ts);
+  if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
+    return ParseControlRoutineLoad(ts);
+  if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
   if (first.IsWord("CREATE")) return ParseCreate(ts, session);
   if (first.IsWord("DROP")) {
     if (second.IsWord("DATABASE") || second.IsWord("SCHEMA")) return ParseDropDatabase(ts);

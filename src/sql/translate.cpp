@@ -133,8 +133,9 @@ class Translator {
         Append(QuoteIdentifier(t.text), true);
         return k;
       case TokenKind::kString:
-        // MySQL strings know backslash escapes, DuckDB's do not: 'it\'s' must reach DuckDB as 'it''s'.
-        if (Contains(t.raw, '\\')) {
+        // MySQL strings know backslash escapes, DuckDB's do not: 'it\'s' must reach DuckDB as 'it''s'. DuckDB's
+        // own escape strings (E'\n') already mean what they say.
+        if (Contains(t.raw, '\\') && !IsEscapeStringPrefix(Prev(k), t)) {
           Append(StringLiteral(t.text), true);
         } else {
           Append(t.raw, false);
@@ -205,6 +206,10 @@ class Translator {
     }
     Append(t.raw, false);
     return k;
+  }
+
+  static bool IsEscapeStringPrefix(const Token* prev, const Token& string) {
+    return prev != nullptr && prev->IsWord("E") && prev->end() == string.offset;
   }
 
   // `user()` after INTO, a '.' or FUNCTION is a table or a function being defined, not MySQL's USER().

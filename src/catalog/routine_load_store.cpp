@@ -1,0 +1,208 @@
+#include "catalog/routine_load_store.h"
+
+#include "sql/parser.h"
+
+namespace sluice::catalog {
+
+namespace {
+
+using sql::QuoteLiteral;
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+// A BLOB literal for any bytes: DuckDB's from_hex keeps them exact.
+std::string BlobLiteral(const std::string& bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    hex += kDigits[c >> 4];
+    hex += kDigits[c & 15];
+  }
+  return "from_hex('" + hex + "')";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RoutineLoadStore>> RoutineLoadStore::Open(storage::Database& db) {
+  ASSIGN_OR_RETURN(auto con, db.Connect());
+  auto store = std::unique_ptr<RoutineLoadStore>(new RoutineLoadStore(std::move(con)));
+  RETURN_IF_ERROR(storage::InTransaction(*store->con_, [&] {
+    return store->con_->Execute(
+        "CREATE SCHEMA IF NOT EXISTS __sluice;"
+        "CREATE SEQUENCE IF NOT EXISTS __sluice.routine_load_ids START 10001;"
+        "CREATE SEQUENCE IF NOT EXISTS __sluice.rejected_row_ids;"
+        "CREATE TABLE IF NOT EXISTS __sluice.routine_loads (id BIGINT NOT NULL, db VARCHAR NOT NULL, "
+        "name VARCHAR NOT NULL, definition VARCHAR NOT NULL, state VARCHAR NOT NULL, reason VARCHAR NOT NULL, "
+        "create_time BIGINT NOT NULL, pause_time BIGINT NOT NULL, end_time BIGINT NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS __sluice.routine_load_progress (job_id BIGINT NOT NULL, "
+        "kafka_partition INTEGER NOT NULL, next_offset BIGINT NOT NULL, loaded_rows BIGINT NOT NULL DEFAULT 0, "
+        "error_rows BIGINT NOT NULL DEFAULT 0, unselected_rows BIGINT NOT NULL DEFAULT 0, "
+        "received_bytes BIGINT NOT NULL DEFAULT 0, committed_tasks BIGINT NOT NULL DEFAULT 0, "
+        "task_execute_ms BIGINT NOT NULL DEFAULT 0);"
+        "CREATE TABLE IF NOT EXISTS __sluice.rejected_rows (id BIGINT NOT NULL, job_id BIGINT NOT NULL, "
+        "task_id BIGINT NOT NULL, kafka_partition INTEGER, kafka_offset BIGINT, reason VARCHAR NOT NULL, "
+        "raw BLOB, created_at BIGINT NOT NULL);"
+        // What users query (TrackingSQL in SHOW ROUTINE LOAD points here).
+        "CREATE OR REPLACE VIEW __sluice.routine_load_rejected_rows AS SELECT j.db AS DbName, j.name AS JobName, "
+        "r.task_id AS TaskId, r.kafka_partition AS \"Partition\", r.kafka_offset AS \"Offset\", r.reason AS Reason, "
+        "CAST(r.raw AS VARCHAR) AS RawData, make_timestamp(r.created_at * 1000) AS CreateTime "
+        "FROM __sluice.rejected_rows r JOIN __sluice.routine_loads j ON r.job_id = j.id;");
+  }));
+  return store;
+}
+
+Result<int64_t> RoutineLoadStore::CreateJob(const RoutineLoadDefinition& def, int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t id = 0;
+  RETURN_IF_ERROR(storage::InTransaction(*con_, [&]() -> Status {
+    ASSIGN_OR_RETURN(auto taken, con_->Query("SELECT count(*) FROM __sluice.routine_loads WHERE db = " +
+                                             QuoteLiteral(def.db) + " AND name = " + QuoteLiteral(def.name) +
+                                             " AND state NOT IN ('STOPPED', 'CANCELLED')"));
+    if (taken.result_set->rows[0][0] != std::optional<std::string>("0"))
+      return Status::AlreadyExists("a routine load named '" + def.name + "' already exists in database '" + def.db +
+                                   "'; STOP it first or choose another name");
+    ASSIGN_OR_RETURN(auto idr, con_->Query("SELECT nextval('__sluice.routine_load_ids')"));
+    id = std::stoll(*idr.result_set->rows[0][0]);
+    return con_->Execute("INSERT INTO __sluice.routine_loads VALUES (" + Str(id) + ", " + QuoteLiteral(def.db) + ", " +
+                         QuoteLiteral(def.name) + ", " + QuoteLiteral(DefinitionToJson(def)) + ", 'NEED_SCHEDULE', '', " +
+                         Str(now_ms) + ", 0, 0)");
+  }));
+  return id;
+}
+
+Status RoutineLoadStore::UpdateJob(const StoredJob& job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return con_->Execute("UPDATE __sluice.routine_loads SET definition = " + QuoteLiteral(DefinitionToJson(job.def)) +
+                       ", state = " + QuoteLiteral(JobStateName(job.state)) + ", reason = " + QuoteLiteral(job.reason) +
+                       ", pause_time = " + Str(job.pause_time_ms) + ", end_time = " + Str(job.end_time_ms) +
+                       " WHERE id = " + Str(job.id));
+}
+
+Result<std::vector<StoredJob>> RoutineLoadStore::LoadJobs() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT id, definition, state, reason, create_time, pause_time, end_time "
+                                       "FROM __sluice.routine_loads ORDER BY id"));
+  std::vector<StoredJob> out;
+  for (const auto& row : r.result_set->rows) {
+    StoredJob j;
+    j.id = std::stoll(*row[0]);
+    ASSIGN_OR_RETURN(j.def, DefinitionFromJson(*row[1]));
+    j.state = ParseJobState(*row[2]).value_or(JobState::kPaused);
+    j.reason = row[3].value_or("");
+    j.create_time_ms = std::stoll(*row[4]);
+    j.pause_time_ms = std::stoll(*row[5]);
+    j.end_time_ms = std::stoll(*row[6]);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+Result<std::map<int32_t, PartitionProgress>> RoutineLoadStore::ReadProgress(int64_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT kafka_partition, next_offset, loaded_rows, error_rows, unselected_rows, "
+                                       "received_bytes, committed_tasks, task_execute_ms FROM "
+                                       "__sluice.routine_load_progress WHERE job_id = " + Str(job_id)));
+  std::map<int32_t, PartitionProgress> out;
+  for (const auto& row : r.result_set->rows) {
+    PartitionProgress p;
+    p.next_offset = std::stoll(*row[1]);
+    p.loaded_rows = std::stoll(*row[2]);
+    p.error_rows = std::stoll(*row[3]);
+    p.unselected_rows = std::stoll(*row[4]);
+    p.received_bytes = std::stoll(*row[5]);
+    p.committed_tasks = std::stoll(*row[6]);
+    p.task_execute_ms = std::stoll(*row[7]);
+    out[std::stoi(*row[0])] = p;
+  }
+  return out;
+}
+
+Status RoutineLoadStore::InitProgress(int64_t job_id, const std::map<int32_t, int64_t>& next_offsets) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return storage::InTransaction(*con_, [&]() -> Status {
+    for (const auto& [p, off] : next_offsets) {
+      std::string where = " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p);
+      RETURN_IF_ERROR(con_->Execute("UPDATE __sluice.routine_load_progress SET next_offset = " + Str(off) + where +
+                                    " AND next_offset = -1"));
+      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.routine_load_progress (job_id, kafka_partition, next_offset) "
+                                    "SELECT " + Str(job_id) + ", " + Str(p) + ", " + Str(off) +
+                                    " WHERE NOT EXISTS (SELECT 1 FROM __sluice.routine_load_progress" + where + ")"));
+    }
+    return Status::Ok();
+  });
+}
+
+Status RoutineLoadStore::ResetProgress(int64_t job_id, const std::vector<int32_t>& partitions) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return storage::InTransaction(*con_, [&]() -> Status {
+    for (int32_t p : partitions) {
+      std::string where = " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p);
+      RETURN_IF_ERROR(con_->Execute("UPDATE __sluice.routine_load_progress SET next_offset = -1" + where));
+      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.routine_load_progress (job_id, kafka_partition, next_offset) "
+                                    "SELECT " + Str(job_id) + ", " + Str(p) + ", -1 WHERE NOT EXISTS (SELECT 1 FROM "
+                                    "__sluice.routine_load_progress" + where + ")"));
+    }
+    return Status::Ok();
+  });
+}
+
+Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_id,
+                                         const std::map<int32_t, int64_t>& from, const std::map<int32_t, int64_t>& to,
+                                         const TaskCounts& counts) {
+  bool first = true;
+  for (const auto& [p, start] : from) {
+    auto it = to.find(p);
+    int64_t next = it == to.end() ? start : it->second;
+    std::string stats;
+    if (first) {
+      stats = ", loaded_rows = loaded_rows + " + Str(counts.loaded_rows) + ", error_rows = error_rows + " +
+              Str(counts.error_rows) + ", unselected_rows = unselected_rows + " + Str(counts.unselected_rows) +
+              ", received_bytes = received_bytes + " + Str(counts.received_bytes) +
+              ", committed_tasks = committed_tasks + 1, task_execute_ms = task_execute_ms + " + Str(counts.execute_ms);
+      first = false;
+    }
+    ASSIGN_OR_RETURN(auto r, con.Query("UPDATE __sluice.routine_load_progress SET next_offset = " + Str(next) + stats +
+                                       " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p) +
+                                       " AND next_offset = " + Str(start)));
+    if (r.affected_rows != 1)
+      return Status::Conflict("partition " + Str(p) + " is no longer at offset " + Str(start) +
+                              ": another task already committed it");
+  }
+  return Status::Ok();
+}
+
+Status RoutineLoadStore::RecordRejectedRows(storage::Connection& con, int64_t job_id, int64_t task_id,
+                                            const std::vector<RejectedRow>& rows, int64_t now_ms) {
+  // Batches of rows per INSERT keep the statement count low when a task rejects many rows.
+  constexpr size_t kPerStatement = 200;
+  for (size_t i = 0; i < rows.size(); i += kPerStatement) {
+    std::string sql = "INSERT INTO __sluice.rejected_rows SELECT nextval('__sluice.rejected_row_ids'), * FROM (VALUES ";
+    for (size_t k = i; k < rows.size() && k < i + kPerStatement; k++) {
+      const RejectedRow& r = rows[k];
+      sql += (k > i ? ", (" : "(") + Str(job_id) + ", " + Str(task_id) + ", " + Str(r.origin.partition) + ", " +
+             Str(r.origin.offset) + ", " + QuoteLiteral(r.reason) + ", " + BlobLiteral(r.raw) + ", " + Str(now_ms) + ")";
+    }
+    RETURN_IF_ERROR(con.Execute(sql + ")"));
+  }
+  return Status::Ok();
+}
+
+Status RoutineLoadStore::TrimRejectedRows(int64_t job_id, int64_t keep) {
+  if (keep < 0) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  return con_->Execute("DELETE FROM __sluice.rejected_rows WHERE job_id = " + Str(job_id) +
+                       " AND id NOT IN (SELECT id FROM __sluice.rejected_rows WHERE job_id = " + Str(job_id) +
+                       " ORDER BY id DESC LIMIT " + Str(keep) + ")");
+}
+
+Result<ResultSet> RoutineLoadStore::RejectedRows(int64_t job_id, int64_t limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT task_id AS TaskId, kafka_partition AS \"Partition\", kafka_offset AS "
+                                       "\"Offset\", reason AS Reason, CAST(raw AS VARCHAR) AS RawData, "
+                                       "make_timestamp(created_at * 1000) AS CreateTime FROM __sluice.rejected_rows "
+                                       "WHERE job_id = " + Str(job_id) + " ORDER BY id DESC LIMIT " + Str(limit)));
+  return std::move(*r.result_set);
+}
+
+}  // namespace sluice::catalog

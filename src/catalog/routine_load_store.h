@@ -1,0 +1,84 @@
+#pragma once
+// Where routine load jobs live between restarts: their definitions and states (__sluice.routine_loads), each
+// partition's progress and statistics (__sluice.routine_load_progress), and rejected rows
+// (__sluice.rejected_rows). Progress rows are only ever advanced by AdvanceProgress inside the transaction that
+// inserts the rows they account for — that is the exactly-once promise.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/routine_load_job.h"
+#include "common/text_batch.h"
+#include "storage/database.h"
+
+namespace sluice::catalog {
+
+struct StoredJob {
+  int64_t id = 0;
+  RoutineLoadDefinition def;
+  JobState state = JobState::kNeedSchedule;
+  std::string reason;          // ReasonOfStateChanged
+  int64_t create_time_ms = 0;
+  int64_t pause_time_ms = 0;   // 0 = never
+  int64_t end_time_ms = 0;
+};
+
+// Per partition: where the next task starts, and what loading it so far produced.
+struct PartitionProgress {
+  int64_t next_offset = 0;
+  int64_t loaded_rows = 0;
+  int64_t error_rows = 0;
+  int64_t unselected_rows = 0;
+  int64_t received_bytes = 0;
+  int64_t committed_tasks = 0;
+  int64_t task_execute_ms = 0;
+};
+
+// What one committed task adds to its job's statistics.
+struct TaskCounts {
+  int64_t loaded_rows = 0;
+  int64_t error_rows = 0;
+  int64_t unselected_rows = 0;
+  int64_t received_bytes = 0;
+  int64_t execute_ms = 0;
+};
+
+class RoutineLoadStore {
+ public:
+  static Result<std::unique_ptr<RoutineLoadStore>> Open(storage::Database& db);
+
+  // Fails with AlreadyExists when a job of that name is not yet STOPPED or CANCELLED in the database.
+  Result<int64_t> CreateJob(const RoutineLoadDefinition& def, int64_t now_ms);
+  Status UpdateJob(const StoredJob& job);
+  Result<std::vector<StoredJob>> LoadJobs();
+
+  Result<std::map<int32_t, PartitionProgress>> ReadProgress(int64_t job_id);
+  // Sets where partitions start that have no position yet: no row (a new job, a partition added to the topic)
+  // or a row reset by ResetProgress.
+  Status InitProgress(int64_t job_id, const std::map<int32_t, int64_t>& next_offsets);
+  // ALTER ... kafka_offsets (only while the job is paused): forgets the partitions' positions, keeping their
+  // statistics, so the next scheduling resolves them from the definition. Their next_offset reads as -1.
+  Status ResetProgress(int64_t job_id, const std::vector<int32_t>& partitions);
+
+  // Inside the caller's transaction on `con`: moves each partition from `from` to `to`, failing with Conflict if
+  // any partition is no longer at `from` (the task was replaced), and adds `counts` to the first partition.
+  static Status AdvanceProgress(storage::Connection& con, int64_t job_id, const std::map<int32_t, int64_t>& from,
+                                const std::map<int32_t, int64_t>& to, const TaskCounts& counts);
+  // Inside the caller's transaction: records rejected rows.
+  static Status RecordRejectedRows(storage::Connection& con, int64_t job_id, int64_t task_id,
+                                   const std::vector<RejectedRow>& rows, int64_t now_ms);
+  // Keeps at most `keep` rejected rows per job (the newest); -1 keeps all.
+  Status TrimRejectedRows(int64_t job_id, int64_t keep);
+  Result<ResultSet> RejectedRows(int64_t job_id, int64_t limit);
+
+ private:
+  explicit RoutineLoadStore(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}
+  std::mutex mu_;
+  std::unique_ptr<storage::Connection> con_;
+};
+
+}  // namespace sluice::catalog

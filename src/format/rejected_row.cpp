@@ -1,0 +1,12 @@
+#include "format/rejected_row.h"
+
+#include <utility>
+
+namespace sluice::format {
+
+void AddRejectedRow(TextBatch& out, RowOrigin origin, std::string reason, std::string_view raw) {
+  out.rejected().push_back(
+      RejectedRow{origin, std::move(reason), std::string(raw.substr(0, kMaxRejectedRawBytes))});
+}
+
+}  // namespace sluice::format

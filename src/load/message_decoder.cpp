@@ -1,0 +1,57 @@
+#include "load/message_decoder.h"
+
+#include "format/csv_decoder.h"
+#include "format/json_decoder.h"
+#include "format/json_paths_property.h"
+
+namespace sluice::load {
+
+namespace {
+
+template <typename Decoder>
+class Adapter : public MessageDecoder {
+ public:
+  explicit Adapter(Decoder decoder) : decoder_(std::move(decoder)) {}
+  void Decode(std::string_view message, RowOrigin origin, TextBatch& out) override {
+    decoder_.Decode(message, origin, out);
+  }
+
+ private:
+  Decoder decoder_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
+                                                    const std::vector<std::string>& source_columns) {
+  std::string format = def.Property("format");
+  if (format == "csv") {
+    format::CsvOptions o;
+    if (def.load.column_separator) o.column_separator = *def.load.column_separator;
+    if (def.load.row_delimiter) o.row_delimiter = *def.load.row_delimiter;
+    if (std::string e = def.Property("enclose"); !e.empty()) o.enclose = e[0];
+    if (std::string e = def.Property("escape"); !e.empty()) o.escape = e[0];
+    o.trim_space = def.BoolProperty("trim_space");
+    o.num_columns = source_columns.size();
+    ASSIGN_OR_RETURN(auto decoder, format::CsvDecoder::Create(std::move(o)));
+    return std::unique_ptr<MessageDecoder>(new Adapter<format::CsvDecoder>(std::move(decoder)));
+  }
+  if (format == "json") {
+    format::JsonOptions o;
+    o.columns = source_columns;
+    if (std::string paths = def.Property("jsonpaths"); !paths.empty()) {
+      ASSIGN_OR_RETURN(o.jsonpaths, format::ParseJsonPathsProperty(paths));
+      if (o.jsonpaths.size() != source_columns.size())
+        return Status::InvalidArgument("property \"jsonpaths\" has " + std::to_string(o.jsonpaths.size()) +
+                                       " paths but COLUMNS names " + std::to_string(source_columns.size()) +
+                                       " source columns; they map onto each other in order");
+    }
+    o.json_root = def.Property("json_root");
+    o.strip_outer_array = def.BoolProperty("strip_outer_array");
+    ASSIGN_OR_RETURN(auto decoder, format::JsonDecoder::Create(std::move(o)));
+    return std::unique_ptr<MessageDecoder>(new Adapter<format::JsonDecoder>(std::move(decoder)));
+  }
+  return Status::NotSupported("format " + format + " is not supported yet; use csv or json");
+}
+
+}  // namespace sluice::load

@@ -1,0 +1,22 @@
+#pragma once
+// The format a job's messages are in, behind one call: turn a message into rows of the task's batch.
+#include <memory>
+#include <string_view>
+
+#include "catalog/routine_load_job.h"
+#include "common/status.h"
+#include "common/text_batch.h"
+
+namespace sluice::load {
+
+class MessageDecoder {
+ public:
+  virtual ~MessageDecoder() = default;
+  virtual void Decode(std::string_view message, RowOrigin origin, TextBatch& out) = 0;
+};
+
+// A decoder for the job's format and options; `source_columns` are the batch's columns, in order.
+Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
+                                                    const std::vector<std::string>& source_columns);
+
+}  // namespace sluice::load

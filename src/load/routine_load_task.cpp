@@ -1,0 +1,144 @@
+#include "load/routine_load_task.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+#include "sql/parser.h"
+#include "storage/batch_table_function.h"
+
+namespace sluice::load {
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The text of a decoded row, for a row the transform rejected: the source bytes are gone by then, so Sluice
+// shows the fields it read, in the message's own format.
+std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def) {
+  if (def.Property("format") == "json") {
+    nlohmann::json j = nlohmann::json::object();
+    for (size_t c = 0; c < batch.num_columns(); c++) {
+      if (batch.IsNull(c, row)) j[batch.column_names()[c]] = nullptr;
+      else j[batch.column_names()[c]] = std::string(batch.Field(c, row));
+    }
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  std::string sep = def.load.column_separator.value_or("\t");
+  std::string out;
+  for (size_t c = 0; c < batch.num_columns(); c++) {
+    if (c) out += sep;
+    out += batch.IsNull(c, row) ? std::string("\\N") : std::string(batch.Field(c, row));
+  }
+  return out;
+}
+
+int64_t Count(const StatementResult& r, size_t col) {
+  if (!r.result_set || r.result_set->rows.empty() || !r.result_set->rows[0][col]) return 0;
+  return std::stoll(*r.result_set->rows[0][col]);
+}
+
+}  // namespace
+
+Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Connection& con,
+                                        const std::map<int32_t, int64_t>& start_offsets, bool assigned,
+                                        const TaskLimits& limits,
+                                        int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
+  auto started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(plan_->def, plan_->source_columns));
+  TextBatch batch(plan_->source_columns);
+  TaskResult result;
+
+  if (!assigned) RETURN_IF_ERROR(source.Assign(start_offsets));
+  source::ConsumeLimits consume;
+  consume.deadline = started + limits.consume_time;
+  consume.max_messages = limits.max_rows;
+  consume.max_bytes = limits.max_bytes;
+  size_t rows = 0;
+  ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
+                     size_t before = batch.num_rows() + batch.rejected().size();
+                     decoder->Decode(m.payload, RowOrigin{m.partition, m.offset}, batch);
+                     rows += batch.num_rows() + batch.rejected().size() - before;
+                     if (m.timestamp_ms >= 0) result.last_timestamp_ms[m.partition] = m.timestamp_ms;
+                     return rows < limits.max_rows;
+                   }));
+  result.caught_up = consumed.caught_up;
+  result.messages = static_cast<int64_t>(consumed.messages);
+  result.next_offsets = start_offsets;
+  for (const auto& [p, next] : consumed.next_offsets) result.next_offsets[p] = next;
+  result.counts.received_bytes = static_cast<int64_t>(consumed.bytes);
+  result.had_data = consumed.messages > 0;
+  if (!result.had_data) return result;
+
+  result.counts.execute_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  Status st = Commit(con, batch, start_offsets, result, rejected_rows_to_keep, still_current);
+  if (!st.ok() && result.abort_reason.empty()) return st;
+  return result;
+}
+
+Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
+                               const std::map<int32_t, int64_t>& start, TaskResult& result,
+                               int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
+  const auto& def = plan_->def;
+  const auto& tf = plan_->transform;
+  storage::BatchHandle handle(batch);
+  RETURN_IF_ERROR(storage::RegisterBatchTableFunction(con));
+  const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
+
+  return storage::InTransaction(con, [&]() -> Status {
+    RETURN_IF_ERROR(con.Execute("CREATE OR REPLACE TEMP TABLE __sluice_task AS " + tf.Bind(handle.id())));
+    ASSIGN_OR_RETURN(auto counts,
+                     con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
+                               "__sluice_error IS NULL AND NOT __sluice_selected), count(*) FROM __sluice_task"));
+    int64_t transform_errors = Count(counts, 0);
+    result.counts.unselected_rows = Count(counts, 1);
+    result.counts.error_rows = transform_errors + decode_errors;
+    result.total_rows = Count(counts, 2) + decode_errors;
+    result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
+
+    double ratio = def.DoubleProperty("max_filter_ratio");
+    if (result.total_rows > 0 && static_cast<double>(result.counts.error_rows) / result.total_rows > ratio) {
+      result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
+                            " rows in a task were error rows, above max_filter_ratio " + def.Property("max_filter_ratio");
+      return Status::Conflict("abort");  // rolls back; the caller reads abort_reason
+    }
+
+    if (!tf.loaded_columns.empty() && result.counts.loaded_rows > 0) {
+      std::string cols;
+      for (const auto& c : tf.loaded_columns) cols += (cols.empty() ? "" : ", ") + sql::QuoteIdentifier(c);
+      RETURN_IF_ERROR(con.Execute("INSERT INTO " + plan_->target_table_sql + " (" + cols + ") SELECT " + cols +
+                                  " FROM __sluice_task WHERE __sluice_error IS NULL AND __sluice_selected"));
+    }
+
+    if (result.counts.error_rows > 0 && rejected_rows_to_keep != 0) {
+      int64_t keep = rejected_rows_to_keep < 0 ? INT64_MAX : rejected_rows_to_keep;
+      std::vector<RejectedRow> rejected;
+      for (const auto& r : batch.rejected()) {
+        if (static_cast<int64_t>(rejected.size()) >= keep) break;
+        rejected.push_back(r);
+      }
+      if (transform_errors > 0 && static_cast<int64_t>(rejected.size()) < keep) {
+        ASSIGN_OR_RETURN(auto bad, con.Query("SELECT __sluice_row, __sluice_error FROM __sluice_task WHERE "
+                                             "__sluice_error IS NOT NULL ORDER BY __sluice_row LIMIT " +
+                                             std::to_string(keep - static_cast<int64_t>(rejected.size()))));
+        for (const auto& row : bad.result_set->rows) {
+          size_t idx = std::stoull(*row[0]);
+          rejected.push_back({batch.origin(idx), row[1].value_or(""), RowText(batch, idx, def)});
+        }
+      }
+      RETURN_IF_ERROR(catalog::RoutineLoadStore::RecordRejectedRows(con, plan_->job_id, task_id_, rejected, NowMs()));
+    }
+
+    RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, plan_->job_id, start, result.next_offsets,
+                                                               result.counts));
+    RETURN_IF_ERROR(con.Execute("DROP TABLE __sluice_task"));
+    if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
+    result.committed = true;
+    return Status::Ok();
+  });
+}
+
+}  // namespace sluice::load

@@ -1,0 +1,58 @@
+#pragma once
+// One routine load task: read a group of partitions from their committed offsets until a batch limit, decode,
+// transform in DuckDB, and commit rows, rejected rows and progress in one transaction (DESIGN.md decision 2).
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "catalog/routine_load_store.h"
+#include "common/status.h"
+#include "load/message_decoder.h"
+#include "load/task_plan.h"
+#include "source/kafka_source.h"
+#include "storage/database.h"
+
+namespace sluice::load {
+
+struct TaskLimits {
+  std::chrono::milliseconds consume_time{15000};
+  size_t max_rows = 200000;
+  size_t max_bytes = 100 << 20;
+};
+
+struct TaskResult {
+  bool had_data = false;        // messages were read
+  bool committed = false;
+  bool caught_up = false;       // every partition reached its high watermark
+  int64_t messages = 0;
+  int64_t total_rows = 0;       // loaded + error + unselected
+  catalog::TaskCounts counts;
+  std::map<int32_t, int64_t> next_offsets;
+  std::map<int32_t, int64_t> last_timestamp_ms;  // per partition, of the last message read (for TimestampProgress)
+  std::string abort_reason;     // set when the task read data but did not commit it by the rules (filter ratio)
+};
+
+class RoutineLoadTask {
+ public:
+  RoutineLoadTask(std::shared_ptr<const TaskPlan> plan, int64_t task_id) : plan_(std::move(plan)), task_id_(task_id) {}
+
+  // `still_current` is asked right before committing: false means the job moved on (paused, altered, the task
+  // timed out and was replaced), and the task commits nothing. `rejected_rows_to_keep` bounds what one task
+  // records (-1: all).
+  // `assigned` tells whether the source is already positioned at start_offsets (the previous task of the same
+  // group ended there), which keeps what librdkafka prefetched.
+  Result<TaskResult> Run(source::KafkaSource& source, storage::Connection& con,
+                         const std::map<int32_t, int64_t>& start_offsets, bool assigned, const TaskLimits& limits,
+                         int64_t rejected_rows_to_keep, const std::function<bool()>& still_current);
+
+ private:
+  Status Commit(storage::Connection& con, const TextBatch& batch, const std::map<int32_t, int64_t>& start,
+                TaskResult& result, int64_t rejected_rows_to_keep, const std::function<bool()>& still_current);
+
+  std::shared_ptr<const TaskPlan> plan_;
+  int64_t task_id_;
+};
+
+}  // namespace sluice::load

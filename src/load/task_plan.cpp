@@ -1,0 +1,38 @@
+#include "load/task_plan.h"
+
+#include "load/message_decoder.h"
+#include "sql/parser.h"
+
+namespace sluice::load {
+
+Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
+                                                     const catalog::TableMeta& table) {
+  auto plan = std::make_shared<TaskPlan>();
+  plan->job_id = job_id;
+  plan->def = def;
+  plan->target_table_sql = sql::QuoteIdentifier(def.db) + "." + sql::QuoteIdentifier(def.table);
+
+  transform::TransformSpec spec;
+  for (const auto& c : table.columns) spec.table.push_back({c.name, c.duckdb_type, c.nullable});
+  if (def.load.columns) {
+    for (const auto& m : *def.load.columns) {
+      if (m.expr) spec.derived.emplace_back(m.name, *m.expr);
+      else spec.source_columns.push_back(m.name);
+    }
+  } else {
+    for (const auto& c : table.columns) spec.source_columns.push_back(c.name);
+  }
+  if (spec.source_columns.empty())
+    return Status::InvalidArgument("COLUMNS must name at least one source column (a column without `= expr`)");
+  spec.where = def.load.where;
+  spec.strict_mode = def.BoolProperty("strict_mode");
+  spec.timezone = def.Property("timezone");
+  plan->source_columns = spec.source_columns;
+  ASSIGN_OR_RETURN(plan->transform, transform::Compile(spec));
+  // Building a decoder once validates the format options against the columns (e.g. jsonpaths count).
+  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns));
+  (void)decoder;
+  return std::shared_ptr<const TaskPlan>(std::move(plan));
+}
+
+}  // namespace sluice::load

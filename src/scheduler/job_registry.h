@@ -1,0 +1,75 @@
+#pragma once
+// The scheduler's state and threads behind RoutineLoadManager: every job's runtime, the scheduling loop, and the
+// worker pool that runs scheduling work and tasks. One mutex guards all job state; nothing waits on Kafka while
+// holding it.
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "catalog/catalog.h"
+#include "catalog/routine_load_store.h"
+#include "scheduler/job_runtime.h"
+#include "scheduler/routine_load_manager.h"
+#include "scheduler/worker_pool.h"
+
+namespace sluice::scheduler {
+
+int64_t WallMs();
+std::string FormatTimeMs(int64_t ms);  // "2026-11-30 03:25:00", UTC; "" for 0
+
+class JobRegistry {
+ public:
+  JobRegistry(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options)
+      : db_(db), catalog_(catalog), options_(std::move(options)) {}
+
+  Status Start();
+  void Stop();
+
+  Status Create(const sql::CreateRoutineLoad& stmt, const std::string& db);
+  Status Alter(const sql::AlterRoutineLoad& stmt, const std::string& db);
+  Status Control(const sql::ControlRoutineLoad& stmt, const std::string& db);
+  Result<ResultSet> Show(const sql::ShowRoutineLoad& stmt, const std::string& db);
+  Result<ResultSet> ShowTasks(const sql::ShowRoutineLoadTask& stmt, const std::string& db);
+  Result<std::string> ShowCreate(const std::string& db, const std::string& name);
+  Result<ResultSet> RejectedRows(const std::string& db, const std::string& name, int64_t limit);
+
+ private:
+  // job_scheduling.cpp
+  void SchedulerLoop();
+  void ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con);
+  void RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
+               storage::Connection& con);
+  void CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version);
+  Result<std::map<int32_t, int64_t>> ResolveStartOffsets(const catalog::RoutineLoadDefinition& def,
+                                                         source::KafkaSource& source,
+                                                         const std::vector<int32_t>& partitions,
+                                                         const std::map<int32_t, catalog::PartitionProgress>& progress,
+                                                         storage::Connection& con);
+
+  // routine_load_manager.cpp
+  std::shared_ptr<JobRuntime> FindLocked(const std::string& db, const std::string& name, bool include_final);
+  void SetStateLocked(JobRuntime& job, catalog::JobState state, std::string reason);
+  void PersistLocked(const JobRuntime& job);
+  source::KafkaClientConfig SourceConfig(const catalog::RoutineLoadDefinition& def) const;
+  Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def);
+  std::string ErrorLogUrl(const JobRuntime& job) const;
+
+  storage::Database& db_;
+  catalog::Catalog& catalog_;
+  SchedulerOptions options_;
+  std::unique_ptr<catalog::RoutineLoadStore> store_;
+  std::unique_ptr<WorkerPool> pool_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  int running_tasks_ = 0;
+  std::map<int64_t, std::shared_ptr<JobRuntime>> jobs_;
+  std::atomic<int64_t> next_task_id_{1};
+  std::thread scheduler_;
+};
+
+}  // namespace sluice::scheduler

@@ -1,0 +1,55 @@
+#pragma once
+// What the scheduler keeps in memory for a running job, beside what the catalog stores.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/routine_load_store.h"
+#include "load/task_plan.h"
+#include "source/kafka_source.h"
+
+namespace sluice::scheduler {
+
+using Clock = std::chrono::steady_clock;
+
+// A group of partitions one task after another reads: one task runs at a time per group, so a partition belongs
+// to exactly one task.
+struct TaskGroup {
+  std::vector<int32_t> partitions;
+  bool running = false;
+  int64_t generation = 0;                  // bumped when a task is given up as timed out
+  Clock::time_point next_run;
+  Clock::time_point task_started;
+  int64_t task_id = 0;
+  int64_t create_time_ms = 0;
+  int64_t last_scheduled_ms = 0;
+  double backoff_seconds = 0;               // grows while the source keeps failing
+  std::string message;                      // what the last task said (SHOW ROUTINE LOAD TASK)
+  std::map<int32_t, int64_t> task_offsets;  // where the running (or last) task started
+  // Used only by the worker running this group's task.
+  std::unique_ptr<source::KafkaSource> source;
+  std::map<int32_t, int64_t> source_position;  // where `source` is assigned and positioned; empty = unknown
+};
+
+struct JobRuntime {
+  catalog::StoredJob stored;
+  std::shared_ptr<const load::TaskPlan> plan;
+  std::vector<std::shared_ptr<TaskGroup>> groups;
+  int64_t version = 0;             // bumped on pause, stop, alter and regrouping; tasks of older versions don't commit
+  bool scheduling = false;         // NEED_SCHEDULE work is on a worker
+  Clock::time_point next_schedule_attempt;
+  double schedule_backoff_seconds = 0;
+  Clock::time_point next_partition_check;
+  int64_t aborted_tasks = 0;
+  int64_t window_rows = 0;         // the error window: 10 x max_batch_rows rows
+  int64_t window_errors = 0;
+  std::string other_msg;
+  std::map<int32_t, int64_t> latest_offsets;     // high watermarks last seen
+  std::map<int32_t, int64_t> last_timestamp_ms;  // of the last message loaded per partition
+  std::vector<int32_t> current_partitions;
+};
+
+}  // namespace sluice::scheduler

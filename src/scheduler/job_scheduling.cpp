@@ -1,0 +1,388 @@
+// The scheduling side of routine loads: the loop that decides what runs next, a job's scheduling
+// (NEED_SCHEDULE -> RUNNING), and one task's run with the job's reaction to how it ended.
+#include <algorithm>
+
+#include "common/log.h"
+#include "load/routine_load_task.h"
+#include "scheduler/job_registry.h"
+#include "sql/parser.h"
+
+namespace sluice::scheduler {
+
+using catalog::JobState;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr auto kKafkaTimeout = std::chrono::seconds(10);
+constexpr auto kPartitionCheckInterval = std::chrono::seconds(30);
+
+Clock::duration Seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+
+double NextBackoff(double current, double max) { return std::min(max, current <= 0 ? 1.0 : current * 2); }
+
+std::string PartitionList(const std::vector<int32_t>& parts) {
+  std::string out;
+  for (int32_t p : parts) out += (out.empty() ? "" : ",") + std::to_string(p);
+  return out;
+}
+
+}  // namespace
+
+void JobRegistry::SchedulerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    auto now = Clock::now();
+    auto wake = now + milliseconds(200);
+    for (auto& [id, job] : jobs_) {
+      JobState state = job->stored.state;
+      bool any_running = std::any_of(job->groups.begin(), job->groups.end(), [](auto& g) { return g->running; });
+      if (state == JobState::kNeedSchedule && !job->scheduling && !any_running) {
+        if (now >= job->next_schedule_attempt) {
+          job->scheduling = true;
+          pool_->Submit([this, job](storage::Connection& con) { ScheduleJob(job, con); });
+        } else {
+          wake = std::min(wake, job->next_schedule_attempt);
+        }
+        continue;
+      }
+      if (state != JobState::kRunning) continue;
+      if (job->stored.def.partitions.empty() && !job->scheduling && now >= job->next_partition_check) {
+        job->next_partition_check = now + kPartitionCheckInterval;
+        job->scheduling = true;
+        int64_t version = job->version;
+        pool_->Submit([this, job, version](storage::Connection&) { CheckPartitions(job, version); });
+      }
+      auto timeout = Seconds(static_cast<double>(job->stored.def.IntProperty("task_timeout_second")));
+      for (auto& group : job->groups) {
+        if (group->running && now - group->task_started > timeout) {
+          // Give the task up: a fresh group takes over its partitions; the old task can no longer commit
+          // (still_current fails, and the fenced progress update would too).
+          log::Warn("scheduler", "routine load {}: task {} passed task_timeout_second; starting a new one",
+                    job->stored.def.name, group->task_id);
+          auto fresh = std::make_shared<TaskGroup>();
+          fresh->partitions = group->partitions;
+          fresh->next_run = now;
+          fresh->message = "the previous task timed out";
+          group = fresh;
+          running_tasks_--;
+        }
+        if (group->running) continue;
+        if (now < group->next_run) {
+          wake = std::min(wake, group->next_run);
+          continue;
+        }
+        if (running_tasks_ >= pool_->size()) continue;
+        group->running = true;
+        group->task_started = now;
+        group->task_id = next_task_id_++;
+        group->last_scheduled_ms = WallMs();
+        if (group->create_time_ms == 0) group->create_time_ms = group->last_scheduled_ms;
+        running_tasks_++;
+        int64_t version = job->version;
+        pool_->Submit([this, job, group, version](storage::Connection& con) { RunTask(job, group, version, con); });
+      }
+    }
+    cv_.wait_until(lock, wake);
+  }
+}
+
+Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
+    const catalog::RoutineLoadDefinition& def, source::KafkaSource& source, const std::vector<int32_t>& partitions,
+    const std::map<int32_t, catalog::PartitionProgress>& progress, storage::Connection& con) {
+  std::map<int32_t, int64_t> out;
+  for (int32_t p : partitions) {
+    auto known = progress.find(p);
+    if (known != progress.end() && known->second.next_offset >= 0) continue;
+    auto explicit_spec = def.offsets.find(p);
+    const catalog::OffsetSpec& spec = explicit_spec != def.offsets.end() ? explicit_spec->second : def.default_offset;
+    switch (spec.kind) {
+      case catalog::OffsetSpec::Kind::kOffset:
+        out[p] = spec.value;
+        break;
+      case catalog::OffsetSpec::Kind::kBeginning: {
+        ASSIGN_OR_RETURN(auto w, source.QueryWatermarks(p, kKafkaTimeout));
+        out[p] = w.low;
+        break;
+      }
+      case catalog::OffsetSpec::Kind::kEnd: {
+        ASSIGN_OR_RETURN(auto w, source.QueryWatermarks(p, kKafkaTimeout));
+        out[p] = w.high;
+        break;
+      }
+      case catalog::OffsetSpec::Kind::kTime: {
+        // The datetime is wall time in the job's timezone; DuckDB's ICU turns it into an instant.
+        ASSIGN_OR_RETURN(auto r, con.Query("SELECT epoch_ms(timezone(" + sql::QuoteLiteral(def.Property("timezone")) +
+                                           ", CAST(" + sql::QuoteLiteral(spec.text) + " AS TIMESTAMP)))"));
+        if (!r.result_set || r.result_set->rows.empty() || !r.result_set->rows[0][0])
+          return Status::InvalidArgument("cannot read \"" + spec.text + "\" as a time in " + def.Property("timezone"));
+        ASSIGN_OR_RETURN(out[p], source.OffsetForTimestamp(p, std::stoll(*r.result_set->rows[0][0]), kKafkaTimeout));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con) {
+  catalog::RoutineLoadDefinition def;
+  int64_t version, id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    def = job->stored.def;
+    version = job->version;
+    id = job->stored.id;
+  }
+  // Every outcome below ends the scheduling attempt under the lock, unless the job changed meanwhile.
+  auto finish = [&](const std::function<void(JobRuntime&)>& apply) {
+    std::lock_guard<std::mutex> lock(mu_);
+    job->scheduling = false;
+    if (job->version == version && job->stored.state == JobState::kNeedSchedule) apply(*job);
+    cv_.notify_all();
+  };
+  auto retry_later = [&](const Status& st) {
+    finish([&](JobRuntime& j) {
+      j.schedule_backoff_seconds = NextBackoff(j.schedule_backoff_seconds, options_.max_retry_backoff_seconds);
+      j.next_schedule_attempt = Clock::now() + Seconds(j.schedule_backoff_seconds);
+      j.other_msg = st.message() + "; retrying in " + std::to_string(static_cast<int>(j.schedule_backoff_seconds)) + " s";
+      log::Warn("scheduler", "routine load {}: {}", def.name, j.other_msg);
+    });
+  };
+
+  auto plan = Plan(id, def);
+  if (!plan.ok()) {
+    if (plan.status().code() == StatusCode::kUnknownTable) {
+      finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kCancelled, plan.status().message() + ": the target table was dropped"); });
+    } else {
+      finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, "cannot plan the load: " + plan.status().message()); });
+    }
+    return;
+  }
+  auto source = source::KafkaSource::Create(SourceConfig(def));
+  if (!source.ok()) {
+    finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, source.status().message()); });
+    return;
+  }
+  auto all = (*source)->Partitions(kKafkaTimeout);
+  if (!all.ok()) {
+    if (all.status().retriable()) return retry_later(all.status());
+    finish([&](JobRuntime& j) {
+      SetStateLocked(j, JobState::kPaused, all.status().message() + "; create the topic or fix kafka_topic, then RESUME");
+    });
+    return;
+  }
+  std::vector<int32_t> partitions = def.partitions.empty() ? *all : def.partitions;
+  for (int32_t p : partitions) {
+    if (std::find(all->begin(), all->end(), p) == all->end()) {
+      finish([&](JobRuntime& j) {
+        SetStateLocked(j, JobState::kPaused, "partition " + std::to_string(p) + " of topic '" + def.topic +
+                                                 "' does not exist (it has " + std::to_string(all->size()) +
+                                                 " partitions); ALTER kafka_partitions, then RESUME");
+      });
+      return;
+    }
+  }
+  auto progress = store_->ReadProgress(id);
+  if (!progress.ok()) return retry_later(progress.status());
+  auto starts = ResolveStartOffsets(def, **source, partitions, *progress, con);
+  if (!starts.ok()) {
+    if (starts.status().retriable()) return retry_later(starts.status());
+    finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, "cannot resolve starting offsets: " + starts.status().message()); });
+    return;
+  }
+  if (Status st = store_->InitProgress(id, *starts); !st.ok()) return retry_later(st);
+
+  finish([&](JobRuntime& j) {
+    int concurrency = static_cast<int>(std::min<int64_t>(
+        {static_cast<int64_t>(partitions.size()), j.stored.def.IntProperty("desired_concurrent_number"),
+         static_cast<int64_t>(pool_->size()), static_cast<int64_t>(options_.max_task_concurrent_per_job)}));
+    concurrency = std::max(concurrency, 1);
+    j.groups.clear();
+    for (int i = 0; i < concurrency; i++) {
+      auto g = std::make_shared<TaskGroup>();
+      g->next_run = Clock::now();
+      j.groups.push_back(g);
+    }
+    for (size_t i = 0; i < partitions.size(); i++) j.groups[i % concurrency]->partitions.push_back(partitions[i]);
+    j.plan = *plan;
+    j.current_partitions = partitions;
+    j.other_msg.clear();
+    j.schedule_backoff_seconds = 0;
+    j.next_partition_check = Clock::now() + kPartitionCheckInterval;
+    j.stored.state = JobState::kRunning;
+    j.stored.reason.clear();
+    PersistLocked(j);
+    log::Info("scheduler", "routine load {}.{} running: partitions {} in {} task group(s)", def.db, def.name,
+              PartitionList(partitions), concurrency);
+  });
+}
+
+void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version) {
+  catalog::RoutineLoadDefinition def;
+  std::vector<int32_t> current;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    def = job->stored.def;
+    current = job->current_partitions;
+  }
+  std::vector<int32_t> now_seen;
+  if (auto source = source::KafkaSource::Create(SourceConfig(def)); source.ok()) {
+    if (auto all = (*source)->Partitions(kKafkaTimeout); all.ok()) now_seen = *all;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  job->scheduling = false;
+  if (job->version != version || job->stored.state != JobState::kRunning) return;
+  bool grew = std::any_of(now_seen.begin(), now_seen.end(),
+                          [&](int32_t p) { return std::find(current.begin(), current.end(), p) == current.end(); });
+  if (grew) {
+    log::Info("scheduler", "routine load {}: topic '{}' has new partitions; rescheduling", def.name, def.topic);
+    job->stored.state = JobState::kNeedSchedule;  // tasks finish their batch; then the job is regrouped
+    job->next_schedule_attempt = Clock::now();
+    job->version++;
+  }
+}
+
+void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
+                          storage::Connection& con) {
+  std::shared_ptr<const load::TaskPlan> plan;
+  catalog::RoutineLoadDefinition def;
+  int64_t task_id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    plan = job->plan;
+    def = job->stored.def;
+    task_id = group->task_id;
+  }
+  auto still_current = [&] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !stopping_ && job->version == version && job->stored.state == JobState::kRunning &&
+           std::find(job->groups.begin(), job->groups.end(), group) != job->groups.end();
+  };
+
+  Result<load::TaskResult> outcome = Status::Internal("the task did not run");
+  auto progress = store_->ReadProgress(job->stored.id);
+  if (!progress.ok()) {
+    outcome = progress.status();
+  } else {
+    std::map<int32_t, int64_t> start;
+    for (int32_t p : group->partitions) start[p] = (*progress)[p].next_offset;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      group->task_offsets = start;
+    }
+    if (!group->source) {
+      auto source = source::KafkaSource::Create(SourceConfig(def));
+      if (source.ok()) group->source = std::move(source).value();
+      else outcome = source.status();
+    }
+    if (group->source) {
+      load::TaskLimits limits;
+      limits.consume_time = milliseconds(def.IntProperty("task_consume_second") * 1000);
+      // A job that is not behind wakes every max_batch_interval; reading longer than that would only add latency.
+      limits.consume_time = std::min(limits.consume_time, milliseconds(std::max<int64_t>(
+                                                              200, static_cast<int64_t>(def.DoubleProperty("max_batch_interval") * 1000))));
+      limits.max_rows = static_cast<size_t>(def.IntProperty("max_batch_rows"));
+      limits.max_bytes = static_cast<size_t>(def.IntProperty("max_batch_size"));
+      int64_t keep = def.IntProperty("log_rejected_record_num");
+      if (keep == 0) keep = 100;
+      bool assigned = group->source_position == start;
+      outcome = load::RoutineLoadTask(plan, task_id).Run(*group->source, con, start, assigned, limits, keep, still_current);
+      if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
+      else group->source_position.clear();
+    }
+  }
+
+  // Best effort, outside the lock: lag tools read the group's offsets.
+  if (outcome.ok() && outcome->committed && group->source) {
+    if (Status st = group->source->CommitGroupOffsets(outcome->next_offsets, milliseconds(500)); !st.ok())
+      log::Debug("scheduler", "routine load {}: group offset commit failed: {}", def.name, st.message());
+  }
+  // High watermarks for LatestSourcePosition / OffsetLag: free when caught up, one request per partition otherwise.
+  std::map<int32_t, int64_t> latest;
+  if (outcome.ok() && group->source) {
+    for (const auto& [p, next] : outcome->next_offsets) {
+      if (outcome->caught_up) latest[p] = next;
+      else if (auto w = group->source->QueryWatermarks(p, milliseconds(500)); w.ok()) latest[p] = w->high;
+    }
+  }
+
+  std::lock_guard<std::mutex> lock(mu_);
+  group->running = false;
+  cv_.notify_all();
+  bool replaced = std::find(job->groups.begin(), job->groups.end(), group) == job->groups.end();
+  if (!replaced) running_tasks_--;
+  if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
+  for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
+
+  auto now = Clock::now();
+  if (!outcome.ok()) {
+    const Status& st = outcome.status();
+    if (st.retriable()) {
+      group->backoff_seconds = NextBackoff(group->backoff_seconds, options_.max_retry_backoff_seconds);
+      group->next_run = now + Seconds(group->backoff_seconds);
+      group->message = st.message() + "; retrying in " + std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
+      job->other_msg = group->message;
+      log::Warn("scheduler", "routine load {}: {}", def.name, group->message);
+    } else if (st.code() == StatusCode::kOutOfRange) {
+      SetStateLocked(*job, JobState::kPaused,
+                     st.message() + ". The data was deleted by retention. To continue from the earliest available "
+                     "offset: ALTER ROUTINE LOAD FOR " + def.name + " FROM KAFKA (\"kafka_partitions\" = \"" +
+                     PartitionList(group->partitions) + "\", \"kafka_offsets\" = \"" +
+                     [&] {
+                       std::string o;
+                       for (size_t i = 0; i < group->partitions.size(); i++) o += (i ? "," : "") + std::string("OFFSET_BEGINNING");
+                       return o;
+                     }() + "\"); then RESUME ROUTINE LOAD FOR " + def.name);
+    } else if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
+      SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
+    } else if (st.code() == StatusCode::kConflict) {
+      group->next_run = now;  // another commit won; read again from the committed offsets
+      group->message = st.message();
+    } else {
+      SetStateLocked(*job, JobState::kPaused, "task failed: " + st.message() + "; fix the cause, then RESUME");
+    }
+    return;
+  }
+
+  const load::TaskResult& r = *outcome;
+  group->backoff_seconds = 0;
+  if (job->other_msg.find("retrying") != std::string::npos) job->other_msg.clear();
+  for (const auto& [p, ts] : r.last_timestamp_ms) job->last_timestamp_ms[p] = ts;
+  double interval = def.DoubleProperty("max_batch_interval");
+  if (!r.had_data) {
+    group->next_run = now + Seconds(interval);
+    group->message = "there is no new data in kafka, wait for " + def.Property("max_batch_interval") +
+                     " seconds to schedule again";
+    return;
+  }
+  if (!r.abort_reason.empty()) {
+    job->aborted_tasks++;
+    SetStateLocked(*job, JobState::kPaused, r.abort_reason + "; the task was not committed. See ErrorLogUrls, fix the "
+                   "data or raise max_filter_ratio, then RESUME ROUTINE LOAD FOR " + def.name);
+    return;
+  }
+  if (!r.committed) {
+    group->next_run = now;
+    return;
+  }
+  group->message = "committed " + std::to_string(r.counts.loaded_rows) + " rows";
+  group->next_run = r.caught_up ? now + Seconds(interval) : now;
+
+  // The error window (reference "A task"): 10 x max_batch_rows rows.
+  job->window_rows += r.total_rows;
+  job->window_errors += r.counts.error_rows;
+  int64_t max_errors = def.IntProperty("max_error_number");
+  int64_t window = 10 * def.IntProperty("max_batch_rows");
+  if (job->window_errors > max_errors) {
+    std::string reason = std::to_string(job->window_errors) + " error rows in the last " +
+                         std::to_string(job->window_rows) + " rows exceed max_error_number " + std::to_string(max_errors) +
+                         ". Read them in ErrorLogUrls or __sluice.routine_load_rejected_rows, fix the data or ALTER "
+                         "max_error_number, then RESUME ROUTINE LOAD FOR " + def.name;
+    job->window_rows = job->window_errors = 0;
+    SetStateLocked(*job, JobState::kPaused, reason);
+    return;
+  }
+  if (job->window_rows >= window) job->window_rows = job->window_errors = 0;
+}
+
+}  // namespace sluice::scheduler

@@ -1,0 +1,273 @@
+#include "scheduler/routine_load_manager.h"
+
+#include <ctime>
+#include <random>
+
+#include "common/log.h"
+#include "scheduler/job_registry.h"
+
+namespace sluice::scheduler {
+
+using catalog::JobState;
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string FormatTimeMs(int64_t ms) {
+  if (ms <= 0) return "";
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+// ---- RoutineLoadManager: the public face --------------------------------------------------------------------
+
+RoutineLoadManager::RoutineLoadManager(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options)
+    : jobs_(std::make_unique<JobRegistry>(db, catalog, std::move(options))) {}
+RoutineLoadManager::~RoutineLoadManager() { Stop(); }
+Status RoutineLoadManager::Start() { return jobs_->Start(); }
+void RoutineLoadManager::Stop() { jobs_->Stop(); }
+Status RoutineLoadManager::Create(const sql::CreateRoutineLoad& s, const std::string& db) { return jobs_->Create(s, db); }
+Status RoutineLoadManager::Alter(const sql::AlterRoutineLoad& s, const std::string& db) { return jobs_->Alter(s, db); }
+Status RoutineLoadManager::Control(const sql::ControlRoutineLoad& s, const std::string& db) {
+  return jobs_->Control(s, db);
+}
+Result<ResultSet> RoutineLoadManager::Show(const sql::ShowRoutineLoad& s, const std::string& db) {
+  return jobs_->Show(s, db);
+}
+Result<ResultSet> RoutineLoadManager::ShowTasks(const sql::ShowRoutineLoadTask& s, const std::string& db) {
+  return jobs_->ShowTasks(s, db);
+}
+Result<std::string> RoutineLoadManager::ShowCreate(const sql::ShowCreateRoutineLoad& s, const std::string& db) {
+  return jobs_->ShowCreate(db, s.job_name);
+}
+Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit) {
+  return jobs_->RejectedRows(db, job, limit);
+}
+
+// ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
+
+Status JobRegistry::Start() {
+  ASSIGN_OR_RETURN(store_, catalog::RoutineLoadStore::Open(db_));
+  ASSIGN_OR_RETURN(auto stored, store_->LoadJobs());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& s : stored) {
+      auto job = std::make_shared<JobRuntime>();
+      job->stored = std::move(s);
+      // A job that was running when the server stopped resumes from its committed progress.
+      if (job->stored.state == JobState::kRunning) job->stored.state = JobState::kNeedSchedule;
+      jobs_[job->stored.id] = job;
+    }
+  }
+  ASSIGN_OR_RETURN(pool_, WorkerPool::Start(db_, std::max(1, options_.worker_threads)));
+  scheduler_ = std::thread([this] { SchedulerLoop(); });
+  log::Info("scheduler", "{} routine load job(s) loaded; {} worker(s)", stored.size(), pool_->size());
+  return Status::Ok();
+}
+
+void JobRegistry::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    for (auto& [id, job] : jobs_) job->version++;  // running tasks roll back instead of committing late
+  }
+  cv_.notify_all();
+  if (scheduler_.joinable()) scheduler_.join();
+  if (pool_) pool_->Stop();
+}
+
+std::shared_ptr<JobRuntime> JobRegistry::FindLocked(const std::string& db, const std::string& name,
+                                                    bool include_final) {
+  std::shared_ptr<JobRuntime> found;
+  for (auto& [id, job] : jobs_) {
+    if (job->stored.def.db != db || job->stored.def.name != name) continue;
+    bool final = job->stored.state == JobState::kStopped || job->stored.state == JobState::kCancelled;
+    if (!final) return job;
+    if (include_final) found = job;  // the newest stopped one, when no live job has the name
+  }
+  return found;
+}
+
+void JobRegistry::PersistLocked(const JobRuntime& job) {
+  Status st = store_->UpdateJob(job.stored);
+  if (!st.ok()) log::Error("scheduler", "could not save routine load {}: {}", job.stored.def.name, st.message());
+}
+
+void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string reason) {
+  JobState old = job.stored.state;
+  job.stored.state = state;
+  job.stored.reason = std::move(reason);
+  job.version++;
+  job.groups.clear();
+  if (state == JobState::kPaused) job.stored.pause_time_ms = WallMs();
+  if (state == JobState::kStopped || state == JobState::kCancelled) job.stored.end_time_ms = WallMs();
+  if (state == JobState::kNeedSchedule) {
+    job.next_schedule_attempt = Clock::now();
+    job.schedule_backoff_seconds = 0;
+  }
+  PersistLocked(job);
+  if (old != state)
+    log::Info("scheduler", "routine load {}.{}: {} -> {}{}{}", job.stored.def.db, job.stored.def.name,
+              catalog::JobStateName(old), catalog::JobStateName(state), job.stored.reason.empty() ? "" : ": ",
+              job.stored.reason);
+  cv_.notify_all();
+}
+
+source::KafkaClientConfig JobRegistry::SourceConfig(const catalog::RoutineLoadDefinition& def) const {
+  source::KafkaClientConfig c;
+  c.brokers = def.broker_list;
+  c.topic = def.topic;
+  c.group_id = def.group_id();
+  for (const auto& [k, v] : def.custom_properties)
+    if (k == "client.id") c.client_id = v;
+  c.properties = def.custom_properties;
+  return c;
+}
+
+Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def) {
+  auto table = catalog_.DescribeTable(def.db, def.table);
+  if (!table.ok()) {
+    if (table.status().code() == StatusCode::kUnknownTable || table.status().code() == StatusCode::kUnknownDatabase)
+      return Status::UnknownTable("table '" + def.table + "' does not exist in database '" + def.db + "'");
+    return table.status();
+  }
+  if (table->is_view) return Status::InvalidArgument("'" + def.table + "' is a view; a routine load needs a table");
+  return load::MakeTaskPlan(job_id, def, *table);
+}
+
+Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string& db) {
+  ASSIGN_OR_RETURN(auto def, catalog::BuildRoutineLoad(stmt, db));
+  if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
+  // The plan checks COLUMNS, WHERE and the format against the table now, so mistakes fail the CREATE.
+  ASSIGN_OR_RETURN(auto plan, Plan(0, def));
+  (void)plan;
+  ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates property.*
+  probe.reset();
+  if (def.group_id().empty()) {
+    std::random_device rd;
+    std::mt19937_64 gen(rd());
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(gen()));
+    def.custom_properties.emplace_back("group.id", def.name + "_" + suffix);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    int live = 0;
+    for (auto& [id, j] : jobs_)
+      live += j->stored.state != JobState::kStopped && j->stored.state != JobState::kCancelled;
+    if (live >= options_.max_jobs)
+      return Status::InvalidArgument("there are already " + std::to_string(live) +
+                                     " routine loads (max_routine_load_job_num); STOP one first");
+  }
+  int64_t now = WallMs();
+  ASSIGN_OR_RETURN(int64_t id, store_->CreateJob(def, now));
+  auto job = std::make_shared<JobRuntime>();
+  job->stored.id = id;
+  job->stored.def = std::move(def);
+  job->stored.state = JobState::kNeedSchedule;
+  job->stored.create_time_ms = now;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_[id] = job;
+  }
+  log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, id);
+  cv_.notify_all();
+  return Status::Ok();
+}
+
+Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& db) {
+  std::shared_ptr<JobRuntime> job;
+  catalog::RoutineLoadDefinition current;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job = FindLocked(db, stmt.job_name, false);
+    if (!job) return Status::NotFound("routine load '" + stmt.job_name + "' does not exist in database '" + db + "'");
+    if (job->stored.state != JobState::kPaused)
+      return Status::InvalidArgument("routine load '" + stmt.job_name + "' is " + catalog::JobStateName(job->stored.state) +
+                                     "; only a PAUSED job can be altered: PAUSE ROUTINE LOAD FOR " + stmt.job_name +
+                                     " first");
+    current = job->stored.def;
+  }
+  ASSIGN_OR_RETURN(auto def, catalog::AlterRoutineLoadDefinition(current, stmt));
+  ASSIGN_OR_RETURN(auto plan, Plan(job->stored.id, def));
+  (void)plan;
+  ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));
+  probe.reset();
+  // New starting offsets: forget those partitions' positions; the next scheduling resolves them from the
+  // definition, as for a new job.
+  std::vector<int32_t> reset;
+  for (const auto& kv : def.offsets) {
+    auto old = current.offsets.find(kv.first);
+    bool given_now = false;
+    for (const auto& [k, v] : stmt.source_properties) given_now |= (k == "kafka_offsets");
+    if (given_now || old == current.offsets.end()) reset.push_back(kv.first);
+  }
+  if (!reset.empty()) RETURN_IF_ERROR(store_->ResetProgress(job->stored.id, reset));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (job->stored.state != JobState::kPaused)
+    return Status::Conflict("routine load '" + stmt.job_name + "' changed state while being altered; try again");
+  job->stored.def = std::move(def);
+  job->version++;
+  PersistLocked(*job);
+  return Status::Ok();
+}
+
+Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::string& db) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto job = FindLocked(db, stmt.job_name, true);
+  if (!job) return Status::NotFound("routine load '" + stmt.job_name + "' does not exist in database '" + db + "'");
+  JobState state = job->stored.state;
+  bool final = state == JobState::kStopped || state == JobState::kCancelled;
+  using Action = sql::ControlRoutineLoad::Action;
+  if (final)
+    return Status::InvalidArgument("routine load '" + stmt.job_name + "' is " + catalog::JobStateName(state) +
+                                   ", which is final; create a new job to load again");
+  switch (stmt.action) {
+    case Action::kPause:
+      if (state != JobState::kPaused) SetStateLocked(*job, JobState::kPaused, "paused by the user (PAUSE ROUTINE LOAD)");
+      break;
+    case Action::kResume:
+      if (state == JobState::kPaused) {
+        job->window_rows = job->window_errors = 0;
+        job->other_msg.clear();
+        SetStateLocked(*job, JobState::kNeedSchedule, "");
+      }
+      break;
+    case Action::kStop:
+      SetStateLocked(*job, JobState::kStopped, "stopped by the user (STOP ROUTINE LOAD)");
+      break;
+  }
+  return Status::Ok();
+}
+
+Result<std::string> JobRegistry::ShowCreate(const std::string& db, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto job = FindLocked(db, name, true);
+  if (!job) return Status::NotFound("routine load '" + name + "' does not exist in database '" + db + "'");
+  return catalog::RenderCreateRoutineLoad(job->stored.def);
+}
+
+Result<ResultSet> JobRegistry::RejectedRows(const std::string& db, const std::string& name, int64_t limit) {
+  int64_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto job = FindLocked(db, name, true);
+    if (!job) return Status::NotFound("routine load '" + name + "' does not exist in database '" + db + "'");
+    id = job->stored.id;
+  }
+  return store_->RejectedRows(id, limit);
+}
+
+std::string JobRegistry::ErrorLogUrl(const JobRuntime& job) const {
+  if (options_.http_base_url.empty()) return "";
+  return options_.http_base_url + "/api/routine_load/errors?db=" + job.stored.def.db + "&job=" + job.stored.def.name;
+}
+
+}  // namespace sluice::scheduler

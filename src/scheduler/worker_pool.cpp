@@ -1,0 +1,51 @@
+#include "scheduler/worker_pool.h"
+
+namespace sluice::scheduler {
+
+Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(storage::Database& db, int threads) {
+  auto pool = std::unique_ptr<WorkerPool>(new WorkerPool());
+  for (int i = 0; i < threads; i++) {
+    ASSIGN_OR_RETURN(auto con, db.Connect());
+    pool->connections_.push_back(std::move(con));
+  }
+  for (auto& con : pool->connections_) pool->threads_.emplace_back([p = pool.get(), c = con.get()] { p->Loop(*c); });
+  return pool;
+}
+
+WorkerPool::~WorkerPool() { Stop(); }
+
+void WorkerPool::Submit(Work work) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    queue_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+}
+
+void WorkerPool::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+void WorkerPool::Loop(storage::Connection& con) {
+  while (true) {
+    Work work;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work(con);
+  }
+}
+
+}  // namespace sluice::scheduler

@@ -1,0 +1,161 @@
+#include "source/kafka_config.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+#include "common/log.h"
+
+namespace sluice::source {
+
+bool IsSecretProperty(std::string_view key) {
+  // Substrings rather than a list of librdkafka keys, so keys added by newer librdkafka versions (or typed by
+  // users for other clients, like sasl.jaas.config) are covered too. ssl.key.pem is a private key;
+  // sasl.oauthbearer.config may carry client secrets.
+  static constexpr std::array<std::string_view, 6> kMarkers = {"password", "secret", "token", "sasl.jaas",
+                                                               "ssl.key.pem", "oauthbearer.config"};
+  std::string lower(key);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::any_of(kMarkers.begin(), kMarkers.end(),
+                     [&](std::string_view m) { return lower.find(m) != std::string::npos; });
+}
+
+namespace internal {
+namespace {
+
+struct Setting {
+  const char* key;
+  const char* value;
+};
+
+// Defaults a job may override with property.*.
+constexpr std::array<Setting, 6> kDefaults = {{
+    // Out-of-range offsets must surface as an error the job can pause on, never as a silent jump.
+    {"auto.offset.reset", "error"},
+    // A caught-up task should notice new data within ~100 ms rather than librdkafka's 500 ms.
+    {"fetch.wait.max.ms", "100"},
+    // librdkafka prefetches up to 64 MB by default; a task only takes one batch, so memory should follow the
+    // batch limits rather than the backlog.
+    {"queued.max.messages.kbytes", "16384"},
+    // Reconnect to a recovered broker within seconds instead of librdkafka's 10 s backoff ceiling.
+    {"reconnect.backoff.max.ms", "2000"},
+    // We never join the group, so the session timeout has one effect left: how long a group-offset commit may
+    // wait for a coordinator, during which destroying the client blocks too. Best-effort commits should not
+    // hold a task's shutdown for librdkafka's default 45 s.
+    {"session.timeout.ms", "1000"},
+    {"heartbeat.interval.ms", "300"},
+}};
+
+// Settings the source's correctness rests on: progress lives in DuckDB, and caught-up detection needs EOF events.
+constexpr std::array<Setting, 3> kForced = {{
+    {"enable.auto.commit", "false"},
+    {"enable.auto.offset.store", "false"},
+    {"enable.partition.eof", "true"},
+}};
+
+// The probe fetches one message at a time: answer empty fetches quickly and do not prefetch.
+constexpr std::array<Setting, 2> kProbeForced = {{
+    {"fetch.wait.max.ms", "10"},
+    {"queued.min.messages", "1"},
+}};
+
+// librdkafka logs from its own threads; sluice::log::Write is thread-safe. librdkafka's sensitive properties are
+// redacted by librdkafka itself in its configuration dumps.
+void ForwardLog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  log::Level l = level <= 3 ? log::Level::kError
+                 : level == 4 ? log::Level::kWarn
+                 : level <= 6 ? log::Level::kInfo
+                              : log::Level::kDebug;
+  if (!log::Enabled(l)) return;
+  log::Write(l, "kafka", fmt::format("{} {}: {}", rk ? rd_kafka_name(rk) : "-", fac, buf));
+}
+
+void RecordError(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  log::Debug("kafka", "{}: {}", rk ? rd_kafka_name(rk) : "-", reason);  // librdkafka has logged it already
+  if (opaque != nullptr) static_cast<ClientErrors*>(opaque)->Record(static_cast<rd_kafka_resp_err_t>(err), reason);
+}
+
+Status Set(rd_kafka_conf_t* conf, const char* key, const char* value) {
+  char errstr[512];
+  if (rd_kafka_conf_set(conf, key, value, errstr, sizeof errstr) != RD_KAFKA_CONF_OK)
+    return Status::Internal(fmt::format("cannot set Kafka client setting {}: {}", key, errstr));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void ClientErrors::Record(rd_kafka_resp_err_t err, const char* reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++last_.seq;
+  last_.err = err;
+  last_.reason = reason != nullptr ? reason : "";
+}
+
+ClientErrors::Entry ClientErrors::Last() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_;
+}
+
+bool IsSluiceOwnProperty(std::string_view key) { return key == "kafka_default_offsets"; }
+
+std::string MaskSecrets(std::string text, const KafkaClientConfig& config) {
+  for (const auto& [key, value] : config.properties) {
+    if (value.empty() || !IsSecretProperty(key)) continue;
+    for (size_t pos = text.find(value); pos != std::string::npos; pos = text.find(value, pos + 6))
+      text.replace(pos, value.size(), "******");
+  }
+  return text;
+}
+
+Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole role, ClientErrors* errors) {
+  if (config.brokers.empty()) return Status::InvalidArgument("kafka_broker_list is empty: name at least one host:port");
+  if (config.topic.empty()) return Status::InvalidArgument("kafka_topic is empty");
+
+  ConfHandle conf(rd_kafka_conf_new());
+  for (const Setting& s : kDefaults) RETURN_IF_ERROR(Set(conf.get(), s.key, s.value));
+  RETURN_IF_ERROR(Set(conf.get(), "bootstrap.servers", config.brokers.c_str()));
+  std::string group = config.group_id.empty() ? "sluice_" + config.topic : config.group_id;
+  RETURN_IF_ERROR(Set(conf.get(), "group.id", group.c_str()));
+  std::string client = config.client_id.empty() ? "sluice" : config.client_id;
+  if (role == ClientRole::kProbe) client += "-probe";
+  RETURN_IF_ERROR(Set(conf.get(), "client.id", client.c_str()));
+
+  for (const auto& [key, value] : config.properties) {
+    if (IsSluiceOwnProperty(key)) continue;
+    char errstr[512];
+    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
+      // librdkafka quotes bad values in its reason; MaskSecrets keeps secret ones out.
+      return Status::InvalidArgument(
+          fmt::format("invalid Kafka property \"property.{}\": {}", key, MaskSecrets(errstr, config)));
+    }
+    for (const Setting& s : kForced) {
+      if (key == s.key && value != s.value)
+        log::Warn("kafka", "property.{} is ignored: Sluice keeps its own progress and needs {}={}", key, s.key,
+                  s.value);
+    }
+  }
+
+  for (const Setting& s : kForced) RETURN_IF_ERROR(Set(conf.get(), s.key, s.value));
+  if (role == ClientRole::kProbe)
+    for (const Setting& s : kProbeForced) RETURN_IF_ERROR(Set(conf.get(), s.key, s.value));
+  rd_kafka_conf_set_log_cb(conf.get(), &ForwardLog);
+  // Without an error_cb librdkafka would log each client error a second time and we could not see them.
+  rd_kafka_conf_set_error_cb(conf.get(), &RecordError);
+  rd_kafka_conf_set_opaque(conf.get(), errors);
+
+  char errstr[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), errstr, sizeof errstr);
+  if (rk == nullptr) {
+    return Status::InvalidArgument(
+        fmt::format("cannot create a Kafka client with these properties: {}", MaskSecrets(errstr, config)));
+  }
+  (void)conf.release();  // rd_kafka_new took ownership
+  KafkaHandle handle(rk);
+  // Route errors and other events of the main queue to the consumer queue, which Consume() serves.
+  rd_kafka_poll_set_consumer(rk);
+  return handle;
+}
+
+}  // namespace internal
+}  // namespace sluice::source

@@ -1,0 +1,49 @@
+#pragma once
+// Building librdkafka clients from a KafkaClientConfig: Sluice's defaults, the job's property.* (validated by
+// librdkafka itself, so every key and value it accepts works and nothing else does), and the few settings the
+// source's correctness rests on.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "source/kafka_handles.h"
+#include "source/kafka_source.h"
+
+namespace sluice::source::internal {
+
+enum class ClientRole {
+  kConsumer,  // the source's data path
+  kProbe,     // fetches single messages for the timestamp search: short fetch waits, tiny prefetch
+};
+
+// Client-wide errors (broker transport failures, all brokers down, fatal errors). librdkafka reports them
+// through error_cb, not as messages, while the application serves the consumer queue; kept here so Consume()
+// can tell "no new data" from "cannot reach the data". Must outlive the client it is given to.
+class ClientErrors {
+ public:
+  struct Entry {
+    uint64_t seq = 0;  // how many errors were recorded so far
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    std::string reason;
+  };
+  void Record(rd_kafka_resp_err_t err, const char* reason);
+  Entry Last() const;
+
+ private:
+  mutable std::mutex mu_;
+  Entry last_;
+};
+
+// A consumer handle (type RD_KAFKA_CONSUMER, group.id set because librdkafka needs it for assign and commit)
+// whose messages and events all arrive on its consumer queue. Invalid settings -> InvalidArgument.
+Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole role, ClientErrors* errors);
+
+// Replaces every secret property value occurring in `text` with ******, for text that came from librdkafka.
+std::string MaskSecrets(std::string text, const KafkaClientConfig& config);
+
+// Keys of Sluice's own that may sit among property.* but mean nothing to librdkafka.
+bool IsSluiceOwnProperty(std::string_view key);
+
+}  // namespace sluice::source::internal

@@ -1,0 +1,44 @@
+#pragma once
+// What a KafkaSource holds: its librdkafka handles and, per assigned partition, how far it has delivered.
+// Shared by the files implementing KafkaSource; not part of the public API.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "source/kafka_config.h"
+#include "source/kafka_handles.h"
+#include "source/kafka_source.h"
+#include "source/message_batch.h"
+#include "source/offset_search.h"
+
+namespace sluice::source {
+
+struct PartitionProgress {
+  int64_t next_offset = 0;  // the next offset to deliver
+  bool at_eof = false;      // librdkafka reported the end of the partition at next_offset
+};
+
+struct KafkaSource::State {
+  // Kept for the probe consumer, which is created on first use. Holds secrets: never log it.
+  KafkaClientConfig config;
+  // Members are destroyed bottom-up: messages and queues go before the handle they belong to, the error
+  // record after it.
+  std::unique_ptr<internal::ClientErrors> errors = std::make_unique<internal::ClientErrors>();
+  internal::KafkaHandle rk;
+  internal::QueueHandle queue;  // the consumer queue: messages and every event
+  internal::MessageBatch batch;
+  std::unique_ptr<internal::OffsetProbe> probe;
+
+  std::map<int32_t, PartitionProgress> assigned;
+  // Set when Consume() failed after delivering messages: positions are past what the caller keeps.
+  bool needs_assign = false;
+};
+
+namespace internal {
+int TimeoutMs(std::chrono::milliseconds timeout);
+int RemainingMs(std::chrono::steady_clock::time_point deadline);
+}  // namespace internal
+
+}  // namespace sluice::source

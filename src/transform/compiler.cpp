@@ -1,0 +1,146 @@
+// Compile(): checks a load's COLUMNS/WHERE against the table, decides where each value goes and compiles the
+// expressions; select_builder.cpp writes the SELECT.
+#include "transform/compiler.h"
+
+#include <algorithm>
+
+#include "sql/lexer.h"
+#include "transform/expression_compiler.h"
+#include "transform/transform_plan.h"
+
+namespace sluice::transform {
+
+std::string CompiledTransform::Bind(int64_t batch_id) const {
+  std::string out = sql;
+  size_t at = out.find(kBatchPlaceholder);
+  if (at != std::string::npos) out.replace(at, std::string(kBatchPlaceholder).size(), std::to_string(batch_id));
+  return out;
+}
+
+namespace {
+
+std::string TableWords(const TransformSpec& spec) {
+  return spec.table_name.empty() ? "the target table" : "table '" + spec.table_name + "'";
+}
+
+std::string TableColumnNames(const TransformSpec& spec) {
+  std::string out;
+  for (const TargetColumn& c : spec.table) out += (out.empty() ? "" : ", ") + c.name;
+  return out;
+}
+
+int FindTableColumn(const TransformSpec& spec, std::string_view name) {
+  for (size_t i = 0; i < spec.table.size(); i++) {
+    if (sql::EqualsIgnoreCase(spec.table[i].name, name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Status CheckName(const std::string& name) {
+  if (name.empty()) return Status::InvalidArgument("a column name in COLUMNS is empty");
+  if (name.size() >= 8 && sql::EqualsIgnoreCase(name.substr(0, 8), "__sluice"))
+    return Status::InvalidArgument("column name '" + name + "' in COLUMNS is reserved (names starting with "
+                                   "__sluice are Sluice's own)");
+  return Status::Ok();
+}
+
+Destination DestinationOf(const TransformSpec& spec, const std::string& name) {
+  Destination d;
+  if (sql::EqualsIgnoreCase(name, kOpColumn)) {
+    d.is_op = true;
+    d.type = ClassifyDuckDBType("TINYINT");
+    return d;
+  }
+  d.table_index = FindTableColumn(spec, name);
+  if (d.table_index >= 0) d.type = ClassifyDuckDBType(spec.table[d.table_index].duckdb_type);
+  return d;
+}
+
+// Parses, checks the column references of, and compiles one user expression; `context` starts every error.
+Result<TypedSql> CompileUserExpression(const std::string& text, const Scope& scope, const TimeZone& tz,
+                                       const std::string& context, const std::string& unknown_hint) {
+  Result<ExprPtr> parsed = ParseExpression(text);
+  if (!parsed.ok()) return Status::InvalidArgument(context + ": " + parsed.status().message());
+  std::vector<std::string> unknown = UnknownColumns(**parsed, scope);
+  if (!unknown.empty()) {
+    std::string names;
+    for (const std::string& n : unknown) names += (names.empty() ? "'" : ", '") + n + "'";
+    return Status::InvalidArgument(context + ": unknown column" + (unknown.size() > 1 ? "s " : " ") + names +
+                                   "; it can use " + scope.Names() + unknown_hint);
+  }
+  Result<TypedSql> compiled = CompileExpression(**parsed, scope, tz);
+  if (!compiled.ok()) return Status::InvalidArgument(context + ": " + compiled.status().message());
+  if (compiled->type.cls == TypeClass::kInterval)
+    return Status::InvalidArgument(context + ": an INTERVAL is not a value; use date_add(date, INTERVAL n unit)");
+  return compiled;
+}
+
+// A loaded source column reads as its converted value; a placeholder as its text.
+ColumnBinding SourceBinding(const PlannedSource& s, size_t index) {
+  if (s.dest.loaded()) return ColumnBinding{ConvertedAlias(index), s.dest.type};
+  return ColumnBinding{RawAlias(index), ClassifyDuckDBType("VARCHAR")};
+}
+
+}  // namespace
+
+Result<CompiledTransform> Compile(const TransformSpec& spec) {
+  if (spec.table.empty()) return Status::InvalidArgument(TableWords(spec) + " has no columns");
+  TransformPlan plan;
+  plan.spec = &spec;
+  ASSIGN_OR_RETURN(plan.tz, TimeZone::Parse(spec.timezone));
+
+  std::vector<std::string> seen;
+  auto check_unique = [&](const std::string& name) -> Status {
+    RETURN_IF_ERROR(CheckName(name));
+    for (const std::string& s : seen) {
+      if (sql::EqualsIgnoreCase(s, name))
+        return Status::InvalidArgument("column '" + name + "' appears more than once in COLUMNS");
+    }
+    seen.push_back(name);
+    return Status::Ok();
+  };
+
+  for (const std::string& name : spec.source_columns) {
+    RETURN_IF_ERROR(check_unique(name));
+    plan.sources.push_back(PlannedSource{name, DestinationOf(spec, name)});
+  }
+  for (const auto& [name, text] : spec.derived) {
+    RETURN_IF_ERROR(check_unique(name));
+    Destination dest = DestinationOf(spec, name);
+    if (!dest.loaded())
+      return Status::InvalidArgument("column '" + name + "' in COLUMNS is not a column of " + TableWords(spec) +
+                                     " (its columns: " + TableColumnNames(spec) + ")");
+    plan.derived.push_back(PlannedDerived{name, text, dest, {}});
+  }
+
+  // Expressions in COLUMNS read source columns (loaded ones converted, placeholders as text).
+  Scope source_scope;
+  for (size_t i = 0; i < plan.sources.size(); i++)
+    source_scope.Add(plan.sources[i].name, SourceBinding(plan.sources[i], i));
+  std::string derived_hint;
+  for (const PlannedDerived& d : plan.derived) derived_hint += (derived_hint.empty() ? "" : ", ") + d.name;
+  if (!derived_hint.empty())
+    derived_hint = " (columns computed in COLUMNS, here " + derived_hint + ", cannot be used by other expressions)";
+  for (PlannedDerived& d : plan.derived) {
+    ASSIGN_OR_RETURN(d.expr, CompileUserExpression(d.expr_text, source_scope, plan.tz,
+                                                   "in COLUMNS expression for column '" + d.name + "'", derived_hint));
+  }
+
+  // WHERE sees the values as they will be loaded: converted and computed columns, and placeholders as text.
+  if (spec.where) {
+    Scope where_scope = source_scope;
+    for (size_t j = 0; j < plan.derived.size(); j++) {
+      if (plan.derived[j].dest.is_op) continue;
+      where_scope.Add(plan.derived[j].name, ColumnBinding{DerivedAlias(j), plan.derived[j].dest.type});
+    }
+    ASSIGN_OR_RETURN(plan.where, CompileUserExpression(*spec.where, where_scope, plan.tz, "in WHERE", ""));
+  }
+
+  CompiledTransform out = BuildSelect(plan);
+  if (out.loaded_columns.empty())
+    return Status::InvalidArgument("COLUMNS loads no column of " + TableWords(spec) + " (its columns: " +
+                                   TableColumnNames(spec) + ")");
+  return out;
+}
+
+}  // namespace sluice::transform

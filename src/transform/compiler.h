@@ -1,0 +1,59 @@
+#pragma once
+// Compiles a load's COLUMNS mappings, WHERE and the target table's columns into ONE DuckDB SELECT over the
+// decoded batch (`sluice_batch(<id>)`, storage/batch_table_function.h). The load task materializes its result,
+// inserts the good rows and records the error rows (DESIGN.md decision 4). Semantics are StarRocks Routine Load's
+// (shared/reference/routine-load.md: COLUMNS, WHERE, strict_mode, timezone).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace sluice::transform {
+
+// Columns the SELECT yields besides the loaded ones.
+inline constexpr const char* kRowColumn = "__sluice_row";            // BIGINT: the row's index in the batch
+inline constexpr const char* kErrorColumn = "__sluice_error";        // VARCHAR: NULL = good row, else the reason
+inline constexpr const char* kSelectedColumn = "__sluice_selected";  // BOOLEAN: the WHERE result (NULL -> false)
+inline constexpr const char* kOpColumn = "__op";                     // TINYINT: 0 upsert, 1 delete (when has_op)
+inline constexpr const char* kBatchPlaceholder = "{BATCH}";
+
+struct TargetColumn {
+  std::string name;
+  std::string duckdb_type;  // e.g. "BIGINT", "DECIMAL(10,2)", "VARCHAR", "VARCHAR(26)", "TIMESTAMP", "JSON", "INTEGER[]"
+  bool nullable = true;
+};
+
+struct TransformSpec {
+  // The batch's column names, in order: COLUMNS entries without `=`, or the table's columns when COLUMNS is absent.
+  std::vector<std::string> source_columns;
+  // COLUMNS `name = expr`, with the expression's source text.
+  std::vector<std::pair<std::string, std::string>> derived;
+  std::optional<std::string> where;  // WHERE source text
+  std::vector<TargetColumn> table;   // the target table's columns
+  std::string table_name;            // for error messages; may be empty
+  bool strict_mode = false;
+  std::string timezone;  // e.g. "Asia/Shanghai" or "+08:00"; empty = UTC
+};
+
+struct CompiledTransform {
+  // SELECT over sluice_batch({BATCH}); the first occurrence of "{BATCH}" is the batch id's place (later ones may
+  // be user text, so use Bind()).
+  std::string sql;
+  // Target columns the SELECT produces, in output order (the INSERT column list). Columns of the table that are
+  // not here are not loaded: DuckDB applies their defaults.
+  std::vector<std::string> loaded_columns;
+  // The SELECT also yields __op (COLUMNS named `__op`, for primary-key tables: 0 = upsert, 1 = delete).
+  bool has_op = false;
+
+  // The SQL for one batch: `batch_id` is a storage::BatchHandle's id.
+  std::string Bind(int64_t batch_id) const;
+};
+
+// InvalidArgument for anything the user wrote wrong: expression syntax (with its position), unknown columns or
+// functions, a derived column that is not a table column, a bad time zone. Nothing here touches DuckDB.
+Result<CompiledTransform> Compile(const TransformSpec& spec);
+
+}  // namespace sluice::transform

@@ -1,0 +1,366 @@
+#include "transform/expression_compiler.h"
+
+#include <algorithm>
+
+#include "sql/lexer.h"
+#include "sql/parser.h"
+#include "transform/coercion.h"
+#include "transform/function_map.h"
+
+namespace sluice::transform {
+
+void Scope::Add(const std::string& name, ColumnBinding binding) { entries_.emplace_back(name, std::move(binding)); }
+
+const ColumnBinding* Scope::Find(std::string_view name) const {
+  for (const auto& [n, b] : entries_) {
+    if (sql::EqualsIgnoreCase(n, name)) return &b;
+  }
+  return nullptr;
+}
+
+std::string Scope::Names() const {
+  std::string out;
+  for (const auto& entry : entries_) out += (out.empty() ? "" : ", ") + entry.first;
+  return out.empty() ? "(none)" : out;
+}
+
+namespace {
+
+void CollectUnknown(const Expr& e, const Scope& scope, std::vector<std::string>* out) {
+  if (e.kind == ExprKind::kColumn && !scope.Find(e.text)) {
+    bool seen = std::any_of(out->begin(), out->end(), [&](const std::string& n) { return sql::EqualsIgnoreCase(n, e.text); });
+    if (!seen) out->push_back(e.text);
+  }
+  for (const auto& c : e.children) CollectUnknown(*c, scope, out);
+}
+
+bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; k++) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+bool IsWideInteger(const TypedSql& v) {
+  const std::string& t = v.type.duckdb;
+  return t == "BIGINT" || t == "HUGEINT" || t == "UBIGINT" || t == "UHUGEINT";
+}
+
+class Compiler {
+ public:
+  Compiler(const Scope& scope, const TimeZone& tz) : scope_(scope), tz_(tz) {}
+
+  Result<TypedSql> Compile(const Expr& e) {
+    ASSIGN_OR_RETURN(TypedSql out, CompileNode(e));
+    if (out.sql.size() > kMaxGeneratedSqlBytes)
+      return Error(e, "the expression is too complex: its DuckDB translation exceeds " +
+                          std::to_string(kMaxGeneratedSqlBytes / 1024) + " KB");
+    return out;
+  }
+
+ private:
+  static Status Error(const Expr& e, const std::string& what) {
+    return Status::InvalidArgument(what + " (at " + PositionOf(e) + ")");
+  }
+
+  Result<TypedSql> CompileNode(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::kLiteral: return Literal(e);
+      case ExprKind::kColumn: return Column(e);
+      case ExprKind::kCall: return Call(e);
+      case ExprKind::kUnary: return Unary(e);
+      case ExprKind::kBinary: return Binary(e);
+      case ExprKind::kIsNull: return IsNull(e);
+      case ExprKind::kIn: return In(e);
+      case ExprKind::kBetween: return Between(e);
+      case ExprKind::kLike: return Like(e);
+      case ExprKind::kCase: return Case(e);
+      case ExprKind::kCast: return Cast(e);
+      case ExprKind::kInterval: return Interval(e);
+    }
+    return Error(e, "unsupported expression");
+  }
+
+  // Compiles an operand that must be a value (an INTERVAL is only meaningful in date arithmetic).
+  Result<TypedSql> Value(const Expr& e) {
+    ASSIGN_OR_RETURN(TypedSql v, Compile(e));
+    if (v.type.cls == TypeClass::kInterval)
+      return Error(e, "INTERVAL can only be added to or subtracted from a date, or passed to date_add/date_sub");
+    return v;
+  }
+
+  Result<TypedSql> Literal(const Expr& e) {
+    TypedSql out;
+    out.simple = true;
+    switch (e.literal) {
+      case LiteralKind::kNull:
+        out = MakeTyped("NULL", TypeClass::kNull);
+        break;
+      case LiteralKind::kBoolean:
+        out = MakeTyped(e.text == "TRUE" ? "true" : "false", TypeClass::kBoolean, "BOOLEAN");
+        break;
+      case LiteralKind::kInteger:
+        out = MakeTyped(e.text, TypeClass::kInteger);
+        break;
+      case LiteralKind::kDecimal:
+        out = MakeTyped(e.text, TypeClass::kDecimal);
+        break;
+      case LiteralKind::kFloat:
+        out = MakeTyped(e.text, TypeClass::kFloat, "DOUBLE");
+        break;
+      case LiteralKind::kString:
+        if (e.text.find('\0') != std::string::npos) return Error(e, "a string literal cannot contain a NUL byte");
+        if (!IsValidUtf8(e.text)) return Error(e, "a string literal must be valid UTF-8");
+        out = MakeTyped(sql::QuoteLiteral(e.text), TypeClass::kVarchar, "VARCHAR");
+        out.constant = e.text;
+        break;
+    }
+    out.simple = true;
+    return out;
+  }
+
+  Result<TypedSql> Column(const Expr& e) {
+    const ColumnBinding* b = scope_.Find(e.text);
+    if (!b) return Error(e, "unknown column '" + e.text + "'; known columns: " + scope_.Names());
+    TypedSql out;
+    out.sql = b->sql;
+    out.type = b->type;
+    out.simple = true;
+    return out;
+  }
+
+  static bool AcceptsInterval(std::string_view name) {
+    return name == "date_add" || name == "date_sub" || name == "adddate" || name == "subdate";
+  }
+
+  Result<TypedSql> Call(const Expr& e) {
+    const FunctionInfo* f = FindFunction(e.text);
+    if (!f) return Error(e, "unknown function '" + e.text + "'; supported: " + SupportedFunctionNames());
+    int n = static_cast<int>(e.children.size());
+    if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
+      std::string expected = f->min_args == f->max_args ? std::to_string(f->min_args)
+                             : f->max_args < 0          ? "at least " + std::to_string(f->min_args)
+                                                        : std::to_string(f->min_args) + " to " + std::to_string(f->max_args);
+      return Error(e, e.text + "() takes " + expected + " argument" + (expected == "1" ? "" : "s") + ", got " +
+                          std::to_string(n));
+    }
+    std::vector<TypedSql> args;
+    for (size_t i = 0; i < e.children.size(); i++) {
+      if (i == 1 && AcceptsInterval(e.text)) {
+        ASSIGN_OR_RETURN(TypedSql arg, Compile(*e.children[i]));
+        args.push_back(std::move(arg));
+      } else {
+        ASSIGN_OR_RETURN(TypedSql arg, Value(*e.children[i]));
+        args.push_back(std::move(arg));
+      }
+    }
+    return f->emit(args, CallSite{e, tz_});
+  }
+
+  Result<TypedSql> Number(const Expr& e, const TypedSql& v, const std::string& where) {
+    Result<TypedSql> n = AsNumber(v, where);
+    if (!n.ok()) return Error(e, n.status().message());
+    return n;
+  }
+
+  Result<TypedSql> Unary(const Expr& e) {
+    ASSIGN_OR_RETURN(TypedSql x, Value(*e.children[0]));
+    if (e.op == "NOT") return MakeTyped("(NOT " + AsBoolean(x, tz_) + ")", TypeClass::kBoolean, "BOOLEAN");
+    ASSIGN_OR_RETURN(TypedSql n, Number(*e.children[0], x, "unary " + e.op));
+    if (e.op == "+") return n;
+    TypeClass cls = n.type.cls == TypeClass::kNull ? TypeClass::kInteger : n.type.cls;
+    return MakeTyped("(- " + n.sql + ")", cls, n.type.duckdb);
+  }
+
+  static bool IsComparison(const std::string& op) {
+    return op == "=" || op == "<=>" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=";
+  }
+
+  Result<TypedSql> Binary(const Expr& e) {
+    const std::string& op = e.op;
+    if (op == "AND" || op == "OR") {
+      std::string out = "(";
+      for (size_t i = 0; i < e.children.size(); i++) {
+        ASSIGN_OR_RETURN(TypedSql v, Value(*e.children[i]));
+        out += (i ? " " + op + " " : "") + AsBoolean(v, tz_);
+      }
+      return MakeTyped(out + ")", TypeClass::kBoolean, "BOOLEAN");
+    }
+    // Each operand is compiled once: compiling twice would double the work at every level of a+b+c+...
+    ASSIGN_OR_RETURN(TypedSql a, Compile(*e.children[0]));
+    ASSIGN_OR_RETURN(TypedSql b, Compile(*e.children[1]));
+    if (op == "+" && a.type.cls == TypeClass::kInterval && b.type.cls != TypeClass::kInterval) std::swap(a, b);
+    if ((op == "+" || op == "-") && b.type.cls == TypeClass::kInterval && a.type.cls != TypeClass::kInterval) {
+      // MySQL date arithmetic: `dt + INTERVAL 1 DAY`.
+      return MakeTyped("(" + AsTimestamp(a, tz_) + " " + op + " " + IntervalSql(b) + ")", TypeClass::kTimestamp,
+                       "TIMESTAMP");
+    }
+    for (size_t i = 0; i < 2; i++) {
+      if ((i == 0 ? a : b).type.cls == TypeClass::kInterval)
+        return Error(*e.children[i], "INTERVAL can only be added to or subtracted from a date, or passed to "
+                                     "date_add/date_sub");
+    }
+    if (op == "XOR") {
+      return MakeTyped("(" + AsBoolean(a, tz_) + " <> " + AsBoolean(b, tz_) + ")", TypeClass::kBoolean, "BOOLEAN");
+    }
+    if (IsComparison(op)) {
+      CoerceForComparison({&a, &b}, tz_);
+      std::string duck_op = op == "<=>" ? "IS NOT DISTINCT FROM" : op;
+      return MakeTyped("(" + a.sql + " " + duck_op + " " + b.sql + ")", TypeClass::kBoolean, "BOOLEAN");
+    }
+    return Arithmetic(e, std::move(a), std::move(b));
+  }
+
+  Result<TypedSql> Arithmetic(const Expr& e, TypedSql a, TypedSql b) {
+    const std::string& op = e.op;
+    const std::string where = "arithmetic (" + op + ")";
+    ASSIGN_OR_RETURN(a, Number(*e.children[0], a, where));
+    ASSIGN_OR_RETURN(b, Number(*e.children[1], b, where));
+    auto cls = [](TypeClass x) { return x == TypeClass::kNull ? TypeClass::kInteger : x; };
+    TypeClass ca = cls(a.type.cls), cb = cls(b.type.cls);
+    bool integral = ca == TypeClass::kInteger && cb == TypeClass::kInteger;
+    // MySQL: dividing by zero gives NULL (DuckDB would give inf or NULL depending on the operator).
+    if (op == "/") return MakeTyped("(" + a.sql + " / NULLIF(" + b.sql + ", 0))", TypeClass::kFloat, "DOUBLE");
+    if (op == "%") {
+      return MakeTyped("(" + a.sql + " % NULLIF(" + b.sql + ", 0))", integral ? TypeClass::kInteger : TypeClass::kFloat);
+    }
+    if (op == "DIV") {
+      if (integral) return MakeTyped("(" + a.sql + " // NULLIF(" + b.sql + ", 0))", TypeClass::kInteger, "BIGINT");
+      return MakeTyped("TRY_CAST(trunc(" + a.sql + " / NULLIF(" + b.sql + ", 0)) AS BIGINT)", TypeClass::kInteger,
+                       "BIGINT");
+    }
+    if (integral) {
+      // StarRocks computes integer arithmetic in BIGINT; DuckDB would overflow INTEGER operands (int_col + 1).
+      std::string lhs = IsWideInteger(a) || IsWideInteger(b) ? a.sql : "CAST(" + a.sql + " AS BIGINT)";
+      return MakeTyped("(" + lhs + " " + op + " " + b.sql + ")", TypeClass::kInteger,
+                       a.type.duckdb == "HUGEINT" || b.type.duckdb == "HUGEINT" ? "HUGEINT" : "BIGINT");
+    }
+    TypeClass out = (ca == TypeClass::kFloat || cb == TypeClass::kFloat) ? TypeClass::kFloat : TypeClass::kDecimal;
+    return MakeTyped("(" + a.sql + " " + op + " " + b.sql + ")", out);
+  }
+
+  Result<TypedSql> IsNull(const Expr& e) {
+    ASSIGN_OR_RETURN(TypedSql x, Value(*e.children[0]));
+    return MakeTyped("(" + x.sql + (e.negated ? " IS NOT NULL)" : " IS NULL)"), TypeClass::kBoolean, "BOOLEAN");
+  }
+
+  Result<std::vector<TypedSql>> Values(const Expr& e, size_t from, size_t to) {
+    std::vector<TypedSql> out;
+    for (size_t i = from; i < to; i++) {
+      ASSIGN_OR_RETURN(TypedSql v, Value(*e.children[i]));
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  static std::vector<TypedSql*> Pointers(std::vector<TypedSql>& values) {
+    std::vector<TypedSql*> out;
+    for (TypedSql& v : values) out.push_back(&v);
+    return out;
+  }
+
+  Result<TypedSql> In(const Expr& e) {
+    ASSIGN_OR_RETURN(std::vector<TypedSql> v, Values(e, 0, e.children.size()));
+    CoerceForComparison(Pointers(v), tz_);
+    std::string out = "(" + v[0].sql + (e.negated ? " NOT IN (" : " IN (");
+    for (size_t i = 1; i < v.size(); i++) out += (i > 1 ? ", " : "") + v[i].sql;
+    return MakeTyped(out + "))", TypeClass::kBoolean, "BOOLEAN");
+  }
+
+  Result<TypedSql> Between(const Expr& e) {
+    ASSIGN_OR_RETURN(std::vector<TypedSql> v, Values(e, 0, 3));
+    CoerceForComparison(Pointers(v), tz_);
+    return MakeTyped("(" + v[0].sql + (e.negated ? " NOT BETWEEN " : " BETWEEN ") + v[1].sql + " AND " + v[2].sql + ")",
+                     TypeClass::kBoolean, "BOOLEAN");
+  }
+
+  Result<TypedSql> Like(const Expr& e) {
+    ASSIGN_OR_RETURN(std::vector<TypedSql> v, Values(e, 0, 2));
+    // MySQL's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape character by default.
+    std::string escape = "'\\'";
+    if (e.children.size() == 3) {
+      ASSIGN_OR_RETURN(TypedSql esc, Value(*e.children[2]));
+      if (!esc.constant || esc.constant->size() != 1)
+        return Error(*e.children[2], "ESCAPE needs a one-character string literal");
+      escape = esc.sql;
+    }
+    return MakeTyped("(" + AsVarchar(v[0], tz_) + (e.negated ? " NOT LIKE " : " LIKE ") + AsVarchar(v[1], tz_) +
+                         " ESCAPE " + escape + ")",
+                     TypeClass::kBoolean, "BOOLEAN");
+  }
+
+  Result<TypedSql> Case(const Expr& e) {
+    size_t end = e.children.size() - (e.has_else ? 1 : 0);
+    size_t first_when = e.has_operand ? 1 : 0;
+    std::vector<TypedSql> conditions, results;
+    TypedSql operand;
+    if (e.has_operand) {
+      ASSIGN_OR_RETURN(operand, Value(*e.children[0]));
+    }
+    for (size_t i = first_when; i < end; i += 2) {
+      ASSIGN_OR_RETURN(TypedSql when, Value(*e.children[i]));
+      ASSIGN_OR_RETURN(TypedSql then, Value(*e.children[i + 1]));
+      conditions.push_back(std::move(when));
+      results.push_back(std::move(then));
+    }
+    if (e.has_else) {
+      ASSIGN_OR_RETURN(TypedSql otherwise, Value(*e.children.back()));
+      results.push_back(std::move(otherwise));
+    }
+    if (e.has_operand) {
+      std::vector<TypedSql*> compared = Pointers(conditions);
+      compared.insert(compared.begin(), &operand);
+      CoerceForComparison(compared, tz_);
+    }
+    SqlType type = UnifyResultTypes(Pointers(results), tz_);
+    std::string out = e.has_operand ? "CASE " + operand.sql : "CASE";
+    for (size_t i = 0; i < conditions.size(); i++) {
+      std::string cond = e.has_operand ? conditions[i].sql : AsBoolean(conditions[i], tz_);
+      out += " WHEN " + cond + " THEN " + results[i].sql;
+    }
+    if (e.has_else) out += " ELSE " + results.back().sql;
+    TypedSql typed;
+    typed.sql = out + " END";
+    typed.type = type;
+    return typed;
+  }
+
+  Result<TypedSql> Cast(const Expr& e) {
+    ASSIGN_OR_RETURN(TypedSql x, Value(*e.children[0]));
+    Result<SqlType> target = CastTargetType(e.cast_type);
+    if (!target.ok()) return Error(e, target.status().message());
+    TypedSql out = MakeTyped(ConvertTo(x, *target, tz_), target->cls, target->duckdb);
+    out.type = *target;
+    return out;
+  }
+
+  Result<TypedSql> Interval(const Expr& e) {
+    ASSIGN_OR_RETURN(TypedSql amount, Value(*e.children[0]));
+    TypedSql out = MakeTyped(AsBigint(amount, tz_), TypeClass::kInterval);
+    out.interval_unit = e.text;
+    return out;
+  }
+
+  const Scope& scope_;
+  const TimeZone& tz_;
+};
+
+}  // namespace
+
+std::vector<std::string> UnknownColumns(const Expr& expr, const Scope& scope) {
+  std::vector<std::string> out;
+  CollectUnknown(expr, scope, &out);
+  return out;
+}
+
+Result<TypedSql> CompileExpression(const Expr& expr, const Scope& scope, const TimeZone& tz) {
+  return Compiler(scope, tz).Compile(expr);
+}
+
+}  // namespace sluice::transform

@@ -1,0 +1,605 @@
+// A recursive-descent parser for load expressions with MySQL's operator precedence, lowest first:
+//   OR ||   XOR   AND &&   NOT   comparison/IS/IN/BETWEEN/LIKE   + -   * / % DIV MOD   unary - + !   primary
+// Tokens come from the shared SQL lexer, so quoting and escapes are exactly those of the rest of Sluice.
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "sql/lexer.h"
+#include "transform/expression.h"
+
+namespace sluice::transform {
+
+namespace {
+
+using sql::Token;
+using sql::TokenKind;
+
+// Words that can never be a bare column name, because the grammar gives them a meaning where an operand may stand.
+constexpr std::array<std::string_view, 17> kReservedWords = {
+    "AND", "OR",   "XOR",  "NOT",  "IS",   "NULL", "TRUE", "FALSE", "IN",
+    "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END", "DIV"};
+
+// MySQL's niladic functions, which may be written without parentheses.
+constexpr std::array<std::string_view, 7> kNiladicFunctions = {
+    "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "UTC_DATE"};
+
+constexpr std::array<std::string_view, 10> kIntervalUnits = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY",
+                                                             "HOUR", "MINUTE",  "SECOND", "MILLISECOND",
+                                                             "MICROSECOND"};
+
+bool IsOneOf(const Token& t, auto const& words) {
+  return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return t.IsWord(w); });
+}
+
+std::string Position(uint32_t line, uint32_t column) {
+  if (line > 1) return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  return "column " + std::to_string(column);
+}
+
+// How a token is named in "found ..." messages.
+std::string Describe(const Token& t) {
+  if (t.kind == TokenKind::kEnd) return "the end of the expression";
+  std::string raw(t.raw.substr(0, 40));
+  if (t.raw.size() > 40) raw += "...";
+  return "'" + raw + "'";
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : tokens_(sql::Tokenize(text)) {}
+
+  Result<ExprPtr> Run() {
+    for (const Token& t : tokens_) {
+      if (t.kind == TokenKind::kInvalid) return Error(t, t.text);
+    }
+    if (Peek().kind == TokenKind::kEnd) return Error(Peek(), "the expression is empty");
+    ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
+    if (Peek().kind != TokenKind::kEnd) return Expected("an operator or the end of the expression");
+    return e;
+  }
+
+ private:
+  // Counts nested parse calls; parentheses nest calls without adding tree levels, so both are limited. Every
+  // cycle of the grammar passes through one of the guarded rules (ParseOr, ParseNot, ParseUnary, ParseInterval).
+  class RecursionGuard {
+   public:
+    explicit RecursionGuard(Parser* p) : p_(p) { ++p_->recursion_; }
+    ~RecursionGuard() { --p_->recursion_; }
+    bool too_deep() const { return p_->recursion_ > kMaxExpressionDepth; }
+
+   private:
+    Parser* p_;
+  };
+
+  const Token& Peek(size_t ahead = 0) const { return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)]; }
+  const Token& Next() {
+    const Token& t = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  bool AcceptWord(std::string_view w) {
+    if (!Peek().IsWord(w)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptSymbol(std::string_view s) {
+    if (!Peek().IsSymbol(s)) return false;
+    Next();
+    return true;
+  }
+
+  static Status Error(const Token& t, const std::string& what) {
+    return Status::InvalidArgument("syntax error at " + Position(t.line, t.column) + ": " + what);
+  }
+  Status Expected(const std::string& what) const {
+    return Error(Peek(), "expected " + what + ", found " + Describe(Peek()));
+  }
+  Status ExpectSymbol(std::string_view s, const std::string& why = "") {
+    if (AcceptSymbol(s)) return Status::Ok();
+    return Expected("'" + std::string(s) + "'" + why);
+  }
+  Status ExpectWord(std::string_view w, const std::string& why = "") {
+    if (AcceptWord(w)) return Status::Ok();
+    return Expected(std::string(w) + why);
+  }
+  Status TooDeep() const {
+    return Error(Peek(), "the expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) +
+                             " levels)");
+  }
+
+  static ExprPtr NewNode(ExprKind kind, const Token& at) {
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->line = at.line;
+    e->column = at.column;
+    return e;
+  }
+  // Adopts children and checks the tree height: left-deep chains (a+b+c+...) grow without recursion.
+  Result<ExprPtr> Finish(ExprPtr e) {
+    int depth = 0;
+    for (const auto& c : e->children) depth = std::max(depth, c->depth);
+    e->depth = depth + 1;
+    if (e->depth > kMaxExpressionDepth) return TooDeep();
+    return e;
+  }
+  Result<ExprPtr> Binary(std::string op, ExprPtr lhs, ExprPtr rhs) {
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::kBinary;
+    e->line = lhs->line;
+    e->column = lhs->column;
+    e->op = std::move(op);
+    e->children.push_back(std::move(lhs));
+    e->children.push_back(std::move(rhs));
+    return Finish(std::move(e));
+  }
+
+  // AND and OR chains become one node with many children, so long lists of conditions do not nest deeply.
+  template <typename Operand, typename IsOp>
+  Result<ExprPtr> ParseChain(const std::string& op, Operand operand, IsOp is_op) {
+    ASSIGN_OR_RETURN(ExprPtr first, (this->*operand)());
+    if (!is_op(Peek())) return first;
+    auto node = std::make_unique<Expr>();
+    node->kind = ExprKind::kBinary;
+    node->line = first->line;
+    node->column = first->column;
+    node->op = op;
+    node->children.push_back(std::move(first));
+    while (is_op(Peek())) {
+      Next();
+      ASSIGN_OR_RETURN(ExprPtr next, (this->*operand)());
+      node->children.push_back(std::move(next));
+    }
+    return Finish(std::move(node));
+  }
+
+  Result<ExprPtr> ParseOr() {
+    RecursionGuard guard(this);
+    if (guard.too_deep()) return TooDeep();
+    return ParseChain("OR", &Parser::ParseXor, [](const Token& t) { return t.IsWord("OR") || t.IsSymbol("||"); });
+  }
+
+  Result<ExprPtr> ParseXor() {
+    ASSIGN_OR_RETURN(ExprPtr lhs, ParseAnd());
+    while (Peek().IsWord("XOR")) {
+      Next();
+      ASSIGN_OR_RETURN(ExprPtr rhs, ParseAnd());
+      ASSIGN_OR_RETURN(lhs, Binary("XOR", std::move(lhs), std::move(rhs)));
+    }
+    return lhs;
+  }
+
+  Result<ExprPtr> ParseAnd() {
+    return ParseChain("AND", &Parser::ParseNot, [](const Token& t) { return t.IsWord("AND") || t.IsSymbol("&&"); });
+  }
+
+  Result<ExprPtr> ParseNot() {
+    if (!Peek().IsWord("NOT")) return ParsePredicate();
+    RecursionGuard guard(this);
+    if (guard.too_deep()) return TooDeep();
+    ExprPtr node = NewNode(ExprKind::kUnary, Next());
+    node->op = "NOT";
+    ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
+    node->children.push_back(std::move(operand));
+    return Finish(std::move(node));
+  }
+
+  static std::string ComparisonOp(const Token& t) {
+    if (t.kind != TokenKind::kSymbol) return "";
+    if (t.raw == "=" || t.raw == "<=>" || t.raw == "<" || t.raw == "<=" || t.raw == ">" || t.raw == ">=" ||
+        t.raw == "<>")
+      return std::string(t.raw);
+    if (t.raw == "!=") return "<>";
+    return "";
+  }
+
+  Result<ExprPtr> ParsePredicate() {
+    ASSIGN_OR_RETURN(ExprPtr lhs, ParseAdditive());
+    while (true) {
+      if (std::string op = ComparisonOp(Peek()); !op.empty()) {
+        Next();
+        ASSIGN_OR_RETURN(ExprPtr rhs, ParseAdditive());
+        ASSIGN_OR_RETURN(lhs, Binary(op, std::move(lhs), std::move(rhs)));
+        continue;
+      }
+      if (Peek().IsWord("IS")) {
+        ExprPtr node = NewNode(ExprKind::kIsNull, Next());
+        node->line = lhs->line;
+        node->column = lhs->column;
+        node->negated = AcceptWord("NOT");
+        RETURN_IF_ERROR(ExpectWord("NULL", " after IS"));
+        node->children.push_back(std::move(lhs));
+        ASSIGN_OR_RETURN(lhs, Finish(std::move(node)));
+        continue;
+      }
+      bool negated = false;
+      if (Peek().IsWord("NOT") && (Peek(1).IsWord("IN") || Peek(1).IsWord("BETWEEN") || Peek(1).IsWord("LIKE"))) {
+        Next();
+        negated = true;
+      }
+      if (Peek().IsWord("IN")) {
+        ASSIGN_OR_RETURN(lhs, ParseIn(std::move(lhs), negated));
+      } else if (Peek().IsWord("BETWEEN")) {
+        ASSIGN_OR_RETURN(lhs, ParseBetween(std::move(lhs), negated));
+      } else if (Peek().IsWord("LIKE")) {
+        ASSIGN_OR_RETURN(lhs, ParseLike(std::move(lhs), negated));
+      } else {
+        return lhs;
+      }
+    }
+  }
+
+  Result<ExprPtr> ParseIn(ExprPtr lhs, bool negated) {
+    ExprPtr node = NewNode(ExprKind::kIn, Next());
+    node->line = lhs->line;
+    node->column = lhs->column;
+    node->negated = negated;
+    node->children.push_back(std::move(lhs));
+    RETURN_IF_ERROR(ExpectSymbol("(", " after IN"));
+    if (Peek().IsWord("SELECT")) return Error(Peek(), "subqueries are not supported in load expressions");
+    do {
+      ASSIGN_OR_RETURN(ExprPtr item, ParseOr());
+      node->children.push_back(std::move(item));
+    } while (AcceptSymbol(","));
+    RETURN_IF_ERROR(ExpectSymbol(")", " or ',' in the IN list"));
+    return Finish(std::move(node));
+  }
+
+  Result<ExprPtr> ParseBetween(ExprPtr lhs, bool negated) {
+    ExprPtr node = NewNode(ExprKind::kBetween, Next());
+    node->line = lhs->line;
+    node->column = lhs->column;
+    node->negated = negated;
+    node->children.push_back(std::move(lhs));
+    ASSIGN_OR_RETURN(ExprPtr low, ParseAdditive());
+    RETURN_IF_ERROR(ExpectWord("AND", " in BETWEEN ... AND ..."));
+    ASSIGN_OR_RETURN(ExprPtr high, ParseAdditive());
+    node->children.push_back(std::move(low));
+    node->children.push_back(std::move(high));
+    return Finish(std::move(node));
+  }
+
+  Result<ExprPtr> ParseLike(ExprPtr lhs, bool negated) {
+    ExprPtr node = NewNode(ExprKind::kLike, Next());
+    node->line = lhs->line;
+    node->column = lhs->column;
+    node->negated = negated;
+    node->children.push_back(std::move(lhs));
+    ASSIGN_OR_RETURN(ExprPtr pattern, ParseAdditive());
+    node->children.push_back(std::move(pattern));
+    if (AcceptWord("ESCAPE")) {
+      ASSIGN_OR_RETURN(ExprPtr escape, ParsePrimary());
+      node->children.push_back(std::move(escape));
+    }
+    return Finish(std::move(node));
+  }
+
+  Result<ExprPtr> ParseAdditive() {
+    ASSIGN_OR_RETURN(ExprPtr lhs, ParseMultiplicative());
+    while (Peek().IsSymbol("+") || Peek().IsSymbol("-")) {
+      std::string op(Next().raw);
+      ASSIGN_OR_RETURN(ExprPtr rhs, ParseMultiplicative());
+      ASSIGN_OR_RETURN(lhs, Binary(op, std::move(lhs), std::move(rhs)));
+    }
+    return lhs;
+  }
+
+  static std::string MultiplicativeOp(const Token& t) {
+    if (t.IsSymbol("*") || t.IsSymbol("/") || t.IsSymbol("%")) return std::string(t.raw);
+    if (t.IsWord("DIV")) return "DIV";
+    if (t.IsWord("MOD")) return "%";
+    return "";
+  }
+
+  Result<ExprPtr> ParseMultiplicative() {
+    ASSIGN_OR_RETURN(ExprPtr lhs, ParseUnary());
+    while (true) {
+      std::string op = MultiplicativeOp(Peek());
+      // `mod(` after an operand is still the operator: `a MOD (b)`.
+      if (op.empty()) return lhs;
+      Next();
+      ASSIGN_OR_RETURN(ExprPtr rhs, ParseUnary());
+      ASSIGN_OR_RETURN(lhs, Binary(op, std::move(lhs), std::move(rhs)));
+    }
+  }
+
+  Result<ExprPtr> ParseUnary() {
+    const Token& t = Peek();
+    if (!t.IsSymbol("-") && !t.IsSymbol("+") && !t.IsSymbol("!")) return ParsePrimary();
+    RecursionGuard guard(this);
+    if (guard.too_deep()) return TooDeep();
+    ExprPtr node = NewNode(ExprKind::kUnary, Next());
+    node->op = t.IsSymbol("!") ? "NOT" : std::string(t.raw);
+    ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
+    node->children.push_back(std::move(operand));
+    return Finish(std::move(node));
+  }
+
+  Result<ExprPtr> ParsePrimary() {
+    const Token& t = Peek();
+    switch (t.kind) {
+      case TokenKind::kNumber:
+        return ParseNumber();
+      case TokenKind::kString:
+      case TokenKind::kDoubleQuoted: {
+        ExprPtr e = NewNode(ExprKind::kLiteral, Next());
+        e->literal = LiteralKind::kString;
+        e->text = t.text;
+        return e;
+      }
+      case TokenKind::kQuotedIdent: {
+        ExprPtr e = NewNode(ExprKind::kColumn, Next());
+        e->text = t.text;
+        if (Peek().IsSymbol(".")) return Error(Peek(), "qualified names (table.column) are not supported here");
+        return e;
+      }
+      case TokenKind::kWord:
+        return ParseWord();
+      case TokenKind::kSymbol:
+        if (t.IsSymbol("(")) {
+          Next();
+          if (Peek().IsWord("SELECT")) return Error(Peek(), "subqueries are not supported in load expressions");
+          ASSIGN_OR_RETURN(ExprPtr inner, ParseOr());
+          RETURN_IF_ERROR(ExpectSymbol(")", " to close the '(' at " + Position(t.line, t.column)));
+          return inner;
+        }
+        break;
+      default:
+        break;
+    }
+    return Expected("an expression");
+  }
+
+  Result<ExprPtr> ParseNumber() {
+    const Token& t = Next();
+    ExprPtr e = NewNode(ExprKind::kLiteral, t);
+    std::string_view raw = t.raw;
+    if (raw.size() > 2 && raw[0] == '0' && (raw[1] == 'x' || raw[1] == 'X' || raw[1] == 'b' || raw[1] == 'B')) {
+      // Hex and binary literals are plain integers in arithmetic; DuckDB's SQL has neither form.
+      const int base = (raw[1] == 'x' || raw[1] == 'X') ? 16 : 2;
+      uint64_t v = 0;
+      for (char c : raw.substr(2)) {
+        int digit = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+        if (v > (std::numeric_limits<uint64_t>::max() - digit) / base)
+          return Error(t, "the number " + std::string(raw) + " is too large");
+        v = v * base + digit;
+      }
+      e->literal = LiteralKind::kInteger;
+      e->text = std::to_string(v);
+      return e;
+    }
+    bool has_exponent = raw.find_first_of("eE") != std::string_view::npos;
+    bool has_point = raw.find('.') != std::string_view::npos;
+    e->literal = has_exponent ? LiteralKind::kFloat : has_point ? LiteralKind::kDecimal : LiteralKind::kInteger;
+    e->text = raw[0] == '.' ? "0" + std::string(raw) : std::string(raw);
+    return e;
+  }
+
+  Result<ExprPtr> ParseWord() {
+    const Token& t = Peek();
+    if (Peek(1).IsSymbol("(")) {
+      if (t.IsWord("CAST")) return ParseCast(/*convert=*/false);
+      if (t.IsWord("CONVERT")) return ParseCast(/*convert=*/true);
+      return ParseCall();
+    }
+    if (t.IsWord("NULL") || t.IsWord("TRUE") || t.IsWord("FALSE")) {
+      ExprPtr e = NewNode(ExprKind::kLiteral, Next());
+      e->literal = t.IsWord("NULL") ? LiteralKind::kNull : LiteralKind::kBoolean;
+      e->text = sql::ToUpper(t.raw);
+      return e;
+    }
+    if (t.IsWord("CASE")) return ParseCase();
+    if (t.IsWord("INTERVAL")) return ParseInterval();
+    if (IsOneOf(t, kNiladicFunctions)) {
+      ExprPtr e = NewNode(ExprKind::kCall, Next());
+      e->text = sql::ToLower(t.raw);
+      return e;
+    }
+    if (IsOneOf(t, kReservedWords)) return Expected("an expression");
+    ExprPtr e = NewNode(ExprKind::kColumn, Next());
+    e->text = t.text;
+    if (Peek().IsSymbol(".")) return Error(Peek(), "qualified names (table.column) are not supported here");
+    return e;
+  }
+
+  Result<ExprPtr> ParseCall() {
+    const Token& name = Next();
+    ExprPtr call = NewNode(ExprKind::kCall, name);
+    call->text = sql::ToLower(name.raw);
+    Next();  // (
+    if (!AcceptSymbol(")")) {
+      do {
+        if (Peek().IsSymbol("*")) return Error(Peek(), "'*' arguments (aggregates) are not supported in load expressions");
+        if (Peek().IsWord("DISTINCT")) return Error(Peek(), "DISTINCT is not supported in load expressions");
+        ASSIGN_OR_RETURN(ExprPtr arg, ParseOr());
+        call->children.push_back(std::move(arg));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")", " or ',' in the arguments of " + call->text + "()"));
+    }
+    return Finish(std::move(call));
+  }
+
+  // CAST(expr AS type) and MySQL's CONVERT(expr, type).
+  Result<ExprPtr> ParseCast(bool convert) {
+    ExprPtr node = NewNode(ExprKind::kCast, Next());
+    Next();  // (
+    ASSIGN_OR_RETURN(ExprPtr operand, ParseOr());
+    node->children.push_back(std::move(operand));
+    if (convert) {
+      RETURN_IF_ERROR(ExpectSymbol(",", " in CONVERT(expr, type)"));
+    } else {
+      RETURN_IF_ERROR(ExpectWord("AS", " in CAST(expr AS type)"));
+    }
+    ASSIGN_OR_RETURN(node->cast_type, ParseTypeName());
+    RETURN_IF_ERROR(ExpectSymbol(")", convert ? " to close CONVERT(" : " to close CAST("));
+    return Finish(std::move(node));
+  }
+
+  Result<TypeName> ParseTypeName() {
+    if (Peek().kind != TokenKind::kWord) return Expected("a type name");
+    TypeName type;
+    type.name = sql::ToUpper(Next().raw);
+    // CAST(x AS SIGNED INTEGER), CAST(x AS UNSIGNED INT)
+    if ((type.name == "SIGNED" || type.name == "UNSIGNED") && (Peek().IsWord("INTEGER") || Peek().IsWord("INT"))) Next();
+    if (AcceptSymbol("(")) {
+      do {
+        if (Peek().kind != TokenKind::kNumber || Peek().raw.find_first_not_of("0123456789") != std::string_view::npos)
+          return Expected("a whole number as a type parameter");
+        const Token& n = Next();
+        if (n.raw.size() > 9) return Error(n, "the type parameter " + std::string(n.raw) + " is too large");
+        type.params.push_back(std::stoll(std::string(n.raw)));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol(")", " after the type parameters"));
+    }
+    return type;
+  }
+
+  Result<ExprPtr> ParseCase() {
+    ExprPtr node = NewNode(ExprKind::kCase, Next());
+    if (!Peek().IsWord("WHEN")) {
+      ASSIGN_OR_RETURN(ExprPtr operand, ParseOr());
+      node->children.push_back(std::move(operand));
+      node->has_operand = true;
+    }
+    if (!Peek().IsWord("WHEN")) return Expected("WHEN in CASE");
+    while (AcceptWord("WHEN")) {
+      ASSIGN_OR_RETURN(ExprPtr when, ParseOr());
+      RETURN_IF_ERROR(ExpectWord("THEN", " after CASE ... WHEN <condition>"));
+      ASSIGN_OR_RETURN(ExprPtr then, ParseOr());
+      node->children.push_back(std::move(when));
+      node->children.push_back(std::move(then));
+    }
+    if (AcceptWord("ELSE")) {
+      ASSIGN_OR_RETURN(ExprPtr otherwise, ParseOr());
+      node->children.push_back(std::move(otherwise));
+      node->has_else = true;
+    }
+    RETURN_IF_ERROR(ExpectWord("END", " to close CASE (or another WHEN/ELSE)"));
+    return Finish(std::move(node));
+  }
+
+  Result<ExprPtr> ParseInterval() {
+    RecursionGuard guard(this);
+    if (guard.too_deep()) return TooDeep();
+    ExprPtr node = NewNode(ExprKind::kInterval, Next());
+    ASSIGN_OR_RETURN(ExprPtr amount, ParseAdditive());
+    node->children.push_back(std::move(amount));
+    std::string unit = sql::ToUpper(Peek().raw);
+    if (Peek().kind == TokenKind::kWord && unit.size() > 1 && unit.back() == 'S') unit.pop_back();  // DAYS -> DAY
+    if (Peek().kind != TokenKind::kWord ||
+        std::find(kIntervalUnits.begin(), kIntervalUnits.end(), unit) == kIntervalUnits.end())
+      return Expected("an interval unit (YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND, "
+                      "MICROSECOND)");
+    Next();
+    node->text = unit;
+    return Finish(std::move(node));
+  }
+
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  int recursion_ = 0;
+};
+
+void AppendDebug(const Expr& e, std::string* out);
+
+void AppendChildren(const Expr& e, size_t from, std::string* out) {
+  for (size_t i = from; i < e.children.size(); i++) {
+    out->push_back(' ');
+    AppendDebug(*e.children[i], out);
+  }
+}
+
+void AppendDebug(const Expr& e, std::string* out) {
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      if (e.literal == LiteralKind::kString) {
+        *out += "'" + e.text + "'";
+      } else {
+        *out += e.text;
+      }
+      return;
+    case ExprKind::kColumn:
+      *out += "`" + e.text + "`";
+      return;
+    case ExprKind::kCall:
+      *out += e.text + "(";
+      for (size_t i = 0; i < e.children.size(); i++) {
+        if (i) *out += ", ";
+        AppendDebug(*e.children[i], out);
+      }
+      *out += ")";
+      return;
+    case ExprKind::kUnary:
+    case ExprKind::kBinary:
+      *out += "(" + e.op;
+      AppendChildren(e, 0, out);
+      *out += ")";
+      return;
+    case ExprKind::kIsNull:
+      *out += e.negated ? "(IS NOT NULL" : "(IS NULL";
+      AppendChildren(e, 0, out);
+      *out += ")";
+      return;
+    case ExprKind::kIn:
+    case ExprKind::kBetween:
+    case ExprKind::kLike: {
+      const char* name = e.kind == ExprKind::kIn ? "IN" : e.kind == ExprKind::kBetween ? "BETWEEN" : "LIKE";
+      *out += std::string("(") + (e.negated ? "NOT " : "") + name;
+      AppendChildren(e, 0, out);
+      *out += ")";
+      return;
+    }
+    case ExprKind::kCase: {
+      *out += "(CASE";
+      size_t i = 0;
+      if (e.has_operand) {
+        *out += " ";
+        AppendDebug(*e.children[i++], out);
+      }
+      size_t end = e.children.size() - (e.has_else ? 1 : 0);
+      for (; i < end; i += 2) {
+        *out += " (WHEN ";
+        AppendDebug(*e.children[i], out);
+        *out += " ";
+        AppendDebug(*e.children[i + 1], out);
+        *out += ")";
+      }
+      if (e.has_else) {
+        *out += " (ELSE ";
+        AppendDebug(*e.children.back(), out);
+        *out += ")";
+      }
+      *out += ")";
+      return;
+    }
+    case ExprKind::kCast: {
+      *out += "(CAST ";
+      AppendDebug(*e.children[0], out);
+      *out += " AS " + e.cast_type.name;
+      for (size_t i = 0; i < e.cast_type.params.size(); i++)
+        *out += (i ? "," : "(") + std::to_string(e.cast_type.params[i]);
+      if (!e.cast_type.params.empty()) *out += ")";
+      *out += ")";
+      return;
+    }
+    case ExprKind::kInterval:
+      *out += "(INTERVAL ";
+      AppendDebug(*e.children[0], out);
+      *out += " " + e.text + ")";
+      return;
+  }
+}
+
+}  // namespace
+
+Result<ExprPtr> ParseExpression(std::string_view text) { return Parser(text).Run(); }
+
+std::string DebugString(const Expr& expr) {
+  std::string out;
+  AppendDebug(expr, &out);
+  return out;
+}
+
+std::string PositionOf(const Expr& expr) { return Position(expr.line, expr.column); }
+
+}  // namespace sluice::transform

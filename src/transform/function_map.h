@@ -1,0 +1,51 @@
+#pragma once
+// The StarRocks/MySQL functions a load expression may call, each mapped onto DuckDB SQL. Arguments arrive
+// compiled (with their types); an emitter adds the conversions DuckDB needs and returns the call's SQL.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "transform/expression.h"
+#include "transform/time_zone.h"
+#include "transform/typed_sql.h"
+
+namespace sluice::transform {
+
+struct CallSite {
+  const Expr& call;
+  const TimeZone& tz;
+  // InvalidArgument naming the function and where the call is: "from_unixtime(): ... (at column 9)".
+  Status Error(const std::string& what) const;
+};
+
+using FunctionEmitter = Result<TypedSql> (*)(std::vector<TypedSql>& args, const CallSite& site);
+
+struct FunctionInfo {
+  std::string_view name;     // lower case, as users write it
+  int min_args;
+  int max_args;              // -1: any number
+  FunctionEmitter emit;
+  std::string_view duckdb;   // the mapping in words, for the module README and the user docs
+};
+
+// nullptr for an unknown function. `name` must be lower case.
+const FunctionInfo* FindFunction(std::string_view name);
+// Every function, sorted by name (aliases are separate entries).
+const std::vector<FunctionInfo>& AllFunctions();
+// "abs, adddate, ..." for the unknown-function error.
+std::string SupportedFunctionNames();
+
+// Groups of functions, one file each; AllFunctions() concatenates them.
+void AddConditionalFunctions(std::vector<FunctionInfo>* out);
+void AddMathFunctions(std::vector<FunctionInfo>* out);
+void AddStringFunctions(std::vector<FunctionInfo>* out);
+void AddTimeFunctions(std::vector<FunctionInfo>* out);
+void AddJsonFunctions(std::vector<FunctionInfo>* out);
+
+// An INTERVAL operand (TypeClass::kInterval) as a DuckDB interval value, for date_add and `dt + INTERVAL ...`.
+std::string IntervalSql(const TypedSql& interval);
+// A string-literal argument that must be constant (formats); InvalidArgument otherwise.
+Result<std::string> ConstantArgument(const TypedSql& arg, const CallSite& site, const char* what);
+
+}  // namespace sluice::transform

@@ -1,0 +1,101 @@
+// JSON functions and element_at. StarRocks' JSON paths ('$.a.b', '$.a[0]') are DuckDB's JSONPath too; a path
+// without '$' is read as one under the root. Text that is not valid JSON gives NULL (TRY_CAST to JSON) instead
+// of failing the row.
+#include "sql/parser.h"
+#include "transform/coercion.h"
+#include "transform/function_map.h"
+
+namespace sluice::transform {
+
+namespace {
+
+std::string JsonValue(const TypedSql& v, const CallSite& site) {
+  if (v.type.cls == TypeClass::kJson) return v.sql;
+  return "TRY_CAST(" + AsVarchar(v, site.tz) + " AS JSON)";
+}
+
+std::string JsonPath(const TypedSql& path, const CallSite& site) {
+  if (path.constant) {
+    const std::string& p = *path.constant;
+    return sql::QuoteLiteral(!p.empty() && (p[0] == '$' || p[0] == '/') ? p : "$." + p);
+  }
+  return AsVarchar(path, site.tz);
+}
+
+std::string ExtractString(std::vector<TypedSql>& a, const CallSite& site) {
+  return "json_extract_string(" + JsonValue(a[0], site) + ", " + JsonPath(a[1], site) + ")";
+}
+
+Result<TypedSql> GetJsonString(std::vector<TypedSql>& a, const CallSite& site) {
+  return MakeTyped(ExtractString(a, site), TypeClass::kVarchar, "VARCHAR");
+}
+
+Result<TypedSql> GetJsonInt(std::vector<TypedSql>& a, const CallSite& site) {
+  return MakeTyped("TRY_CAST(" + ExtractString(a, site) + " AS BIGINT)", TypeClass::kInteger, "BIGINT");
+}
+
+Result<TypedSql> GetJsonDouble(std::vector<TypedSql>& a, const CallSite& site) {
+  return MakeTyped("TRY_CAST(" + ExtractString(a, site) + " AS DOUBLE)", TypeClass::kFloat, "DOUBLE");
+}
+
+Result<TypedSql> JsonExtract(std::vector<TypedSql>& a, const CallSite& site) {
+  return MakeTyped("json_extract(" + JsonValue(a[0], site) + ", " + JsonPath(a[1], site) + ")", TypeClass::kJson,
+                   "JSON");
+}
+
+Result<TypedSql> ParseJson(std::vector<TypedSql>& a, const CallSite& site) {
+  return MakeTyped(JsonValue(a[0], site), TypeClass::kJson, "JSON");
+}
+
+// element_at(array, i) is 1-based and element_at(map, k) reads a key; both are NULL when absent. DuckDB 1.4's own
+// element_at(map, k) returned NULL, so maps and lists use subscripts. Text is read as JSON (an object or array).
+Result<TypedSql> ElementAt(std::vector<TypedSql>& a, const CallSite& site) {
+  const TypedSql& x = a[0];
+  const TypedSql& k = a[1];
+  switch (x.type.cls) {
+    case TypeClass::kNull:
+      return MakeTyped("NULL", TypeClass::kNull);
+    case TypeClass::kList: {
+      SqlType element = ClassifyDuckDBType(ListElementType(x.type.duckdb));
+      TypedSql out = MakeTyped("(" + x.sql + ")[" + AsBigint(k, site.tz) + "]", element.cls, element.duckdb);
+      out.type = element;
+      return out;
+    }
+    case TypeClass::kMap: {
+      SqlType value = ClassifyDuckDBType(MapValueType(x.type.duckdb));
+      SqlType key = ClassifyDuckDBType(MapKeyType(x.type.duckdb));
+      TypedSql out = MakeTyped("(" + x.sql + ")[" + ConvertTo(k, key, site.tz) + "]", value.cls);
+      out.type = value;
+      return out;
+    }
+    case TypeClass::kVarchar:
+    case TypeClass::kJson: {
+      // A JSON pointer: '/3' for the 4th element, '/name' for a key (with ~ and / escaped as RFC 6901 says).
+      std::string pointer;
+      if (k.type.cls == TypeClass::kInteger) {
+        pointer = "'/' || CAST(" + k.sql + " - 1 AS VARCHAR)";
+      } else {
+        pointer = "'/' || replace(replace(" + AsVarchar(k, site.tz) + ", '~', '~0'), '/', '~1')";
+      }
+      return MakeTyped("json_extract_string(" + JsonValue(x, site) + ", " + pointer + ")", TypeClass::kVarchar,
+                       "VARCHAR");
+    }
+    default:
+      return site.Error(std::string("needs an ARRAY, a MAP or JSON text, not a ") + TypeClassName(x.type.cls));
+  }
+}
+
+}  // namespace
+
+void AddJsonFunctions(std::vector<FunctionInfo>* out) {
+  out->push_back({"get_json_string", 2, 2, GetJsonString, "json_extract_string(TRY_CAST(j AS JSON), path)"});
+  out->push_back({"get_json_int", 2, 2, GetJsonInt, "TRY_CAST(json_extract_string(j, path) AS BIGINT)"});
+  out->push_back({"get_json_double", 2, 2, GetJsonDouble, "TRY_CAST(json_extract_string(j, path) AS DOUBLE)"});
+  out->push_back({"json_extract", 2, 2, JsonExtract, "json_extract(TRY_CAST(j AS JSON), path) (JSON)"});
+  out->push_back({"parse_json", 1, 1, ParseJson, "TRY_CAST(s AS JSON)"});
+  out->push_back({"json_parse", 1, 1, ParseJson, "TRY_CAST(s AS JSON)"});
+  out->push_back({"element_at", 2, 2, ElementAt,
+                  "list[i] / map[k] / json_extract_string(text, '/k') (NULL when absent)"});
+}
+
+}  // namespace sluice::transform

@@ -1,0 +1,85 @@
+#include "transform/time_format.h"
+
+#include <string_view>
+
+namespace sluice::transform {
+
+namespace {
+
+// The DuckDB spelling of one MySQL specifier letter; nullptr when DuckDB has no equivalent, "" when the letter
+// is not a specifier at all (MySQL then prints the letter itself).
+const char* Translate(char c) {
+  switch (c) {
+    case 'a': return "%a";            // abbreviated weekday name
+    case 'b': return "%b";            // abbreviated month name
+    case 'c': return "%-m";           // month 1..12
+    case 'd': return "%d";            // day 01..31
+    case 'e': return "%-d";           // day 1..31
+    case 'f': return "%f";            // microseconds
+    case 'H': return "%H";            // hour 00..23
+    case 'h': case 'I': return "%I";  // hour 01..12
+    case 'i': return "%M";            // minutes
+    case 'j': return "%j";            // day of year
+    case 'k': return "%-H";           // hour 0..23
+    case 'l': return "%-I";           // hour 1..12
+    case 'M': return "%B";            // month name
+    case 'm': return "%m";            // month 01..12
+    case 'p': return "%p";            // AM/PM
+    case 'r': return "%I:%M:%S %p";   // 12-hour time
+    case 'S': case 's': return "%S";  // seconds
+    case 'T': return "%H:%M:%S";      // 24-hour time
+    case 'U': return "%U";            // week, Sunday first
+    case 'u': return "%W";            // week, Monday first
+    case 'v': return "%V";            // ISO week
+    case 'W': return "%A";            // weekday name
+    case 'w': return "%w";            // weekday 0=Sunday
+    case 'x': return "%G";            // ISO year
+    case 'Y': return "%Y";
+    case 'y': return "%y";
+    case '%': return "%%";
+    case 'D': case 'V': case 'X': return nullptr;
+    default: return "";
+  }
+}
+
+}  // namespace
+
+Result<std::string> ToDuckDBTimeFormat(std::string_view f) {
+  if (f == "yyyyMMdd") return std::string("%Y%m%d");
+  if (f == "yyyy-MM-dd") return std::string("%Y-%m-%d");
+  if (f == "yyyy-MM-dd HH:mm:ss") return std::string("%Y-%m-%d %H:%M:%S");
+  std::string out;
+  for (size_t i = 0; i < f.size(); i++) {
+    if (f[i] != '%') {
+      out.push_back(f[i]);
+      continue;
+    }
+    if (i + 1 == f.size()) {  // a trailing '%' is itself
+      out += "%%";
+      break;
+    }
+    char spec = f[++i];
+    const char* duck = Translate(spec);
+    if (duck == nullptr)
+      return Status::InvalidArgument(std::string("the date format specifier %") + spec +
+                                     " is not supported; see the transform function list for the supported ones");
+    if (*duck == '\0') {
+      out.push_back(spec);
+    } else {
+      out += duck;
+    }
+  }
+  return out;
+}
+
+bool TimeFormatHasTimeOfDay(std::string_view f) {
+  if (f == "yyyy-MM-dd HH:mm:ss") return true;
+  for (size_t i = 0; i + 1 < f.size(); i++) {
+    if (f[i] != '%') continue;
+    char spec = f[++i];
+    if (std::string_view("HhIiklprSsTf").find(spec) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace sluice::transform
