@@ -12,6 +12,11 @@ int main(int argc, char** argv) {
                "SQL (StarRocks CREATE ROUTINE LOAD, Lakehouse CREATE PIPE), exactly once."};
   app.set_version_flag("--version", std::string("sluice ") + sluice::kSluiceVersion);
   app.require_subcommand(1);
+  app.footer(
+      "Commands:\n"
+      "  serve   run the server. Flags: --data-dir DIR (default ./sluice-data), --bind ADDR (127.0.0.1),\n"
+      "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
+      "          --load-workers N (4), --log-level LEVEL (info). See: sluice serve --help");
 
   sluice::ServeOptions opts;
   if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
@@ -30,6 +35,11 @@ int main(int argc, char** argv) {
   serve->add_option("--root-password", opts.root_password,
                     "Password of the root user; also read from the environment variable SLUICE_ROOT_PASSWORD. "
                     "Empty is allowed only when binding to loopback.");
+  serve->add_option("--load-workers", opts.load_workers,
+                    "Threads that run routine load tasks, shared by all jobs; a job runs at most "
+                    "min(partitions, desired_concurrent_number, this, 5) tasks at once.")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   serve->add_option("--log-level", opts.log_level, "debug, info, warn or error (logs go to stderr).")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();

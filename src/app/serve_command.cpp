@@ -10,6 +10,7 @@
 #include "common/version.h"
 #include "executor/engine.h"
 #include "http/http_server.h"
+#include "app/error_log_endpoint.h"
 #include "server/mysql_server.h"
 
 namespace sluice {
@@ -42,7 +43,11 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", lock.status().message());
     return 1;
   }
-  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb");
+  scheduler::SchedulerOptions scheduler_options;
+  scheduler_options.worker_threads = options.load_workers;
+  std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
+  scheduler_options.http_base_url = "http://" + link_host + ":" + std::to_string(options.http_port);
+  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());
     return 1;
@@ -63,6 +68,9 @@ int RunServe(const ServeOptions& options) {
     return http::HealthInfo{
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count(),
         (*engine)->open_sessions()};
+  });
+  http.Get("/api/routine_load/errors", [&](const std::map<std::string, std::string>& q) {
+    return RejectedRowsReply((*engine)->routine_loads(), q);
   });
   if (Status st = http.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());

@@ -12,6 +12,7 @@ struct ServeOptions {
   uint16_t http_port = 8030;
   std::string root_password;  // from --root-password or SLUICE_ROOT_PASSWORD
   std::string log_level = "info";
+  int load_workers = 4;       // threads running routine load tasks, shared by every job
 };
 
 // Returns the process exit code.

@@ -142,8 +142,15 @@ Status Catalog::CreateTable(const std::string& db, const sql::CreateTable& stmt)
     if (stmt.if_not_exists) return Status::Ok();
     return Status::TableExists("Table '" + meta.name + "' already exists");
   }
-  return storage::InTransaction(*con_, [&] {
+  return storage::InTransaction(*con_, [&]() -> Status {
     RETURN_IF_ERROR(con_->Execute(DuckDBCreateTableSql(meta)));
+    // DuckDB spells types its own way (STRUCT(a INTEGER)); DESC compares against that spelling to tell a column
+    // still has the type Sluice created it with.
+    ASSIGN_OR_RETURN(auto types, con_->Query("SELECT data_type FROM duckdb_columns() WHERE database_name = "
+                                             "current_database() AND schema_name = " + QuoteLiteral(db) +
+                                             " AND table_name = " + QuoteLiteral(meta.name) + " ORDER BY column_index"));
+    auto spelled = Column(types);
+    for (size_t i = 0; i < meta.columns.size() && i < spelled.size(); i++) meta.columns[i].duckdb_type = spelled[i];
     // A leftover row from a table dropped through pass-through SQL must not shadow the new definition.
     RETURN_IF_ERROR(con_->Execute("DELETE FROM __sluice.tables WHERE db = " + QuoteLiteral(db) +
                                   " AND name = " + QuoteLiteral(meta.name)));
@@ -282,6 +289,7 @@ Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::strin
     }
     c.nullable = row[2].value_or("true") == "true";
     if (row[3]) c.default_sql = *row[3];
+    else c.default_sql.reset();
     live.push_back(std::move(c));
   }
   meta.columns = std::move(live);

@@ -19,6 +19,7 @@ std::string Range(const PropertySpec& s) {
     if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
     std::string t = std::to_string(v);
     while (t.size() > 1 && t.back() == '0') t.pop_back();
+    if (t.size() > 1 && t.back() == '.') t.pop_back();
     return t;
   };
   return num(s.min) + " and " + num(s.max);
@@ -70,7 +71,8 @@ Result<std::string> ValidateProperty(const PropertySpec& spec, const std::string
       return Status::InvalidArgument(where + " must be one of " + list + ", got \"" + value + "\"");
     }
     case PropertyType::kByte:
-      if (value.size() != 1)
+      // Empty is the default ("none"), as SHOW CREATE ROUTINE LOAD prints it.
+      if (value.size() > 1)
         return Status::InvalidArgument(where + " must be a single byte, got \"" + value + "\"");
       return value;
     case PropertyType::kString:

@@ -406,7 +406,9 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& text) {
   d.broker_list = j.value("broker_list", "");
   d.topic = j.value("topic", "");
   d.partitions = j.value("partitions", std::vector<int32_t>{});
-  for (const auto& [p, o] : j.value("offsets", json::object()).items()) d.offsets[std::stoi(p)] = OffsetFromJson(o);
+  // Keep the object alive: items() of a temporary would dangle inside the range-for.
+  const json offsets = j.value("offsets", json::object());
+  for (const auto& [p, o] : offsets.items()) d.offsets[std::stoi(p)] = OffsetFromJson(o);
   d.default_offset = OffsetFromJson(j.value("default_offset", json::object()));
   for (const auto& kv : j.value("custom_properties", json::array()))
     if (kv.is_array() && kv.size() == 2) d.custom_properties.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());

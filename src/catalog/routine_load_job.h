@@ -22,7 +22,7 @@ struct OffsetSpec {
   enum class Kind { kOffset, kBeginning, kEnd, kTime };
   Kind kind = Kind::kEnd;
   int64_t value = 0;      // the offset (kOffset only)
-  std::string text;       // as written, for SHOW
+  std::string text = "OFFSET_END";  // as written, for SHOW (the default is OFFSET_END)
 };
 // A datetime is kept as text and turned into a time in the job's timezone when the job is scheduled.
 Result<OffsetSpec> ParseOffsetSpec(const std::string& text);

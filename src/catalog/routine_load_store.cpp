@@ -46,7 +46,9 @@ Result<std::unique_ptr<RoutineLoadStore>> RoutineLoadStore::Open(storage::Databa
         // What users query (TrackingSQL in SHOW ROUTINE LOAD points here).
         "CREATE OR REPLACE VIEW __sluice.routine_load_rejected_rows AS SELECT j.db AS DbName, j.name AS JobName, "
         "r.task_id AS TaskId, r.kafka_partition AS \"Partition\", r.kafka_offset AS \"Offset\", r.reason AS Reason, "
-        "CAST(r.raw AS VARCHAR) AS RawData, make_timestamp(r.created_at * 1000) AS CreateTime "
+        // RawData: the text when the bytes are UTF-8, else with \xNN escapes.
+        "coalesce(try(decode(r.raw)), CAST(r.raw AS VARCHAR)) AS RawData, "
+        "make_timestamp(r.created_at * 1000) AS CreateTime "
         "FROM __sluice.rejected_rows r JOIN __sluice.routine_loads j ON r.job_id = j.id;");
   }));
   return store;
@@ -199,7 +201,8 @@ Status RoutineLoadStore::TrimRejectedRows(int64_t job_id, int64_t keep) {
 Result<ResultSet> RoutineLoadStore::RejectedRows(int64_t job_id, int64_t limit) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT task_id AS TaskId, kafka_partition AS \"Partition\", kafka_offset AS "
-                                       "\"Offset\", reason AS Reason, CAST(raw AS VARCHAR) AS RawData, "
+                                       "\"Offset\", reason AS Reason, "
+                                       "coalesce(try(decode(raw)), CAST(raw AS VARCHAR)) AS RawData, "
                                        "make_timestamp(created_at * 1000) AS CreateTime FROM __sluice.rejected_rows "
                                        "WHERE job_id = " + Str(job_id) + " ORDER BY id DESC LIMIT " + Str(limit)));
   return std::move(*r.result_set);

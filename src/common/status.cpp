@@ -10,6 +10,7 @@ const char* CodeName(StatusCode c) {
     case StatusCode::kInvalidArgument: return "Invalid argument";
     case StatusCode::kUnknownDatabase: return "Unknown database";
     case StatusCode::kUnknownTable: return "Unknown table";
+    case StatusCode::kUnknownColumn: return "Unknown column";
     case StatusCode::kDatabaseExists: return "Database exists";
     case StatusCode::kTableExists: return "Table exists";
     case StatusCode::kNotFound: return "Not found";

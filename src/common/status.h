@@ -15,6 +15,7 @@ enum class StatusCode {
   kInvalidArgument,    // parsed, but a value or combination is not allowed
   kUnknownDatabase,
   kUnknownTable,
+  kUnknownColumn,
   kDatabaseExists,
   kTableExists,
   kNotFound,           // some other named thing does not exist
@@ -39,6 +40,7 @@ class [[nodiscard]] Status {
   static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
   static Status UnknownDatabase(std::string m) { return {StatusCode::kUnknownDatabase, std::move(m)}; }
   static Status UnknownTable(std::string m) { return {StatusCode::kUnknownTable, std::move(m)}; }
+  static Status UnknownColumn(std::string m) { return {StatusCode::kUnknownColumn, std::move(m)}; }
   static Status DatabaseExists(std::string m) { return {StatusCode::kDatabaseExists, std::move(m)}; }
   static Status TableExists(std::string m) { return {StatusCode::kTableExists, std::move(m)}; }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }

@@ -77,7 +77,7 @@ ResultSet SessionVariables::Show(const std::optional<std::string>& like) const {
   rs.AddColumn("Variable_name");
   rs.AddColumn("Value");
   for (const auto& [k, v] : values_)
-    if (!like || LikeMatch(k, *like)) rs.rows.push_back({k, v});
+    if (!like || LikeMatch(k, *like)) rs.rows.push_back({k, k == "autocommit" ? (v == "1" ? "ON" : "OFF") : v});
   return rs;
 }
 

@@ -1,5 +1,7 @@
 #include "executor/sql_session.h"
 
+#include <cctype>
+
 #include "common/log.h"
 #include "sql/parser.h"
 
@@ -18,6 +20,28 @@ StatementResult Rows(ResultSet rs) {
   StatementResult r;
   r.result_set = std::move(rs);
   return r;
+}
+
+// DESC shows a default as its value ('0' -> 0), as MySQL and StarRocks do; expressions stay as written.
+std::optional<std::string> DefaultForDisplay(const std::optional<std::string>& sql) {
+  if (!sql || sql->size() < 2) return sql;
+  char q = sql->front();
+  if ((q != '\'' && q != '"') || sql->back() != q) return sql;
+  std::string out;
+  for (size_t i = 1; i + 1 < sql->size(); i++) {
+    out += (*sql)[i];
+    if ((*sql)[i] == q && i + 2 < sql->size() && (*sql)[i + 1] == q) i++;
+  }
+  return out;
+}
+
+std::string FirstWord(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size() && !std::isalpha(static_cast<unsigned char>(sql[i]))) i++;
+  std::string word;
+  while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])))
+    word += static_cast<char>(std::toupper(static_cast<unsigned char>(sql[i++])));
+  return word;
 }
 
 StatementResult Ok(uint64_t affected = 0) {
@@ -82,7 +106,20 @@ Result<ResultSet> SqlSession::FieldList(std::string_view table) {
   return std::move(*r.result_set);
 }
 
+bool SqlSession::Autocommit() const { return variables_.Get("autocommit").value_or("1") != "0"; }
+
+void SqlSession::CommitOpenTransaction() {
+  // MySQL commits an open transaction before DDL and when autocommit is switched on.
+  if (in_transaction_) (void)con_->Execute("COMMIT");
+  in_transaction_ = false;
+}
+
 Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
+  bool passes_through = std::holds_alternative<sql::PassThrough>(stmt);
+  bool reads_only = std::holds_alternative<sql::ShowDatabases>(stmt) || std::holds_alternative<sql::ShowTables>(stmt) ||
+                    std::holds_alternative<sql::DescribeTable>(stmt) ||
+                    std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt);
+  if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
           [&](const sql::PassThrough& s) { return RunPassThrough(s); },
@@ -130,7 +167,9 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             return Ok();
           },
           [&](const sql::SetVariables& s) -> Result<StatementResult> {
+            bool was_autocommit = Autocommit();
             for (const auto& a : s.assignments) variables_.Set(a.name, a.value);
+            if (!was_autocommit && Autocommit()) CommitOpenTransaction();
             return Ok();
           },
           [&](const sql::ShowSystem& s) { return ShowSystem(s); },
@@ -141,7 +180,23 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
 
 Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
   log::Debug("session", "conn {} runs: {}", connection_id_, s.sql);
-  return con_->Query(s.sql);
+  // With autocommit off (pymysql's default), statements run in a transaction that COMMIT or ROLLBACK ends,
+  // as in MySQL. The session tracks whether one is open: a failed BEGIN would abort DuckDB's open transaction.
+  std::string verb = FirstWord(s.sql);
+  bool ends = verb == "COMMIT" || verb == "ROLLBACK" || verb == "END" || verb == "ABORT";
+  bool begins = verb == "BEGIN" || verb == "START";
+  if (!Autocommit() && !in_transaction_ && !ends && !begins) {
+    RETURN_IF_ERROR(con_->Execute("BEGIN TRANSACTION"));
+    in_transaction_ = true;
+  }
+  auto result = con_->Query(s.sql);
+  if (result.ok() && begins) in_transaction_ = true;
+  if (ends) in_transaction_ = false;
+  // MySQL accepts COMMIT and ROLLBACK outside a transaction (drivers with autocommit off send them after every
+  // statement); in Sluice every statement outside BEGIN ... COMMIT has already committed.
+  if (!result.ok() && result.status().message().find("no transaction is active") != std::string::npos)
+    return Ok();
+  return result;
 }
 
 Result<StatementResult> SqlSession::ShowTables(const sql::ShowTables& s) {
@@ -178,7 +233,7 @@ Result<StatementResult> SqlSession::Describe(const sql::QualifiedName& name) {
   for (const char* c : {"Field", "Type", "Null", "Key", "Default", "Extra"}) rs.AddColumn(c);
   for (const auto& c : meta.columns) {
     rs.rows.push_back({c.name, c.type_text, std::string(c.nullable ? "YES" : "NO"), std::string(c.is_key ? "true" : "false"),
-                       c.default_sql, c.aggregate});
+                       DefaultForDisplay(c.default_sql), c.aggregate});
   }
   return Rows(std::move(rs));
 }

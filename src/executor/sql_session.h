@@ -45,6 +45,8 @@ class SqlSession : public Session {
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
+  bool Autocommit() const;
+  void CommitOpenTransaction();
 
   storage::Database& db_;
   catalog::Catalog& catalog_;
@@ -56,6 +58,7 @@ class SqlSession : public Session {
   std::string client_host_;
   std::string current_db_;
   SessionVariables variables_;
+  bool in_transaction_ = false;  // a transaction is open on con_ (BEGIN, or implicitly with autocommit off)
 };
 
 }  // namespace sluice

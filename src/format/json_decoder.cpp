@@ -56,7 +56,7 @@ class JsonDecoder::Impl {
   error_code FindRoot(od::value v, size_t step, bool& found);
   // The root element: an array of rows (strip_outer_array) or one row.
   error_code DecodeRoot(od::value v);
-  error_code DecodeRow(od::value v);
+  error_code DecodeRow(od::value v, bool array_element);
   error_code DecodeRowByName(od::value v, size_t row);
   error_code WalkPaths(od::value v, const JsonPathTree::Node& node, size_t row);
 
@@ -211,7 +211,7 @@ error_code JsonDecoder::Impl::DecodeRoot(od::value v) {
       for (auto element : array) {
         od::value value;
         if (auto error = std::move(element).get(value)) return error;
-        if (auto error = DecodeRow(value)) return error;
+        if (auto error = DecodeRow(value, /*array_element=*/true)) return error;
       }
       return SUCCESS;
     }
@@ -224,17 +224,23 @@ error_code JsonDecoder::Impl::DecodeRoot(od::value v) {
                                   DescribeJsonType(type));
     return SUCCESS;
   }
-  return DecodeRow(v);
+  return DecodeRow(v, /*array_element=*/false);
 }
 
-error_code JsonDecoder::Impl::DecodeRow(od::value v) {
+error_code JsonDecoder::Impl::DecodeRow(od::value v, bool array_element) {
   if (!by_name_) return WalkPaths(v, paths_.root(), StageRow());
   od::json_type type;
   if (auto error = v.type().get(type)) return error;
   if (type != od::json_type::object) {
+    std::string reason = fmt::format("expected a JSON object, got {}", DescribeJsonType(type));
+    if (!array_element) {  // the row is the whole (json_root) document: show the message
+      message_reason_ = std::move(reason);
+      return SUCCESS;
+    }
+    // One bad element of an array: reject it alone, with its own text, and load the others.
     std::string_view raw;
     if (auto error = ReadRawJson(v, raw)) return error;
-    staged_rejects_.push_back({fmt::format("expected a JSON object, got {}", DescribeJsonType(type)), raw});
+    staged_rejects_.push_back({std::move(reason), raw});
     return SUCCESS;
   }
   return DecodeRowByName(v, StageRow());

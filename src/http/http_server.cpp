@@ -29,6 +29,16 @@ HttpServer::HttpServer(HttpOptions options, std::function<HealthInfo()> health)
 
 HttpServer::~HttpServer() { Stop(); }
 
+void HttpServer::Get(const std::string& path, HttpHandler handler) {
+  server_->Get(path, [handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : req.params) query[k] = v;
+    HttpReply reply = handler(query);
+    res.status = reply.status;
+    res.set_content(reply.body, reply.content_type);
+  });
+}
+
 Status HttpServer::Start() {
   int port = options_.port == 0 ? server_->bind_to_any_port(options_.bind) : (server_->bind_to_port(options_.bind, options_.port) ? options_.port : -1);
   if (port <= 0)

@@ -2,6 +2,7 @@
 // The HTTP side of the front door (DESIGN.md decision 7): REST endpoints for health and version now; later the
 // jobs API, /metrics and the dashboard page.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,9 +26,19 @@ struct HealthInfo {
   size_t open_sessions = 0;
 };
 
+// A GET endpoint added by whoever runs the server (the HTTP layer knows nothing of jobs).
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+using HttpHandler = std::function<HttpReply(const std::map<std::string, std::string>& query)>;
+
 class HttpServer {
  public:
   HttpServer(HttpOptions options, std::function<HealthInfo()> health);
+  // Adds GET `path` (before Start).
+  void Get(const std::string& path, HttpHandler handler);
   ~HttpServer();
   // Binds and starts serving on a thread of its own; fails if the port is taken.
   Status Start();

@@ -1,5 +1,9 @@
 #include "load/routine_load_task.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
@@ -114,21 +118,27 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
     }
 
     if (result.counts.error_rows > 0 && rejected_rows_to_keep != 0) {
-      int64_t keep = rejected_rows_to_keep < 0 ? INT64_MAX : rejected_rows_to_keep;
-      std::vector<RejectedRow> rejected;
-      for (const auto& r : batch.rejected()) {
-        if (static_cast<int64_t>(rejected.size()) >= keep) break;
-        rejected.push_back(r);
-      }
-      if (transform_errors > 0 && static_cast<int64_t>(rejected.size()) < keep) {
+      // The job keeps its newest rejected rows, so a task records its last `keep` ones: the last decoder
+      // rejects and the last transform errors, merged back into source order.
+      const size_t keep = rejected_rows_to_keep < 0 ? SIZE_MAX : static_cast<size_t>(rejected_rows_to_keep);
+      const auto& decoded = batch.rejected();
+      std::vector<RejectedRow> rejected(decoded.end() - static_cast<std::ptrdiff_t>(std::min(keep, decoded.size())),
+                                        decoded.end());
+      if (transform_errors > 0) {
         ASSIGN_OR_RETURN(auto bad, con.Query("SELECT __sluice_row, __sluice_error FROM __sluice_task WHERE "
-                                             "__sluice_error IS NOT NULL ORDER BY __sluice_row LIMIT " +
-                                             std::to_string(keep - static_cast<int64_t>(rejected.size()))));
+                                             "__sluice_error IS NOT NULL ORDER BY __sluice_row DESC LIMIT " +
+                                             std::to_string(std::min<size_t>(keep, INT64_MAX))));
         for (const auto& row : bad.result_set->rows) {
           size_t idx = std::stoull(*row[0]);
           rejected.push_back({batch.origin(idx), row[1].value_or(""), RowText(batch, idx, def)});
         }
       }
+      std::stable_sort(rejected.begin(), rejected.end(), [](const RejectedRow& a, const RejectedRow& b) {
+        return std::make_pair(a.origin.partition, a.origin.offset) <
+               std::make_pair(b.origin.partition, b.origin.offset);
+      });
+      if (rejected.size() > keep)
+        rejected.erase(rejected.begin(), rejected.end() - static_cast<std::ptrdiff_t>(keep));
       RETURN_IF_ERROR(catalog::RoutineLoadStore::RecordRejectedRows(con, plan_->job_id, task_id_, rejected, NowMs()));
     }
 

@@ -297,6 +297,13 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     if (Status st = group->source->CommitGroupOffsets(outcome->next_offsets, milliseconds(500)); !st.ok())
       log::Debug("scheduler", "routine load {}: group offset commit failed: {}", def.name, st.message());
   }
+  // The job keeps only its newest log_rejected_record_num rejected rows (0: the 100 newest; -1: all).
+  if (outcome.ok() && outcome->committed && outcome->counts.error_rows > 0) {
+    int64_t keep = def.IntProperty("log_rejected_record_num");
+    if (keep == 0) keep = 100;
+    if (Status st = store_->TrimRejectedRows(job->stored.id, keep); !st.ok())
+      log::Warn("scheduler", "routine load {}: could not trim its rejected rows: {}", def.name, st.message());
+  }
   // High watermarks for LatestSourcePosition / OffsetLag: free when caught up, one request per partition otherwise.
   std::map<int32_t, int64_t> latest;
   if (outcome.ok() && group->source) {

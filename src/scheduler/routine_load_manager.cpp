@@ -1,7 +1,12 @@
 #include "scheduler/routine_load_manager.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <ctime>
 #include <random>
+#include <set>
+#include <sstream>
 
 #include "common/log.h"
 #include "scheduler/job_registry.h"
@@ -105,6 +110,10 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
   job.stored.state = state;
   job.stored.reason = std::move(reason);
   job.version++;
+  // Tasks still running belong to no group any more: give their worker slots back now (they will not, when they
+  // end: RunTask only counts down for groups that are still current).
+  for (const auto& g : job.groups)
+    if (g->running) running_tasks_--;
   job.groups.clear();
   if (state == JobState::kPaused) job.stored.pause_time_ms = WallMs();
   if (state == JobState::kStopped || state == JobState::kCancelled) job.stored.end_time_ms = WallMs();
@@ -202,12 +211,23 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   probe.reset();
   // New starting offsets: forget those partitions' positions; the next scheduling resolves them from the
   // definition, as for a new job.
+  // Only the partitions this ALTER names in kafka_partitions (with kafka_offsets) start over; the others keep
+  // their progress, even when CREATE gave them an explicit offset.
+  std::set<int32_t> named;
+  bool offsets_given = false;
+  for (const auto& [k, v] : stmt.source_properties) {
+    std::string key = k;
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (key == "kafka_offsets") offsets_given = true;
+    if (key != "kafka_partitions") continue;
+    std::stringstream parts(v);
+    for (std::string p; std::getline(parts, p, ',');)
+      named.insert(static_cast<int32_t>(std::strtol(p.c_str(), nullptr, 10)));
+  }
   std::vector<int32_t> reset;
   for (const auto& kv : def.offsets) {
-    auto old = current.offsets.find(kv.first);
-    bool given_now = false;
-    for (const auto& [k, v] : stmt.source_properties) given_now |= (k == "kafka_offsets");
-    if (given_now || old == current.offsets.end()) reset.push_back(kv.first);
+    bool new_offset = current.offsets.find(kv.first) == current.offsets.end();
+    if (new_offset || (offsets_given && named.count(kv.first))) reset.push_back(kv.first);
   }
   if (!reset.empty()) RETURN_IF_ERROR(store_->ResetProgress(job->stored.id, reset));
   std::lock_guard<std::mutex> lock(mu_);

@@ -9,6 +9,7 @@ MysqlError ToMysqlError(const Status& status) {
     case StatusCode::kSyntaxError: return {er::kSyntaxError, "42000", msg};
     case StatusCode::kUnknownDatabase: return {er::kUnknownDatabase, "42000", msg};
     case StatusCode::kUnknownTable: return {1146, "42S02", msg};
+    case StatusCode::kUnknownColumn: return {1054, "42S22", msg};
     case StatusCode::kDatabaseExists: return {1007, "HY000", msg};
     case StatusCode::kTableExists: return {1050, "42S01", msg};
     case StatusCode::kAccessDenied: return {er::kAccessDenied, "28000", msg};

@@ -76,10 +76,20 @@ class ConsumeRun {
   }
 
   // Our partition, or nullptr for events about other topics, partitions no longer assigned, or the client.
+  // Messages come in runs from one partition, so the last answer is remembered (the map cannot change during
+  // a call: Assign() is not called from inside on_message).
   PartitionProgress* Assigned(const rd_kafka_message_t& m) {
-    if (m.rkt == nullptr || m.partition < 0 || source_.topic() != rd_kafka_topic_name(m.rkt)) return nullptr;
-    auto it = state_.assigned.find(m.partition);
-    return it == state_.assigned.end() ? nullptr : &it->second;
+    if (m.rkt == nullptr || m.partition < 0) return nullptr;
+    if (m.rkt == last_rkt_ && m.partition == last_partition_) return last_progress_;
+    PartitionProgress* progress = nullptr;
+    if (source_.topic() == rd_kafka_topic_name(m.rkt)) {
+      auto it = state_.assigned.find(m.partition);
+      if (it != state_.assigned.end()) progress = &it->second;
+    }
+    last_rkt_ = m.rkt;
+    last_partition_ = m.partition;
+    last_progress_ = progress;
+    return progress;
   }
 
   // Returns false when the caller asked to stop.
@@ -216,6 +226,9 @@ class ConsumeRun {
   const ConsumeLimits& limits_;
   const std::function<bool(const KafkaMessage&)>& on_message_;
   ConsumeResult result_;
+  const rd_kafka_topic_t* last_rkt_ = nullptr;
+  int32_t last_partition_ = -1;
+  PartitionProgress* last_progress_ = nullptr;
   KafkaMessage message_;  // reused: its header vector keeps its capacity across messages
   Status problem_;
 };

@@ -52,252 +52,226 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 constexpr std::array<std::string_view, 13> kOperators = {"<=>", "->>", "<=", ">=", "<>", "!=", ":=",
                                                          "::",  "||",  "&&", "->", "<<", "=>"};
 
-class Lexer {
- public:
-  Lexer(std::string_view sql, bool keep_comments) : s_(sql), keep_comments_(keep_comments) {}
-
-  std::vector<Token> Run() {
-    while (pos_ < s_.size()) {
-      char c = s_[pos_];
-      if (IsSpace(c)) {
-        ++pos_;
-      } else if (c == '-' && Peek(1) == '-') {
-        LineComment();
-      } else if (c == '#') {
-        LineComment();
-      } else if (c == '/' && Peek(1) == '*') {
-        if (!BlockComment()) break;
-      } else if (c == '`' || c == '\'' || c == '"') {
-        if (!Quoted(c)) break;
-      } else if (c == '$' && Peek(1) == '$') {
-        if (!DollarString()) break;
-      } else if (c == '@') {
-        if (!Variable()) break;
-      } else if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)) && !FollowsName())) {
-        Number();
-      } else if (IsIdentifierChar(c)) {
-        size_t start = pos_;
-        while (pos_ < s_.size() && IsIdentifierChar(s_[pos_])) ++pos_;
-        Emit(TokenKind::kWord, start);
-      } else {
-        Symbol();
-      }
-    }
-    Emit(TokenKind::kEnd, s_.size());
-    return std::move(tokens_);
+void AppendEscape(char e, std::string* value) {
+  switch (e) {
+    case '0': value->push_back('\0'); break;
+    case 'b': value->push_back('\b'); break;
+    case 'n': value->push_back('\n'); break;
+    case 'r': value->push_back('\r'); break;
+    case 't': value->push_back('\t'); break;
+    case 'Z': value->push_back('\x1A'); break;
+    // MySQL keeps the backslash of \% and \_ so LIKE patterns can still escape their wildcards.
+    case '%': value->append("\\%"); break;
+    case '_': value->append("\\_"); break;
+    default: value->push_back(e); break;
   }
-
- private:
-  char Peek(size_t ahead) const { return pos_ + ahead < s_.size() ? s_[pos_ + ahead] : '\0'; }
-
-  // `.5` is a number, but in `t.5col` or `x).5` the dot belongs to a qualified name.
-  bool FollowsName() const {
-    if (tokens_.empty()) return false;
-    const Token& t = tokens_.back();
-    if (t.end() != pos_) return false;
-    return t.IsIdentifier() || t.kind == TokenKind::kNumber || t.IsSymbol(")");
-  }
-
-  // Line and column of `offset`; offsets are asked for in increasing order, so this stays linear overall.
-  void Locate(size_t offset, uint32_t* line, uint32_t* column) {
-    while (loc_pos_ < offset && loc_pos_ < s_.size()) {
-      char c = s_[loc_pos_++];
-      if (c == '\n') {
-        ++loc_line_;
-        loc_col_ = 1;
-      } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-        ++loc_col_;
-      }
-    }
-    *line = loc_line_;
-    *column = loc_col_;
-  }
-
-  Token& Emit(TokenKind kind, size_t start) {
-    Token t;
-    t.kind = kind;
-    t.offset = start;
-    t.raw = s_.substr(start, pos_ - start);
-    t.text = std::string(t.raw);
-    Locate(start, &t.line, &t.column);
-    tokens_.push_back(std::move(t));
-    return tokens_.back();
-  }
-
-  // Consumes the rest of the input as one malformed token, which ends lexing.
-  void Invalid(size_t start, std::string reason) {
-    pos_ = s_.size();
-    Emit(TokenKind::kInvalid, start).text = std::move(reason);
-  }
-
-  void LineComment() {
-    size_t start = pos_;
-    while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
-    if (keep_comments_) Emit(TokenKind::kComment, start);
-  }
-
-  bool BlockComment() {
-    size_t start = pos_;
-    size_t close = s_.find("*/", pos_ + 2);
-    if (close == std::string_view::npos) {
-      Invalid(start, "unterminated comment: '/*' without a closing '*/'");
-      return false;
-    }
-    pos_ = close + 2;
-    if (keep_comments_) Emit(TokenKind::kComment, start);
-    return true;
-  }
-
-  // Reads a quoted token starting at pos_ into `value`; false when the closing quote is missing.
-  bool ReadQuoted(char quote, std::string* value) {
-    ++pos_;
-    const bool escapes = quote != '`';
-    while (pos_ < s_.size()) {
-      char c = s_[pos_];
-      if (escapes && c == '\\') {
-        if (pos_ + 1 >= s_.size()) break;
-        AppendEscape(s_[pos_ + 1], value);
-        pos_ += 2;
-      } else if (c == quote) {
-        if (Peek(1) == quote) {  // doubled quote stands for itself
-          value->push_back(quote);
-          pos_ += 2;
-        } else {
-          ++pos_;
-          return true;
-        }
-      } else {
-        value->push_back(c);
-        ++pos_;
-      }
-    }
-    return false;
-  }
-
-  static void AppendEscape(char e, std::string* value) {
-    switch (e) {
-      case '0': value->push_back('\0'); break;
-      case 'b': value->push_back('\b'); break;
-      case 'n': value->push_back('\n'); break;
-      case 'r': value->push_back('\r'); break;
-      case 't': value->push_back('\t'); break;
-      case 'Z': value->push_back('\x1A'); break;
-      // MySQL keeps the backslash of \% and \_ so LIKE patterns can still escape their wildcards.
-      case '%': value->append("\\%"); break;
-      case '_': value->append("\\_"); break;
-      default: value->push_back(e); break;
-    }
-  }
-
-  bool Quoted(char quote) {
-    size_t start = pos_;
-    std::string value;
-    if (!ReadQuoted(quote, &value)) {
-      const char* what = quote == '`' ? "unterminated quoted identifier: missing closing '`'"
-                         : quote == '"' ? "unterminated string: missing closing '\"'"
-                                        : "unterminated string: missing closing \"'\"";
-      Invalid(start, what);
-      return false;
-    }
-    TokenKind kind = quote == '`' ? TokenKind::kQuotedIdent
-                     : quote == '"' ? TokenKind::kDoubleQuoted
-                                    : TokenKind::kString;
-    Emit(kind, start).text = std::move(value);
-    return true;
-  }
-
-  bool DollarString() {
-    size_t start = pos_;
-    size_t close = s_.find("$$", pos_ + 2);
-    if (close == std::string_view::npos) {
-      Invalid(start, "unterminated string: '$$' without a closing '$$'");
-      return false;
-    }
-    pos_ = close + 2;
-    Emit(TokenKind::kDollarString, start).text = std::string(s_.substr(start + 2, close - start - 2));
-    return true;
-  }
-
-  // @@[session.|global.]name (system variable) or @name / @'name' (user variable).
-  bool Variable() {
-    size_t start = pos_;
-    if (Peek(1) == '@') {
-      pos_ += 2;
-      while (pos_ < s_.size() && (IsIdentifierChar(s_[pos_]) || s_[pos_] == '.')) ++pos_;
-      Emit(pos_ - start > 2 ? TokenKind::kVariable : TokenKind::kSymbol, start);
-      return true;
-    }
-    char q = Peek(1);
-    if (q == '`' || q == '\'' || q == '"') {
-      ++pos_;
-      std::string value;
-      if (!ReadQuoted(q, &value)) {
-        Invalid(start, "unterminated user variable name");
-        return false;
-      }
-      Emit(TokenKind::kVariable, start);
-      return true;
-    }
-    ++pos_;
-    while (pos_ < s_.size() && (IsIdentifierChar(s_[pos_]) || s_[pos_] == '.')) ++pos_;
-    Emit(pos_ - start > 1 ? TokenKind::kVariable : TokenKind::kSymbol, start);
-    return true;
-  }
-
-  void Number() {
-    size_t start = pos_;
-    if (s_[pos_] == '0' && (Peek(1) == 'x' || Peek(1) == 'X') && IsHexDigit(Peek(2))) {
-      pos_ += 2;
-      while (pos_ < s_.size() && IsHexDigit(s_[pos_])) ++pos_;
-    } else if (s_[pos_] == '0' && (Peek(1) == 'b' || Peek(1) == 'B') && (Peek(2) == '0' || Peek(2) == '1')) {
-      pos_ += 2;
-      while (pos_ < s_.size() && (s_[pos_] == '0' || s_[pos_] == '1')) ++pos_;
-    } else {
-      while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
-      if (Peek(0) == '.' && IsDigit(Peek(1))) {
-        ++pos_;
-        while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
-      }
-      if ((Peek(0) == 'e' || Peek(0) == 'E') &&
-          (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
-        pos_ += 2;
-        while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
-      }
-    }
-    // MySQL reads `1abc` as an identifier: a number running into letters is a word.
-    if (pos_ < s_.size() && IsIdentifierChar(s_[pos_]) && s_[start] != '.') {
-      while (pos_ < s_.size() && IsIdentifierChar(s_[pos_])) ++pos_;
-      Emit(TokenKind::kWord, start);
-      return;
-    }
-    Emit(TokenKind::kNumber, start);
-  }
-
-  void Symbol() {
-    size_t start = pos_;
-    std::string_view rest = s_.substr(pos_);
-    for (std::string_view op : kOperators) {
-      if (rest.substr(0, op.size()) == op) {
-        pos_ += op.size();
-        Emit(TokenKind::kSymbol, start);
-        return;
-      }
-    }
-    ++pos_;
-    Emit(TokenKind::kSymbol, start);
-  }
-
-  std::string_view s_;
-  bool keep_comments_;
-  size_t pos_ = 0;
-  size_t loc_pos_ = 0;
-  uint32_t loc_line_ = 1;
-  uint32_t loc_col_ = 1;
-  std::vector<Token> tokens_;
-};
+}
 
 }  // namespace
 
-std::vector<Token> Tokenize(std::string_view sql, bool keep_comments) { return Lexer(sql, keep_comments).Run(); }
+Token TokenReader::Next() {
+  while (!ready_) {
+    if (pos_ >= s_.size()) {
+      Emit(TokenKind::kEnd, s_.size());
+      break;
+    }
+    char c = s_[pos_];
+    if (IsSpace(c)) {
+      ++pos_;
+    } else if ((c == '-' && Peek(1) == '-') || c == '#') {
+      LineComment();
+    } else if (c == '/' && Peek(1) == '*') {
+      BlockComment();
+    } else if (c == '`' || c == '\'' || c == '"') {
+      Quoted(c);
+    } else if (c == '$' && Peek(1) == '$') {
+      DollarString();
+    } else if (c == '@') {
+      Variable();
+    } else if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)) && !FollowsName())) {
+      Number();
+    } else if (IsIdentifierChar(c)) {
+      size_t start = pos_;
+      while (pos_ < s_.size() && IsIdentifierChar(s_[pos_])) ++pos_;
+      Emit(TokenKind::kWord, start);
+    } else {
+      Symbol();
+    }
+  }
+  Token t = std::move(*ready_);
+  ready_.reset();
+  return t;
+}
+
+// `.5` is a number, but in `t.5col` or `x).5` the dot belongs to a qualified name.
+bool TokenReader::FollowsName() const { return last_is_name_ && last_end_ == pos_; }
+
+void TokenReader::Locate(size_t offset, uint32_t* line, uint32_t* column) {
+  while (loc_pos_ < offset && loc_pos_ < s_.size()) {
+    char c = s_[loc_pos_++];
+    if (c == '\n') {
+      ++loc_line_;
+      loc_col_ = 1;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++loc_col_;
+    }
+  }
+  *line = loc_line_;
+  *column = loc_col_;
+}
+
+void TokenReader::Emit(TokenKind kind, size_t start) {
+  Token t;
+  t.kind = kind;
+  t.offset = start;
+  t.raw = s_.substr(start, pos_ - start);
+  t.text = std::string(t.raw);
+  Locate(start, &t.line, &t.column);
+  last_end_ = t.end();
+  last_is_name_ = t.IsIdentifier() || kind == TokenKind::kNumber || t.IsSymbol(")");
+  ready_ = std::move(t);
+}
+
+// Consumes the rest of the input as one malformed token, which ends lexing.
+void TokenReader::Invalid(size_t start, std::string reason) {
+  pos_ = s_.size();
+  Emit(TokenKind::kInvalid, start);
+  ready_->text = std::move(reason);
+}
+
+void TokenReader::LineComment() {
+  size_t start = pos_;
+  while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+  if (keep_comments_) Emit(TokenKind::kComment, start);
+}
+
+void TokenReader::BlockComment() {
+  size_t start = pos_;
+  size_t close = s_.find("*/", pos_ + 2);
+  if (close == std::string_view::npos) return Invalid(start, "unterminated comment: '/*' without a closing '*/'");
+  pos_ = close + 2;
+  if (keep_comments_) Emit(TokenKind::kComment, start);
+}
+
+// Reads a quoted token starting at pos_ into `value`; false when the closing quote is missing.
+bool TokenReader::ReadQuoted(char quote, std::string* value) {
+  ++pos_;
+  const bool escapes = quote != '`';
+  while (pos_ < s_.size()) {
+    char c = s_[pos_];
+    if (escapes && c == '\\') {
+      if (pos_ + 1 >= s_.size()) break;
+      AppendEscape(s_[pos_ + 1], value);
+      pos_ += 2;
+    } else if (c == quote) {
+      if (Peek(1) == quote) {  // doubled quote stands for itself
+        value->push_back(quote);
+        pos_ += 2;
+      } else {
+        ++pos_;
+        return true;
+      }
+    } else {
+      value->push_back(c);
+      ++pos_;
+    }
+  }
+  return false;
+}
+
+void TokenReader::Quoted(char quote) {
+  size_t start = pos_;
+  std::string value;
+  if (!ReadQuoted(quote, &value)) {
+    return Invalid(start, quote == '`'   ? "unterminated quoted identifier: missing closing '`'"
+                          : quote == '"' ? "unterminated string: missing closing '\"'"
+                                         : "unterminated string: missing closing \"'\"");
+  }
+  TokenKind kind = quote == '`' ? TokenKind::kQuotedIdent : quote == '"' ? TokenKind::kDoubleQuoted : TokenKind::kString;
+  Emit(kind, start);
+  ready_->text = std::move(value);
+}
+
+void TokenReader::DollarString() {
+  size_t start = pos_;
+  size_t close = s_.find("$$", pos_ + 2);
+  if (close == std::string_view::npos) return Invalid(start, "unterminated string: '$$' without a closing '$$'");
+  pos_ = close + 2;
+  Emit(TokenKind::kDollarString, start);
+  ready_->text = std::string(s_.substr(start + 2, close - start - 2));
+}
+
+// @@[session.|global.]name (system variable) or @name / @'name' (user variable).
+void TokenReader::Variable() {
+  size_t start = pos_;
+  if (Peek(1) == '@') {
+    pos_ += 2;
+    while (pos_ < s_.size() && (IsIdentifierChar(s_[pos_]) || s_[pos_] == '.')) ++pos_;
+    return Emit(pos_ - start > 2 ? TokenKind::kVariable : TokenKind::kSymbol, start);
+  }
+  char q = Peek(1);
+  if (q == '`' || q == '\'' || q == '"') {
+    ++pos_;
+    std::string value;
+    if (!ReadQuoted(q, &value)) return Invalid(start, "unterminated user variable name");
+    return Emit(TokenKind::kVariable, start);
+  }
+  ++pos_;
+  while (pos_ < s_.size() && (IsIdentifierChar(s_[pos_]) || s_[pos_] == '.')) ++pos_;
+  Emit(pos_ - start > 1 ? TokenKind::kVariable : TokenKind::kSymbol, start);
+}
+
+void TokenReader::Number() {
+  size_t start = pos_;
+  if (s_[pos_] == '0' && (Peek(1) == 'x' || Peek(1) == 'X') && IsHexDigit(Peek(2))) {
+    pos_ += 2;
+    while (pos_ < s_.size() && IsHexDigit(s_[pos_])) ++pos_;
+  } else if (s_[pos_] == '0' && (Peek(1) == 'b' || Peek(1) == 'B') && (Peek(2) == '0' || Peek(2) == '1')) {
+    pos_ += 2;
+    while (pos_ < s_.size() && (s_[pos_] == '0' || s_[pos_] == '1')) ++pos_;
+  } else {
+    while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
+    if (Peek(0) == '.' && IsDigit(Peek(1))) {
+      ++pos_;
+      while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
+    }
+    if ((Peek(0) == 'e' || Peek(0) == 'E') &&
+        (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
+      pos_ += 2;
+      while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
+    }
+  }
+  // MySQL reads `1abc` as an identifier: a number running into letters is a word.
+  if (pos_ < s_.size() && IsIdentifierChar(s_[pos_]) && s_[start] != '.') {
+    while (pos_ < s_.size() && IsIdentifierChar(s_[pos_])) ++pos_;
+    return Emit(TokenKind::kWord, start);
+  }
+  Emit(TokenKind::kNumber, start);
+}
+
+void TokenReader::Symbol() {
+  size_t start = pos_;
+  std::string_view rest = s_.substr(pos_);
+  static constexpr std::string_view kOperatorStarts = "<>-!:|&=";
+  if (kOperatorStarts.find(rest[0]) != std::string_view::npos) {
+    for (std::string_view op : kOperators) {
+      if (rest.substr(0, op.size()) == op) {
+        pos_ += op.size();
+        return Emit(TokenKind::kSymbol, start);
+      }
+    }
+  }
+  ++pos_;
+  Emit(TokenKind::kSymbol, start);
+}
+
+std::vector<Token> Tokenize(std::string_view sql, bool keep_comments) {
+  TokenReader reader(sql, keep_comments);
+  std::vector<Token> tokens;
+  do {
+    tokens.push_back(reader.Next());
+  } while (tokens.back().kind != TokenKind::kEnd);
+  return tokens;
+}
 
 }  // namespace sluice::sql

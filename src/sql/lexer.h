@@ -4,6 +4,7 @@
 // its raw text so the translator can copy what it does not rewrite.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,8 +44,44 @@ struct Token {
   bool IsString() const { return kind == TokenKind::kString || kind == TokenKind::kDoubleQuoted; }
 };
 
-// Tokenizes `sql` (which must outlive the tokens). Never fails: a malformed token becomes kInvalid and the rest of
-// the input follows it. Comments are dropped unless `keep_comments`.
+// Reads tokens one at a time, so a 50 MB INSERT can be split and translated without holding millions of tokens.
+// Never fails: a malformed token becomes kInvalid and swallows the rest of the input. Comments are skipped unless
+// `keep_comments`. After the end, Next() keeps returning the kEnd token.
+class TokenReader {
+ public:
+  explicit TokenReader(std::string_view sql, bool keep_comments = false) : s_(sql), keep_comments_(keep_comments) {}
+
+  Token Next();
+
+ private:
+  char Peek(size_t ahead) const { return pos_ + ahead < s_.size() ? s_[pos_ + ahead] : '\0'; }
+  bool FollowsName() const;
+  void Locate(size_t offset, uint32_t* line, uint32_t* column);
+  void Emit(TokenKind kind, size_t start);
+  void Invalid(size_t start, std::string reason);
+  void LineComment();
+  void BlockComment();
+  bool ReadQuoted(char quote, std::string* value);
+  void Quoted(char quote);
+  void DollarString();
+  void Variable();
+  void Number();
+  void Symbol();
+
+  std::string_view s_;
+  bool keep_comments_;
+  size_t pos_ = 0;
+  // Where the lexer stands for Locate(); offsets only grow, so locating every token costs one pass in total.
+  size_t loc_pos_ = 0;
+  uint32_t loc_line_ = 1;
+  uint32_t loc_col_ = 1;
+  // The last token produced (comments included), for FollowsName().
+  size_t last_end_ = 0;
+  bool last_is_name_ = false;
+  std::optional<Token> ready_;  // set by Emit, taken by Next
+};
+
+// All tokens of `sql` (which must outlive them), ending with kEnd.
 std::vector<Token> Tokenize(std::string_view sql, bool keep_comments = false);
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);

@@ -9,12 +9,15 @@ namespace sluice::sql {
 
 namespace {
 
-PassThrough MakePassThrough(const TokenStream& ts, const SessionContext& session) {
-  std::string_view sql = ts.sql();
+PassThrough MakePassThrough(std::string_view sql, const SessionContext& session) {
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   while (!sql.empty() && space(sql.front())) sql.remove_prefix(1);
   while (!sql.empty() && space(sql.back())) sql.remove_suffix(1);
   return PassThrough{TranslateForDuckDB(sql, session)};
+}
+
+PassThrough MakePassThrough(const TokenStream& ts, const SessionContext& session) {
+  return MakePassThrough(ts.sql(), session);
 }
 
 Result<Statement> ParseCreateDatabase(TokenStream& ts) {
@@ -109,41 +112,43 @@ Result<Statement> ParseCreate(TokenStream& ts, const SessionContext& session) {
   return Statement{MakePassThrough(ts, session)};
 }
 
-// Cuts the tokens at the first ';'. Anything but more ';' after it is a second statement, which the caller should
-// have split off (SplitStatements); running only the first would silently drop the rest.
-Result<std::vector<Token>> OneStatement(std::vector<Token> tokens, std::string_view* sql) {
-  size_t cut = tokens.size() - 1;  // the kEnd token
-  for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-    if (tokens[i].kind == TokenKind::kInvalid || tokens[i].IsSymbol(";")) {
-      cut = i;
-      break;
+// The statement up to its first ';', read without keeping tokens. Anything but more ';' after it is a second
+// statement, which the caller should have split off (SplitStatements): running only the first would silently drop
+// the rest.
+Result<std::string_view> OneStatement(std::string_view sql) {
+  TokenReader reader(sql);
+  Token t = reader.Next();
+  while (t.kind != TokenKind::kEnd && !t.IsSymbol(";")) {
+    if (t.kind == TokenKind::kInvalid) return TokenStream(sql, {}).ErrorAt(t, "");
+    t = reader.Next();
+  }
+  const size_t end = t.offset;
+  for (; t.kind != TokenKind::kEnd; t = reader.Next()) {
+    if (!t.IsSymbol(";")) {
+      return TokenStream(sql, {}).Complain(t, "expected end of statement: send one statement at a time");
     }
   }
-  if (tokens[cut].kind == TokenKind::kInvalid) {
-    return TokenStream(*sql, {}).ErrorAt(tokens[cut], "");
+  return sql.substr(0, end);
+}
+
+// Queries and DML are DuckDB's and may be megabytes (a bulk INSERT): they are translated as a stream instead of being
+// held as tokens. Every other statement, Sluice's own included, gets a TokenStream.
+bool IsPlainQueryOrDml(const Token& first) {
+  if (first.IsSymbol("(")) return true;
+  for (std::string_view k : {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "VALUES", "FROM"}) {
+    if (first.IsWord(k)) return true;
   }
-  for (size_t i = cut; i + 1 < tokens.size(); ++i) {
-    if (!tokens[i].IsSymbol(";")) {
-      TokenStream ts(*sql, {});
-      return ts.Complain(tokens[i], "expected end of statement: send one statement at a time");
-    }
-  }
-  Token end = tokens[cut];
-  end.kind = TokenKind::kEnd;
-  end.raw = {};
-  end.text.clear();
-  *sql = sql->substr(0, end.offset);
-  tokens.resize(cut);
-  tokens.push_back(std::move(end));
-  return tokens;
+  return false;
 }
 
 }  // namespace
 
 Result<Statement> ParseStatement(std::string_view sql, const SessionContext& session) {
-  ASSIGN_OR_RETURN(std::vector<Token> tokens, OneStatement(Tokenize(sql), &sql));
-  if (tokens.size() == 1) return Status::SyntaxError("Query was empty");
-  TokenStream ts(sql, std::move(tokens));
+  ASSIGN_OR_RETURN(sql, OneStatement(sql));
+  const Token start = TokenReader(sql).Next();
+  if (start.kind == TokenKind::kEnd) return Status::SyntaxError("Query was empty");
+  if (IsPlainQueryOrDml(start)) return Statement{MakePassThrough(sql, session)};
+  TokenStream ts(sql, Tokenize(sql));
   const Token& first = ts.Peek();
   const Token& second = ts.Peek(1);
   if (first.IsWord("CREATE") && second.IsWord("ROUTINE")) return ParseCreateRoutineLoad(ts);

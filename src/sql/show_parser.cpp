@@ -7,8 +7,9 @@ namespace sluice::sql {
 namespace {
 
 constexpr std::string_view kShowForms =
-    "one of DATABASES, SCHEMAS, TABLES, TABLES HISTORY, COLUMNS, FIELDS, CREATE TABLE, VARIABLES, STATUS, WARNINGS, "
-    "ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET or PROCESSLIST (the SHOW statements Sluice supports)";
+    "one of DATABASES, SCHEMAS, TABLES, TABLES HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, "
+    "CREATE ROUTINE LOAD, VARIABLES, STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET or "
+    "PROCESSLIST (the SHOW statements Sluice supports)";
 
 Result<std::optional<std::string>> OptionalLike(TokenStream& ts) {
   if (ts.AcceptWord("LIKE")) {
@@ -119,7 +120,7 @@ Result<Statement> ParseShow(TokenStream& ts) {
   if (t.IsWord("COLUMNS") || t.IsWord("FIELDS")) return ShowColumnsStatement(ts);
   if (t.IsWord("CREATE")) {
     ts.Next();
-    RETURN_IF_ERROR(ts.ExpectWord("TABLE"));
+    if (!ts.AcceptWord("TABLE")) return ts.ErrorExpecting({"TABLE", "ROUTINE LOAD"});
     ShowCreateTable st;
     ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
     RETURN_IF_ERROR(ts.ExpectEnd());

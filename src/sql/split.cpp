@@ -20,16 +20,18 @@ std::vector<std::string> SplitStatements(std::string_view sql) {
   std::vector<std::string> out;
   size_t start = 0;
   bool has_content = false;  // a token other than a comment since `start`
-  for (const Token& t : Tokenize(sql, /*keep_comments=*/true)) {
+  TokenReader reader(sql, /*keep_comments=*/true);
+  while (true) {
+    Token t = reader.Next();
     if (t.kind == TokenKind::kEnd || t.IsSymbol(";")) {
       if (has_content) out.emplace_back(Trim(sql.substr(start, t.offset - start)));
+      if (t.kind == TokenKind::kEnd) return out;
       start = t.end();
       has_content = false;
     } else if (t.kind != TokenKind::kComment) {
       has_content = true;
     }
   }
-  return out;
 }
 
 }  // namespace sluice::sql

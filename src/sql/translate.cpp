@@ -3,6 +3,7 @@
 // The rules (and why) are listed in README.md.
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <optional>
 
 #include "sql/lexer.h"
@@ -56,26 +57,22 @@ std::string StringLiteral(std::string_view value) {
 
 bool Contains(std::string_view s, char c) { return s.find(c) != std::string_view::npos; }
 
+// Reads tokens through a window of a few significant tokens, so memory stays flat however long the statement.
 class Translator {
  public:
   Translator(std::string_view sql, const SessionContext& session)
-      : sql_(sql), session_(session), tokens_(Tokenize(sql, /*keep_comments=*/true)) {
-    for (size_t i = 0; i < tokens_.size(); ++i) {
-      if (tokens_[i].kind == TokenKind::kComment) {
-        comments_.push_back(i);
-      } else if (tokens_[i].kind != TokenKind::kEnd) {
-        sig_.push_back(i);
-      }
-    }
+      : sql_(sql), session_(session), reader_(sql, /*keep_comments=*/true) {
     frames_.emplace_back();
     out_.reserve(sql.size() + 16);
   }
 
   std::string Run() {
-    for (size_t k = 0; k < sig_.size(); ++k) {
-      CopyUpTo(Sig(k).offset);
-      k = TranslateAt(k);
-      copied_to_ = Sig(k).end();
+    while (Ahead(0) != nullptr) {
+      CopyUpTo(ahead_[0].offset);
+      size_t consumed = TranslateCurrent();  // significant tokens used up, at least 1
+      copied_to_ = ahead_[consumed - 1].end();
+      prev_ = std::move(ahead_[consumed - 1]);
+      ahead_.erase(ahead_.begin(), ahead_.begin() + static_cast<std::ptrdiff_t>(consumed));
     }
     CopyUpTo(sql_.size());
     return std::move(out_);
@@ -89,14 +86,28 @@ class Translator {
     bool value_list = false;   // this parenthesis is a VALUES row or an IN (...) list
   };
 
-  const Token& Sig(size_t k) const { return tokens_[sig_[k]]; }
-  const Token* SigOrNull(size_t k) const { return k < sig_.size() ? &tokens_[sig_[k]] : nullptr; }
-  const Token* Prev(size_t k) const { return k > 0 ? &Sig(k - 1) : nullptr; }
+  // The i-th significant token from the current one (0), or null past the end.
+  const Token* Ahead(size_t i) {
+    while (ahead_.size() <= i && !at_end_) {
+      Token t = reader_.Next();
+      if (t.kind == TokenKind::kEnd) {
+        at_end_ = true;
+      } else if (t.kind == TokenKind::kComment) {
+        comments_.push_back(std::move(t));
+      } else {
+        ahead_.push_back(std::move(t));
+      }
+    }
+    return i < ahead_.size() ? &ahead_[i] : nullptr;
+  }
+  // The significant token before the current one.
+  const Token* Prev() const { return prev_ ? &*prev_ : nullptr; }
 
   // Copies source text (whitespace and comments) up to `offset`; MySQL's `#` comments become `--` ones.
   void CopyUpTo(size_t offset) {
-    while (next_comment_ < comments_.size() && tokens_[comments_[next_comment_]].offset < offset) {
-      const Token& c = tokens_[comments_[next_comment_++]];
+    while (!comments_.empty() && comments_.front().offset < offset) {
+      const Token c = std::move(comments_.front());
+      comments_.pop_front();
       if (c.offset < copied_to_) continue;  // inside tokens a rewrite dropped
       Append(sql_.substr(copied_to_, c.offset - copied_to_), false);
       if (c.raw[0] == '#') {
@@ -125,75 +136,75 @@ class Translator {
     last_rewritten_ = rewritten;
   }
 
-  // Translates the significant token k (and any it swallows); returns the last significant index consumed.
-  size_t TranslateAt(size_t k) {
-    const Token& t = Sig(k);
+  // Translates the current token (and any it swallows); returns how many significant tokens it used up.
+  size_t TranslateCurrent() {
+    const Token& t = *Ahead(0);
     switch (t.kind) {
       case TokenKind::kQuotedIdent:
         Append(QuoteIdentifier(t.text), true);
-        return k;
+        return 1;
       case TokenKind::kString:
         // MySQL strings know backslash escapes, DuckDB's do not: 'it\'s' must reach DuckDB as 'it''s'. DuckDB's
         // own escape strings (E'\n') already mean what they say.
-        if (Contains(t.raw, '\\') && !IsEscapeStringPrefix(Prev(k), t)) {
+        if (Contains(t.raw, '\\') && !IsEscapeStringPrefix(Prev(), t)) {
           Append(StringLiteral(t.text), true);
         } else {
           Append(t.raw, false);
         }
-        return k;
+        return 1;
       case TokenKind::kDoubleQuoted:
-        if (IsValuePosition(k)) {
+        if (IsValuePosition()) {
           Append(StringLiteral(t.text), true);
         } else {
           Append(t.raw, false);
         }
-        return k;
+        return 1;
       case TokenKind::kVariable:
         if (t.raw.substr(0, 2) != "@@") break;
         Append(VariableValue(t.raw), true);
-        AliasIfSelectItem(k, k);
-        return k;
+        AliasIfSelectItem(1);
+        return 1;
       case TokenKind::kSymbol:
-        TrackSymbol(k);
+        TrackSymbol(t);
         break;
       case TokenKind::kWord:
-        return TranslateWord(k);
+        return TranslateWord();
       default:
         break;
     }
     Append(t.raw, false);
-    return k;
+    return 1;
   }
 
-  size_t TranslateWord(size_t k) {
-    const Token& t = Sig(k);
-    const Token* n1 = SigOrNull(k + 1);
-    const Token* n2 = SigOrNull(k + 2);
-    const Token* n3 = SigOrNull(k + 3);
+  size_t TranslateWord() {
+    const Token* n1 = Ahead(1);
+    const Token* n2 = Ahead(2);
+    const Token* n3 = Ahead(3);
+    const Token& t = *Ahead(0);  // after the look-ahead: the deque may have moved its elements
     // LIMIT offset, count -> LIMIT count OFFSET offset
     if (t.IsWord("LIMIT") && n1 && n2 && n3 && n1->kind == TokenKind::kNumber && n2->IsSymbol(",") &&
         n3->kind == TokenKind::kNumber) {
       EndClause();
       Append(std::string(t.raw) + " " + std::string(n3->raw) + " OFFSET " + std::string(n1->raw), true);
-      return k + 3;
+      return 4;
     }
     // SELECT 1 FROM DUAL: DuckDB needs no FROM at all.
     if (t.IsWord("FROM") && n1 && n1->IsWord("DUAL") && !(n2 && (n2->IsSymbol(".") || n2->IsSymbol(",")))) {
       EndClause();
-      return k + 1;
+      return 2;
     }
-    if (n1 && n2 && n1->IsSymbol("(") && n2->IsSymbol(")") && !NamesAnObject(Prev(k))) {
+    if (n1 && n2 && n1->IsSymbol("(") && n2->IsSymbol(")") && !NamesAnObject(Prev())) {
       if (std::optional<std::string> value = SessionFunction(t)) {
         Append(*value, true);
-        AliasIfSelectItem(k, k + 2);
-        return k + 2;
+        AliasIfSelectItem(3);
+        return 3;
       }
     }
     if (n1 && n1->kind == TokenKind::kString) {
       for (std::string_view intro : kIntroducers) {
-        if (t.IsWord(intro)) return k;
+        if (t.IsWord(intro)) return 1;
       }
-      if (t.IsWord("N") && n1->offset == t.end()) return k;  // N'text': national strings are plain strings
+      if (t.IsWord("N") && n1->offset == t.end()) return 1;  // N'text': national strings are plain strings
     }
     if (t.IsWord("SELECT")) {
       frames_.back().select_list = true;
@@ -205,7 +216,7 @@ class Translator {
       EndClause();
     }
     Append(t.raw, false);
-    return k;
+    return 1;
   }
 
   static bool IsEscapeStringPrefix(const Token* prev, const Token& string) {
@@ -227,10 +238,9 @@ class Translator {
     frames_.back().values = false;
   }
 
-  void TrackSymbol(size_t k) {
-    const Token& t = Sig(k);
+  void TrackSymbol(const Token& t) {
     if (t.IsSymbol("(")) {
-      const Token* prev = Prev(k);
+      const Token* prev = Prev();
       Frame f;
       f.value_list = prev && (prev->IsWord("IN") || (frames_.back().values && (prev->IsWord("VALUES") ||
                                                                                   prev->IsSymbol(","))));
@@ -245,10 +255,10 @@ class Translator {
   // MySQL reads "x" as a string, DuckDB as a name. Only where a value is certain does it become a string literal:
   // after a comparison, LIKE, THEN/ELSE/WHEN or DEFAULT, and as an item of a VALUES row or an IN list.
   // Everywhere else it stays a name ("t"."c", CREATE TABLE "t", SELECT "c" FROM ...).
-  bool IsValuePosition(size_t k) const {
-    const Token* next = SigOrNull(k + 1);
+  bool IsValuePosition() {
+    const Token* next = Ahead(1);
     if (next && next->IsSymbol(".")) return false;
-    const Token* prev = Prev(k);
+    const Token* prev = Prev();
     if (prev == nullptr) return false;
     for (std::string_view op : {"=", "<>", "!=", "<", ">", "<=", ">=", "<=>"}) {
       if (prev->IsSymbol(op)) return true;
@@ -288,27 +298,29 @@ class Translator {
     return std::nullopt;
   }
 
-  // A select item that is exactly `@@name` or `DATABASE()` gets the column name MySQL gives it: its own text.
-  void AliasIfSelectItem(size_t first, size_t last) {
+  // A select item that is exactly `@@name` or `DATABASE()` (the current `count` tokens) gets the column name MySQL
+  // gives it: its own text.
+  void AliasIfSelectItem(size_t count) {
     if (!frames_.back().select_list) return;
-    const Token* prev = Prev(first);
+    const Token* prev = Prev();
     if (!prev || !(prev->IsWord("SELECT") || prev->IsWord("DISTINCT") || prev->IsWord("ALL") || prev->IsSymbol(","))) {
       return;
     }
-    const Token* next = SigOrNull(last + 1);
+    const Token* next = Ahead(count);
     if (next && !(next->IsSymbol(",") || next->IsSymbol(")") || next->IsSymbol(";") || IsClauseWord(*next))) return;
-    const Token& a = Sig(first);
-    const Token& b = Sig(last);
-    Append(" AS " + QuoteIdentifier(sql_.substr(a.offset, b.end() - a.offset)), true);
+    size_t begin = ahead_[0].offset;
+    size_t end = ahead_[count - 1].end();
+    Append(" AS " + QuoteIdentifier(sql_.substr(begin, end - begin)), true);
   }
 
   std::string_view sql_;
   const SessionContext& session_;
-  std::vector<Token> tokens_;
-  std::vector<size_t> sig_;       // indexes of the tokens that are not comments
-  std::vector<size_t> comments_;  // indexes of the comment tokens
-  size_t next_comment_ = 0;
-  size_t copied_to_ = 0;          // source bytes before this offset are in out_ (or were dropped)
+  TokenReader reader_;
+  bool at_end_ = false;
+  std::deque<Token> ahead_;     // significant tokens read ahead; [0] is the current one
+  std::deque<Token> comments_;  // comments read ahead, not yet copied
+  std::optional<Token> prev_;   // the significant token before the current one
+  size_t copied_to_ = 0;        // source bytes before this offset are in out_ (or were dropped)
   std::vector<Frame> frames_;
   std::string out_;
   bool last_rewritten_ = false;

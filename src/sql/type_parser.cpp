@@ -14,14 +14,16 @@ struct ScalarType {
   size_t max_params;  // bigint(20): display width; varchar(26): length; decimal(10,2): precision and scale
 };
 
-constexpr std::array<ScalarType, 33> kScalarTypes = {{
+// Also the few names MySQL and DuckDB users bring along (TEXT, REAL, BLOB, TIME, UUID); the catalog maps them.
+constexpr std::array<ScalarType, 38> kScalarTypes = {{
     {"TINYINT", 1},     {"SMALLINT", 1},      {"INT", 1},           {"INTEGER", 1},    {"BIGINT", 1},
     {"LARGEINT", 1},    {"FLOAT", 0},         {"DOUBLE", 0},        {"DECIMAL", 2},    {"DECIMALV2", 2},
     {"DECIMALV3", 2},   {"DECIMAL32", 2},     {"DECIMAL64", 2},     {"DECIMAL128", 2}, {"DECIMAL256", 2},
     {"NUMERIC", 2},     {"BOOLEAN", 0},       {"BOOL", 0},          {"CHAR", 1},       {"VARCHAR", 1},
     {"STRING", 0},      {"BINARY", 1},        {"VARBINARY", 1},     {"DATE", 0},       {"DATETIME", 1},
     {"TIMESTAMP", 1},   {"TIMESTAMP_LTZ", 1}, {"TIMESTAMP_NTZ", 1}, {"JSON", 0},       {"JSONB", 0},
-    {"BITMAP", 0},      {"HLL", 0},           {"PERCENTILE", 0},
+    {"BITMAP", 0},      {"HLL", 0},           {"PERCENTILE", 0},    {"TEXT", 0},       {"REAL", 0},
+    {"BLOB", 0},        {"TIME", 1},          {"UUID", 0},
 }};
 
 constexpr std::string_view kTypeExamples =

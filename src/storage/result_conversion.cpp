@@ -37,6 +37,9 @@ Status ErrorFromResult(duckdb_result* result) {
         return Status::UnknownTable(text);
       if (Contains(msg, "already exists")) return Status::AlreadyExists(text);
       return Status::NotFound(text);
+    case DUCKDB_ERROR_BINDER:
+      if (Contains(msg, "Referenced column") && Contains(msg, "not found")) return Status::UnknownColumn(text);
+      return Status::InvalidArgument(text);
     case DUCKDB_ERROR_INTERRUPT:
       return Status::Timeout("the query was interrupted");
     case DUCKDB_ERROR_IO:
@@ -134,6 +137,10 @@ Result<StatementResult> ConvertResult(duckdb_result* result, const std::vector<C
       duckdb_string s = duckdb_value_string(result, c, r);
       if (s.data) {
         row[c] = std::string(s.data, s.size);
+        // MySQL prints a whole double as 895, DuckDB as 895.0; clients and scripts expect MySQL's form.
+        if ((rs.columns[c].type == ValueType::kDouble || rs.columns[c].type == ValueType::kFloat) &&
+            row[c]->size() > 2 && row[c]->compare(row[c]->size() - 2, 2, ".0") == 0)
+          row[c]->resize(row[c]->size() - 2);
         duckdb_free(s.data);
       } else {
         row[c] = std::string();

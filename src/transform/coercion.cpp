@@ -15,10 +15,12 @@ std::string TryCast(const std::string& sql, const std::string& type) {
 // The text of a JSON value with string scalars unquoted: '"abc"' -> 'abc', '{"a":1}' stays as it is.
 std::string JsonText(const std::string& sql) { return "json_extract_string(" + sql + ", '$')"; }
 
-// Text that does not parse as DuckDB's TIMESTAMP is tried in the compact layouts StarRocks also accepts.
-// TRY_CAST comes first because it is fast; failed strptime attempts are slow and only bad values reach them.
+// ISO-like text ('2020-05-08', '2020/05/08 10:00:00', '2020-05-08T10:00:00Z') goes to DuckDB's fast TIMESTAMP
+// cast; digits only ('20200508', '20200508100000', what from_unixtime(x, '%Y%m%d') gives) to strptime. Trying the
+// cast first on compact text would cost five times as much: a failed cast is slow.
 std::string TimestampFromText(const std::string& sql) {
-  return "COALESCE(" + TryCast(sql, "TIMESTAMP") + ", try_strptime(" + sql + ", ['%Y%m%d', '%Y%m%d%H%M%S']))";
+  return "CASE WHEN contains(" + sql + ", '-') OR contains(" + sql + ", '/') THEN " + TryCast(sql, "TIMESTAMP") +
+         " ELSE try_strptime(" + sql + ", ['%Y%m%d', '%Y%m%d%H%M%S']) END";
 }
 
 // DuckDB rounds '12.5' to 13 when casting text to an integer; StarRocks rejects it. A value with a decimal
@@ -122,10 +124,10 @@ Result<TypedSql> AsNumber(const TypedSql& v, const std::string& where) {
     case TypeClass::kDate:
     case TypeClass::kTimestamp:
     case TypeClass::kTimestampTz:
-      return Status::InvalidArgument(std::string("cannot use a ") + TypeClassName(v.type.cls) + " value in " +
+      return Status::InvalidArgument(std::string("cannot use ") + TypeClassName(v.type.cls) + " values in " +
                                      where + "; use date_add, date_sub or datediff for date arithmetic");
     default:
-      return Status::InvalidArgument(std::string("cannot use a ") + TypeClassName(v.type.cls) + " value in " + where);
+      return Status::InvalidArgument(std::string("cannot use ") + TypeClassName(v.type.cls) + " values in " + where);
   }
 }
 

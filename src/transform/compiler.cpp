@@ -57,16 +57,26 @@ Destination DestinationOf(const TransformSpec& spec, const std::string& name) {
 }
 
 // Parses, checks the column references of, and compiles one user expression; `context` starts every error.
+// `computed` names the columns COLUMNS computes, to explain why one of them is unknown to an expression.
 Result<TypedSql> CompileUserExpression(const std::string& text, const Scope& scope, const TimeZone& tz,
-                                       const std::string& context, const std::string& unknown_hint) {
+                                       const std::string& context, const std::vector<std::string>& computed) {
   Result<ExprPtr> parsed = ParseExpression(text);
   if (!parsed.ok()) return Status::InvalidArgument(context + ": " + parsed.status().message());
   std::vector<std::string> unknown = UnknownColumns(**parsed, scope);
   if (!unknown.empty()) {
     std::string names;
-    for (const std::string& n : unknown) names += (names.empty() ? "'" : ", '") + n + "'";
+    bool uses_computed = false;
+    for (const std::string& n : unknown) {
+      names += (names.empty() ? "'" : ", '") + n + "'";
+      for (const std::string& c : computed) uses_computed = uses_computed || sql::EqualsIgnoreCase(c, n);
+    }
+    std::string hint;
+    if (uses_computed) {
+      for (const std::string& c : computed) hint += (hint.empty() ? "" : ", ") + c;
+      hint = " (columns computed in COLUMNS, here " + hint + ", cannot be used by other expressions)";
+    }
     return Status::InvalidArgument(context + ": unknown column" + (unknown.size() > 1 ? "s " : " ") + names +
-                                   "; it can use " + scope.Names() + unknown_hint);
+                                   "; it can use " + scope.Names() + hint);
   }
   Result<TypedSql> compiled = CompileExpression(**parsed, scope, tz);
   if (!compiled.ok()) return Status::InvalidArgument(context + ": " + compiled.status().message());
@@ -117,13 +127,11 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
   Scope source_scope;
   for (size_t i = 0; i < plan.sources.size(); i++)
     source_scope.Add(plan.sources[i].name, SourceBinding(plan.sources[i], i));
-  std::string derived_hint;
-  for (const PlannedDerived& d : plan.derived) derived_hint += (derived_hint.empty() ? "" : ", ") + d.name;
-  if (!derived_hint.empty())
-    derived_hint = " (columns computed in COLUMNS, here " + derived_hint + ", cannot be used by other expressions)";
+  std::vector<std::string> computed;
+  for (const PlannedDerived& d : plan.derived) computed.push_back(d.name);
   for (PlannedDerived& d : plan.derived) {
     ASSIGN_OR_RETURN(d.expr, CompileUserExpression(d.expr_text, source_scope, plan.tz,
-                                                   "in COLUMNS expression for column '" + d.name + "'", derived_hint));
+                                                   "in COLUMNS expression for column '" + d.name + "'", computed));
   }
 
   // WHERE sees the values as they will be loaded: converted and computed columns, and placeholders as text.
@@ -133,7 +141,7 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
       if (plan.derived[j].dest.is_op) continue;
       where_scope.Add(plan.derived[j].name, ColumnBinding{DerivedAlias(j), plan.derived[j].dest.type});
     }
-    ASSIGN_OR_RETURN(plan.where, CompileUserExpression(*spec.where, where_scope, plan.tz, "in WHERE", ""));
+    ASSIGN_OR_RETURN(plan.where, CompileUserExpression(*spec.where, where_scope, plan.tz, "in WHERE", {}));
   }
 
   CompiledTransform out = BuildSelect(plan);

@@ -122,6 +122,7 @@ class Compiler {
         break;
     }
     out.simple = true;
+    out.literal = true;
     return out;
   }
 
@@ -147,8 +148,8 @@ class Compiler {
       std::string expected = f->min_args == f->max_args ? std::to_string(f->min_args)
                              : f->max_args < 0          ? "at least " + std::to_string(f->min_args)
                                                         : std::to_string(f->min_args) + " to " + std::to_string(f->max_args);
-      return Error(e, e.text + "() takes " + expected + " argument" + (expected == "1" ? "" : "s") + ", got " +
-                          std::to_string(n));
+      bool one = f->max_args == 1 || (f->max_args < 0 && f->min_args == 1);  // "takes 1 argument", "at least 1 argument"
+      return Error(e, e.text + "() takes " + expected + " argument" + (one ? "" : "s") + ", got " + std::to_string(n));
     }
     std::vector<TypedSql> args;
     for (size_t i = 0; i < e.children.size(); i++) {

@@ -25,7 +25,7 @@ Result<TypedSql> ConcatWs(std::vector<TypedSql>& a, const CallSite& site) {
   return Text(out + ")");
 }
 
-bool IsLiteralZero(const TypedSql& v) { return v.simple && v.sql == "0"; }
+bool IsLiteralZero(const TypedSql& v) { return v.literal && v.sql == "0"; }
 
 Result<TypedSql> Substr(std::vector<TypedSql>& a, const CallSite& site) {
   std::string s = Str(a[0], site);
@@ -82,7 +82,7 @@ Result<TypedSql> SplitPart(std::vector<TypedSql>& a, const CallSite& site) {
 Result<TypedSql> RegexpExtract(std::vector<TypedSql>& a, const CallSite& site) {
   // DuckDB wants the group index as a constant.
   const TypedSql& group = a[2];
-  if (!group.simple || group.type.cls != TypeClass::kInteger)
+  if (!group.literal || group.type.cls != TypeClass::kInteger)
     return site.Error("the group index must be a whole-number literal");
   return Text("regexp_extract(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + group.sql + ")");
 }

@@ -47,22 +47,22 @@ Result<TypedSql> FromUnixtime(std::vector<TypedSql>& a, const CallSite& site) {
   if (a.size() == 2) {
     ASSIGN_OR_RETURN(fmt, Format(a[1], site));
   }
-  return Text("strftime(" + site.tz.ToLocal("to_timestamp(" + seconds + ")") + ", " + fmt + ")");
+  return Text("strftime(" + site.tz.LocalFromUnixSeconds(seconds) + ", " + fmt + ")");
 }
 
 Result<TypedSql> UnixTimestamp(std::vector<TypedSql>& a, const CallSite& site) {
-  std::string instant;
+  std::string seconds;
   if (a.empty()) {
-    instant = "now()";
+    seconds = "epoch(now())";
   } else if (a.size() == 2) {
     ASSIGN_OR_RETURN(std::string fmt, Format(a[1], site));
-    instant = site.tz.FromLocal("try_strptime(" + AsVarchar(a[0], site.tz) + ", " + fmt + ")");
+    seconds = site.tz.UnixSecondsFromLocal("try_strptime(" + AsVarchar(a[0], site.tz) + ", " + fmt + ")");
   } else if (a[0].type.cls == TypeClass::kTimestampTz) {
-    instant = a[0].sql;
+    seconds = "epoch(" + a[0].sql + ")";
   } else {
-    instant = site.tz.FromLocal(Ts(a[0], site));
+    seconds = site.tz.UnixSecondsFromLocal(Ts(a[0], site));
   }
-  return Bigint("CAST(floor(epoch(" + instant + ")) AS BIGINT)");
+  return Bigint("CAST(floor(" + seconds + ") AS BIGINT)");
 }
 
 Result<TypedSql> StrToDate(std::vector<TypedSql>& a, const CallSite& site) {
@@ -118,7 +118,7 @@ Result<TypedSql> DateAdd(std::vector<TypedSql>& a, const CallSite& site) {
 
 void AddTimeFunctions(std::vector<FunctionInfo>* out) {
   out->push_back({"from_unixtime", 1, 2, FromUnixtime,
-                  "strftime(timezone(tz, to_timestamp(x)), fmt) (VARCHAR; default fmt '%Y-%m-%d %H:%i:%s')"});
+                  "strftime(timezone(tz, to_timestamp(x)), fmt), without ICU for UTC and offsets (VARCHAR)"});
   out->push_back({"unix_timestamp", 0, 2, UnixTimestamp,
                   "epoch(now()) / epoch(timezone(tz, x)) / epoch(timezone(tz, strptime(s, fmt))) as BIGINT"});
   out->push_back({"str_to_date", 2, 2, StrToDate, "try_strptime(s, fmt) (DATE when fmt has no time of day)"});

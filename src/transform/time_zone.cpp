@@ -40,6 +40,7 @@ Result<TimeZone> TimeZone::Parse(std::string_view spec) {
   std::string upper = sql::ToUpper(spec);
   if (spec.empty() || upper == "UTC" || upper == "GMT" || upper == "Z") {
     tz.name_ = "UTC";
+    tz.utc_ = true;
     return tz;
   }
   if (upper == "CST") {  // StarRocks reads CST as China Standard Time
@@ -74,6 +75,19 @@ std::string TimeZone::FromLocal(const std::string& local_sql) const {
   if (!offset_.empty())
     return "timezone('UTC', " + local_sql + " - INTERVAL " + sql::QuoteLiteral(offset_) + ")";
   return "timezone(" + sql::QuoteLiteral(name_) + ", " + local_sql + ")";
+}
+
+std::string TimeZone::LocalFromUnixSeconds(const std::string& seconds_sql) const {
+  if (!utc_ && offset_.empty()) return ToLocal("to_timestamp(" + seconds_sql + ")");
+  // Microseconds through DOUBLE: exact for any second count up to the year 2255.
+  std::string utc = "make_timestamp(TRY_CAST(" + seconds_sql + " * 1e6 AS BIGINT))";
+  return utc_ ? utc : "(" + utc + " + INTERVAL " + sql::QuoteLiteral(offset_) + ")";
+}
+
+std::string TimeZone::UnixSecondsFromLocal(const std::string& local_sql) const {
+  if (utc_) return "epoch(" + local_sql + ")";
+  if (!offset_.empty()) return "epoch(" + local_sql + " - INTERVAL " + sql::QuoteLiteral(offset_) + ")";
+  return "epoch(" + FromLocal(local_sql) + ")";
 }
 
 }  // namespace sluice::transform

@@ -17,6 +17,7 @@ struct TypedSql {
   std::string sql;
   SqlType type;
   bool simple = false;                  // a column reference or a literal: cheap to repeat in the SQL
+  bool literal = false;                 // a literal written in the expression (sql is its text)
   std::optional<std::string> constant;  // the value of a string literal (format strings, JSON paths)
   std::string interval_unit;            // TypeClass::kInterval: YEAR, DAY, ... (sql is the amount)
 };
