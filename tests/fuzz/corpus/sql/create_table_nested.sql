@@ -1,0 +1,1 @@
+CREATE TABLE t (a array<array<int>>, b struct<x int, y map<varchar(10), decimal(10,2)>>, c INT DEFAULT (uuid()), d DATETIME DEFAULT CURRENT_TIMESTAMP)

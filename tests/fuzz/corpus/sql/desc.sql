@@ -1,0 +1,1 @@
+DESC example_db.example_tbl1

@@ -1,0 +1,1 @@
+INSERT INTO example_tbl1 VALUES (2020050802, '2020-05-08', 'Johann Georg Faust', "Deutschland", 895), (1, _utf8mb4'a\0b', N'x', NULL, -1.5e3)

@@ -1,0 +1,1 @@
+SET SESSION autocommit = 1, @@global.max_connections = -10, sql_mode := 'STRICT', x = ON

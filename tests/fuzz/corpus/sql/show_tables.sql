@@ -1,0 +1,1 @@
+SHOW FULL TABLES FROM example_db LIKE 'ex%'

@@ -1,0 +1,1 @@
+UNDROP TABLE d.t
