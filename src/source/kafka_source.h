@@ -61,7 +61,9 @@ struct ConsumeResult {
   std::map<int32_t, int64_t> next_offsets;  // every assigned partition: the next offset to read
   size_t messages = 0;
   size_t bytes = 0;        // payload bytes delivered
-  bool caught_up = false;  // every assigned partition reached its high watermark
+  // Every assigned partition reached its high watermark, as of librdkafka's latest fetch (data produced a moment
+  // earlier may only show up in the next call). True when nothing is assigned.
+  bool caught_up = false;
 };
 
 class KafkaSource {
@@ -77,7 +79,9 @@ class KafkaSource {
   // The topic's partitions, sorted. Unknown topic -> NotFound; unreachable brokers -> Unavailable.
   Result<std::vector<int32_t>> Partitions(std::chrono::milliseconds timeout);
 
-  // Asks the partition's leader. Unknown partition -> NotFound; unreachable -> Unavailable.
+  // Asks the partition's leader (ListOffsets; honors the timeout even when the leader is down). Under
+  // isolation.level=read_committed, librdkafka's default, `high` is the last stable offset.
+  // Unknown partition -> NotFound; unreachable -> Unavailable.
   Result<Watermarks> QueryWatermarks(int32_t partition, std::chrono::milliseconds timeout);
 
   // The first offset whose message has a timestamp >= ts_ms, or the high watermark when there is none.
@@ -107,6 +111,8 @@ class KafkaSource {
   //  - Internal: librdkafka raised a fatal error.
   // After an error, messages delivered in the same call must be discarded, and when there were any, Assign()
   // must be called again before the next Consume() (the source refuses otherwise).
+  // on_message must not call back into this source. A call that delivered nothing may overrun the deadline by up
+  // to 500 ms while it asks the leaders whether the partitions are reachable.
   Result<ConsumeResult> Consume(const ConsumeLimits& limits,
                                 const std::function<bool(const KafkaMessage&)>& on_message);
 
