@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include "parse_helpers.h"
+
+namespace sluice::sql {
+namespace {
+
+std::string T(std::string_view sql) { return TranslateForDuckDB(sql, testing::TestSession()); }
+
+TEST(TranslateTest, LeavesPlainSqlAlone) {
+  for (const char* sql : {"SELECT 1", "select a, b from t where x = 'y' order by 1 limit 10",
+                          "SELECT \"col\" FROM \"t\"", "INSERT INTO t VALUES (1, 'a')", "SELECT 'a' || 'b'",
+                          "SELECT E'\\n'", "SELECT $$a\\b$$", "select  1 /* c */ , -- d\n 2", "",
+                          "SELECT x::INT, y->>'$.a' FROM t", "SELECT 'unterminated"}) {
+    EXPECT_EQ(T(sql), sql);
+  }
+}
+
+TEST(TranslateTest, Backticks) {
+  EXPECT_EQ(T("SELECT `a`, `b c` FROM `db`.`t`"), "SELECT \"a\", \"b c\" FROM \"db\".\"t\"");
+  EXPECT_EQ(T("SELECT `a\"b`, `x``y`"), "SELECT \"a\"\"b\", \"x`y\"");
+}
+
+TEST(TranslateTest, LimitOffsetCount) {
+  EXPECT_EQ(T("SELECT * FROM t LIMIT 5, 10"), "SELECT * FROM t LIMIT 10 OFFSET 5");
+  EXPECT_EQ(T("select * from t limit 0,1"), "select * from t limit 1 OFFSET 0");
+  EXPECT_EQ(T("SELECT * FROM (SELECT * FROM t LIMIT 1, 2) s LIMIT 3"),
+            "SELECT * FROM (SELECT * FROM t LIMIT 2 OFFSET 1) s LIMIT 3");
+  EXPECT_EQ(T("SELECT * FROM t LIMIT 10"), "SELECT * FROM t LIMIT 10");
+  EXPECT_EQ(T("SELECT * FROM t LIMIT 10 OFFSET 5"), "SELECT * FROM t LIMIT 10 OFFSET 5");
+}
+
+TEST(TranslateTest, SystemVariables) {
+  EXPECT_EQ(T("select @@version_comment limit 1"),
+            "select 'Sluice (MySQL protocol)' AS \"@@version_comment\" limit 1");
+  EXPECT_EQ(T("SELECT @@session.auto_increment_increment, @@Global.SQL_MODE"),
+            "SELECT 1 AS \"@@session.auto_increment_increment\", 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES' AS "
+            "\"@@Global.SQL_MODE\"");
+  EXPECT_EQ(T("SELECT @@unknown_thing"), "SELECT NULL AS \"@@unknown_thing\"");
+  EXPECT_EQ(T("SELECT @@autocommit AS ac"), "SELECT 1 AS ac");
+  EXPECT_EQ(T("SELECT @@autocommit ac"), "SELECT 1 ac");
+  EXPECT_EQ(T("SELECT @@autocommit + 1"), "SELECT 1 + 1");
+  EXPECT_EQ(T("SELECT 1 WHERE @@autocommit = 1"), "SELECT 1 WHERE 1 = 1");
+  EXPECT_EQ(T("SELECT DISTINCT @@autocommit"), "SELECT DISTINCT 1 AS \"@@autocommit\"");
+  EXPECT_EQ(T("SELECT @@quoted"), "SELECT 'it''s' AS \"@@quoted\"");
+  EXPECT_EQ(T("SELECT (SELECT @@autocommit)"), "SELECT (SELECT 1 AS \"@@autocommit\")");
+  EXPECT_EQ(T("SELECT coalesce(@@autocommit, 0)"), "SELECT coalesce(1, 0)");
+  EXPECT_EQ(T("SELECT @user_var"), "SELECT @user_var");
+}
+
+TEST(TranslateTest, NegativeValuesCannotStartAComment) {
+  EXPECT_EQ(T("SELECT 10-@@negative"), "SELECT 10-(-5)");
+  EXPECT_EQ(T("SELECT @@negative"), "SELECT (-5) AS \"@@negative\"");
+}
+
+TEST(TranslateTest, RewrittenTokensDoNotGlue) {
+  EXPECT_EQ(T("SELECT@@autocommit"), "SELECT 1 AS \"@@autocommit\"");
+  EXPECT_EQ(T("SELECT @@autocommit`x`"), "SELECT 1 \"x\"");
+}
+
+TEST(TranslateTest, SessionFunctions) {
+  EXPECT_EQ(T("SELECT DATABASE()"), "SELECT 'example_db' AS \"DATABASE()\"");
+  EXPECT_EQ(T("select database()"), "select 'example_db' AS \"database()\"");
+  EXPECT_EQ(T("SELECT SCHEMA(), USER(), CURRENT_USER(), VERSION(), CONNECTION_ID()"),
+            "SELECT 'example_db' AS \"SCHEMA()\", 'root@localhost' AS \"USER()\", 'root@localhost' AS "
+            "\"CURRENT_USER()\", '5.7.99-Sluice' AS \"VERSION()\", 42 AS \"CONNECTION_ID()\"");
+  EXPECT_EQ(T("SELECT DATABASE() AS db"), "SELECT 'example_db' AS db");
+  EXPECT_EQ(T("SELECT * FROM t WHERE owner = user()"), "SELECT * FROM t WHERE owner = 'root@localhost'");
+  EXPECT_EQ(T("SELECT s.version() FROM s"), "SELECT s.version() FROM s");
+  EXPECT_EQ(T("SELECT database"), "SELECT database");
+  SessionContext none = testing::TestSession();
+  none.current_database.clear();
+  EXPECT_EQ(TranslateForDuckDB("SELECT DATABASE()", none), "SELECT NULL AS \"DATABASE()\"");
+  EXPECT_EQ(TranslateForDuckDB("SELECT @@version_comment", SessionContext{}), "SELECT NULL AS \"@@version_comment\"");
+}
+
+TEST(TranslateTest, FromDual) {
+  EXPECT_EQ(T("SELECT 1 FROM DUAL"), "SELECT 1 ");
+  EXPECT_EQ(T("SELECT 1 from dual WHERE 1 = 1"), "SELECT 1  WHERE 1 = 1");
+  EXPECT_EQ(T("SELECT @@autocommit FROM DUAL"), "SELECT 1 AS \"@@autocommit\" ");
+  EXPECT_EQ(T("SELECT * FROM dual.t"), "SELECT * FROM dual.t");
+}
+
+TEST(TranslateTest, BackslashEscapesInStrings) {
+  EXPECT_EQ(T("INSERT INTO t VALUES ('it\\'s', 'a\\nb', 'plain')"),
+            "INSERT INTO t VALUES ('it''s', 'a\nb', 'plain')");
+  EXPECT_EQ(T("SELECT 'a\\\\b'"), "SELECT 'a\\b'");
+  EXPECT_EQ(T("SELECT 'a\\0b'"), "SELECT ('a' || chr(0) || 'b')");
+}
+
+TEST(TranslateTest, DoubleQuotedValuesBecomeStrings) {
+  EXPECT_EQ(T("SELECT * FROM t WHERE name = \"Faust\""), "SELECT * FROM t WHERE name = 'Faust'");
+  EXPECT_EQ(T("SELECT * FROM t WHERE a <> \"x\" AND b != \"y\" AND c < \"z\" AND d >= \"w\""),
+            "SELECT * FROM t WHERE a <> 'x' AND b != 'y' AND c < 'z' AND d >= 'w'");
+  EXPECT_EQ(T("SELECT * FROM t WHERE name LIKE \"F%\" OR name NOT LIKE \"it's\""),
+            "SELECT * FROM t WHERE name LIKE 'F%' OR name NOT LIKE 'it''s'");
+  EXPECT_EQ(T("SELECT * FROM t WHERE c IN (\"a\", \"b\")"), "SELECT * FROM t WHERE c IN ('a', 'b')");
+  EXPECT_EQ(T("INSERT INTO t VALUES (1, \"a\"), (2, \"b\")"), "INSERT INTO t VALUES (1, 'a'), (2, 'b')");
+  EXPECT_EQ(T("INSERT INTO t (\"a\", \"b\") VALUES (\"x\", 1)"), "INSERT INTO t (\"a\", \"b\") VALUES ('x', 1)");
+  EXPECT_EQ(T("SELECT CASE WHEN \"a\" THEN \"b\" ELSE \"c\" END"), "SELECT CASE WHEN 'a' THEN 'b' ELSE 'c' END");
+  EXPECT_EQ(T("UPDATE t SET a = \"v\" WHERE id = 1"), "UPDATE t SET a = 'v' WHERE id = 1");
+}
+
+TEST(TranslateTest, DoubleQuotedNamesStayNames) {
+  EXPECT_EQ(T("SELECT \"a\" FROM \"t\" WHERE \"b\" = 1"), "SELECT \"a\" FROM \"t\" WHERE \"b\" = 1");
+  EXPECT_EQ(T("SELECT * FROM a JOIN b ON a.x = \"b\".\"x\""), "SELECT * FROM a JOIN b ON a.x = \"b\".\"x\"");
+  EXPECT_EQ(T("SELECT f(\"a\", \"b\")"), "SELECT f(\"a\", \"b\")");
+  EXPECT_EQ(T("CREATE VIEW \"v\" AS SELECT 1"), "CREATE VIEW \"v\" AS SELECT 1");
+}
+
+TEST(TranslateTest, HashCommentsBecomeDashDash) {
+  EXPECT_EQ(T("SELECT 1 # note\n, 2"), "SELECT 1 -- note\n, 2");
+  EXPECT_EQ(T("SELECT '#not a comment'"), "SELECT '#not a comment'");
+}
+
+TEST(TranslateTest, CharsetIntroducers) {
+  EXPECT_EQ(T("SELECT _utf8mb4'abc', _binary 'x', N'y'"), "SELECT 'abc',  'x', 'y'");
+  EXPECT_EQ(T("SELECT _utf8mb4 FROM t"), "SELECT _utf8mb4 FROM t");
+}
+
+TEST(TranslateTest, SeveralStatements) {
+  EXPECT_EQ(T("SELECT @@autocommit; SELECT `a` FROM t LIMIT 1,2"),
+            "SELECT 1 AS \"@@autocommit\"; SELECT \"a\" FROM t LIMIT 2 OFFSET 1");
+}
+
+TEST(TranslateTest, DeepParenthesesAreFine) {
+  std::string sql = "SELECT " + std::string(100000, '(') + "1" + std::string(100000, ')');
+  EXPECT_EQ(T(sql), sql);
+  std::string open = "SELECT " + std::string(100000, '(') + "@@autocommit";
+  EXPECT_EQ(T(open), "SELECT " + std::string(100000, '(') + "1");
+}
+
+TEST(TranslateTest, BulkInsertStreamsThrough) {
+  std::string sql = "INSERT INTO `t` VALUES ";
+  std::string expected = "INSERT INTO \"t\" VALUES ";
+  for (int i = 0; i < 20000; ++i) {
+    sql += (i ? "," : "") + std::string("(") + std::to_string(i) + ",'it\\'s',\"x\",NULL)";
+    expected += (i ? "," : "") + std::string("(") + std::to_string(i) + ",'it''s','x',NULL)";
+  }
+  EXPECT_EQ(testing::PassThroughSql(sql + ";"), expected);
+  EXPECT_EQ(SplitStatements(sql + ";" + sql).size(), 2u);
+}
+
+TEST(QuoteTest, IdentifiersAndLiterals) {
+  EXPECT_EQ(QuoteIdentifier("na\"me"), "\"na\"\"me\"");
+  EXPECT_EQ(QuoteIdentifier(""), "\"\"");
+  EXPECT_EQ(QuoteLiteral("it's"), "'it''s'");
+  EXPECT_EQ(QuoteLiteral("back\\slash"), "'back\\slash'");
+}
+
+}  // namespace
+}  // namespace sluice::sql
