@@ -7,6 +7,7 @@
 #include "sql/lexer.h"
 #include "transform/expression_compiler.h"
 #include "transform/transform_plan.h"
+#include "transform/utf8.h"
 
 namespace sluice::transform {
 
@@ -38,6 +39,7 @@ int FindTableColumn(const TransformSpec& spec, std::string_view name) {
 
 Status CheckName(const std::string& name) {
   if (name.empty()) return Status::InvalidArgument("a column name in COLUMNS is empty");
+  if (!IsValidUtf8(name)) return Status::InvalidArgument("a column name in COLUMNS is not valid UTF-8");
   if (name.size() >= 8 && sql::EqualsIgnoreCase(name.substr(0, 8), "__sluice"))
     return Status::InvalidArgument("column name '" + name + "' in COLUMNS is reserved (names starting with "
                                    "__sluice are Sluice's own)");

@@ -22,7 +22,8 @@ inline constexpr const char* kBatchPlaceholder = "{BATCH}";
 
 struct TargetColumn {
   std::string name;
-  std::string duckdb_type;  // e.g. "BIGINT", "DECIMAL(10,2)", "VARCHAR", "VARCHAR(26)", "TIMESTAMP", "JSON", "INTEGER[]"
+  // e.g. "BIGINT", "DECIMAL(10,2)", "VARCHAR", "VARCHAR(26)" (a byte limit), "TIMESTAMP", "JSON", "INTEGER[]"
+  std::string duckdb_type;
   bool nullable = true;
 };
 

@@ -63,5 +63,6 @@ std::string DebugString(const Expr& expr);
 
 // Where a node is, as the error messages say it: "column 12" or "line 2, column 3".
 std::string PositionOf(const Expr& expr);
+std::string PositionText(uint32_t line, uint32_t column);
 
 }  // namespace sluice::transform

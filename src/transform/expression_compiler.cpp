@@ -6,6 +6,7 @@
 #include "sql/parser.h"
 #include "transform/coercion.h"
 #include "transform/function_map.h"
+#include "transform/utf8.h"
 
 namespace sluice::transform {
 
@@ -28,23 +29,11 @@ namespace {
 
 void CollectUnknown(const Expr& e, const Scope& scope, std::vector<std::string>* out) {
   if (e.kind == ExprKind::kColumn && !scope.Find(e.text)) {
-    bool seen = std::any_of(out->begin(), out->end(), [&](const std::string& n) { return sql::EqualsIgnoreCase(n, e.text); });
+    auto same = [&](const std::string& n) { return sql::EqualsIgnoreCase(n, e.text); };
+    bool seen = std::any_of(out->begin(), out->end(), same);
     if (!seen) out->push_back(e.text);
   }
   for (const auto& c : e.children) CollectUnknown(*c, scope, out);
-}
-
-bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (size_t k = 1; k < n; k++) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
-    i += n;
-  }
-  return true;
 }
 
 bool IsWideInteger(const TypedSql& v) {
@@ -115,8 +104,7 @@ class Compiler {
         out = MakeTyped(e.text, TypeClass::kFloat, "DOUBLE");
         break;
       case LiteralKind::kString:
-        if (e.text.find('\0') != std::string::npos) return Error(e, "a string literal cannot contain a NUL byte");
-        if (!IsValidUtf8(e.text)) return Error(e, "a string literal must be valid UTF-8");
+        if (!IsValidUtf8(e.text)) return Error(e, "a string literal must be valid UTF-8 without NUL bytes");
         out = MakeTyped(sql::QuoteLiteral(e.text), TypeClass::kVarchar, "VARCHAR");
         out.constant = e.text;
         break;
@@ -145,10 +133,11 @@ class Compiler {
     if (!f) return Error(e, "unknown function '" + e.text + "'; supported: " + SupportedFunctionNames());
     int n = static_cast<int>(e.children.size());
     if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
-      std::string expected = f->min_args == f->max_args ? std::to_string(f->min_args)
-                             : f->max_args < 0          ? "at least " + std::to_string(f->min_args)
-                                                        : std::to_string(f->min_args) + " to " + std::to_string(f->max_args);
-      bool one = f->max_args == 1 || (f->max_args < 0 && f->min_args == 1);  // "takes 1 argument", "at least 1 argument"
+      const std::string min = std::to_string(f->min_args), max = std::to_string(f->max_args);
+      std::string expected = f->min_args == f->max_args ? min
+                             : f->max_args < 0          ? "at least " + min
+                                                        : min + " to " + max;
+      bool one = f->max_args == 1 || (f->max_args < 0 && f->min_args == 1);  // "1 argument", "at least 1 argument"
       return Error(e, e.text + "() takes " + expected + " argument" + (one ? "" : "s") + ", got " + std::to_string(n));
     }
     std::vector<TypedSql> args;
@@ -229,7 +218,8 @@ class Compiler {
     // MySQL: dividing by zero gives NULL (DuckDB would give inf or NULL depending on the operator).
     if (op == "/") return MakeTyped("(" + a.sql + " / NULLIF(" + b.sql + ", 0))", TypeClass::kFloat, "DOUBLE");
     if (op == "%") {
-      return MakeTyped("(" + a.sql + " % NULLIF(" + b.sql + ", 0))", integral ? TypeClass::kInteger : TypeClass::kFloat);
+      TypeClass cls = integral ? TypeClass::kInteger : TypeClass::kFloat;
+      return MakeTyped("(" + a.sql + " % NULLIF(" + b.sql + ", 0))", cls);
     }
     if (op == "DIV") {
       if (integral) return MakeTyped("(" + a.sql + " // NULLIF(" + b.sql + ", 0))", TypeClass::kInteger, "BIGINT");

@@ -32,17 +32,13 @@ bool IsOneOf(const Token& t, auto const& words) {
   return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return t.IsWord(w); });
 }
 
-std::string Position(uint32_t line, uint32_t column) {
-  if (line > 1) return "line " + std::to_string(line) + ", column " + std::to_string(column);
-  return "column " + std::to_string(column);
-}
-
 // How a token is named in "found ..." messages.
 std::string Describe(const Token& t) {
   if (t.kind == TokenKind::kEnd) return "the end of the expression";
-  std::string raw(t.raw.substr(0, 40));
-  if (t.raw.size() > 40) raw += "...";
-  return "'" + raw + "'";
+  size_t cut = std::min<size_t>(t.raw.size(), 40);
+  // Cut at a character boundary, never inside a UTF-8 sequence.
+  while (cut < t.raw.size() && cut > 0 && (static_cast<unsigned char>(t.raw[cut]) & 0xC0) == 0x80) cut--;
+  return "'" + std::string(t.raw.substr(0, cut)) + (cut < t.raw.size() ? "...'" : "'");
 }
 
 class Parser {
@@ -90,7 +86,7 @@ class Parser {
   }
 
   static Status Error(const Token& t, const std::string& what) {
-    return Status::InvalidArgument("syntax error at " + Position(t.line, t.column) + ": " + what);
+    return Status::InvalidArgument("syntax error at " + PositionText(t.line, t.column) + ": " + what);
   }
   Status Expected(const std::string& what) const {
     return Error(Peek(), "expected " + what + ", found " + Describe(Peek()));
@@ -340,7 +336,7 @@ class Parser {
           Next();
           if (Peek().IsWord("SELECT")) return Error(Peek(), "subqueries are not supported in load expressions");
           ASSIGN_OR_RETURN(ExprPtr inner, ParseOr());
-          RETURN_IF_ERROR(ExpectSymbol(")", " to close the '(' at " + Position(t.line, t.column)));
+          RETURN_IF_ERROR(ExpectSymbol(")", " to close the '(' at " + PositionText(t.line, t.column)));
           return inner;
         }
         break;
@@ -409,7 +405,8 @@ class Parser {
     Next();  // (
     if (!AcceptSymbol(")")) {
       do {
-        if (Peek().IsSymbol("*")) return Error(Peek(), "'*' arguments (aggregates) are not supported in load expressions");
+        if (Peek().IsSymbol("*"))
+          return Error(Peek(), "'*' arguments (aggregates) are not supported in load expressions");
         if (Peek().IsWord("DISTINCT")) return Error(Peek(), "DISTINCT is not supported in load expressions");
         ASSIGN_OR_RETURN(ExprPtr arg, ParseOr());
         call->children.push_back(std::move(arg));
@@ -440,7 +437,8 @@ class Parser {
     TypeName type;
     type.name = sql::ToUpper(Next().raw);
     // CAST(x AS SIGNED INTEGER), CAST(x AS UNSIGNED INT)
-    if ((type.name == "SIGNED" || type.name == "UNSIGNED") && (Peek().IsWord("INTEGER") || Peek().IsWord("INT"))) Next();
+    bool integer_word = Peek().IsWord("INTEGER") || Peek().IsWord("INT");
+    if ((type.name == "SIGNED" || type.name == "UNSIGNED") && integer_word) Next();
     if (AcceptSymbol("(")) {
       do {
         if (Peek().kind != TokenKind::kNumber || Peek().raw.find_first_not_of("0123456789") != std::string_view::npos)
@@ -500,106 +498,8 @@ class Parser {
   int recursion_ = 0;
 };
 
-void AppendDebug(const Expr& e, std::string* out);
-
-void AppendChildren(const Expr& e, size_t from, std::string* out) {
-  for (size_t i = from; i < e.children.size(); i++) {
-    out->push_back(' ');
-    AppendDebug(*e.children[i], out);
-  }
-}
-
-void AppendDebug(const Expr& e, std::string* out) {
-  switch (e.kind) {
-    case ExprKind::kLiteral:
-      if (e.literal == LiteralKind::kString) {
-        *out += "'" + e.text + "'";
-      } else {
-        *out += e.text;
-      }
-      return;
-    case ExprKind::kColumn:
-      *out += "`" + e.text + "`";
-      return;
-    case ExprKind::kCall:
-      *out += e.text + "(";
-      for (size_t i = 0; i < e.children.size(); i++) {
-        if (i) *out += ", ";
-        AppendDebug(*e.children[i], out);
-      }
-      *out += ")";
-      return;
-    case ExprKind::kUnary:
-    case ExprKind::kBinary:
-      *out += "(" + e.op;
-      AppendChildren(e, 0, out);
-      *out += ")";
-      return;
-    case ExprKind::kIsNull:
-      *out += e.negated ? "(IS NOT NULL" : "(IS NULL";
-      AppendChildren(e, 0, out);
-      *out += ")";
-      return;
-    case ExprKind::kIn:
-    case ExprKind::kBetween:
-    case ExprKind::kLike: {
-      const char* name = e.kind == ExprKind::kIn ? "IN" : e.kind == ExprKind::kBetween ? "BETWEEN" : "LIKE";
-      *out += std::string("(") + (e.negated ? "NOT " : "") + name;
-      AppendChildren(e, 0, out);
-      *out += ")";
-      return;
-    }
-    case ExprKind::kCase: {
-      *out += "(CASE";
-      size_t i = 0;
-      if (e.has_operand) {
-        *out += " ";
-        AppendDebug(*e.children[i++], out);
-      }
-      size_t end = e.children.size() - (e.has_else ? 1 : 0);
-      for (; i < end; i += 2) {
-        *out += " (WHEN ";
-        AppendDebug(*e.children[i], out);
-        *out += " ";
-        AppendDebug(*e.children[i + 1], out);
-        *out += ")";
-      }
-      if (e.has_else) {
-        *out += " (ELSE ";
-        AppendDebug(*e.children.back(), out);
-        *out += ")";
-      }
-      *out += ")";
-      return;
-    }
-    case ExprKind::kCast: {
-      *out += "(CAST ";
-      AppendDebug(*e.children[0], out);
-      *out += " AS " + e.cast_type.name;
-      for (size_t i = 0; i < e.cast_type.params.size(); i++)
-        *out += (i ? "," : "(") + std::to_string(e.cast_type.params[i]);
-      if (!e.cast_type.params.empty()) *out += ")";
-      *out += ")";
-      return;
-    }
-    case ExprKind::kInterval:
-      *out += "(INTERVAL ";
-      AppendDebug(*e.children[0], out);
-      *out += " " + e.text + ")";
-      return;
-  }
-}
-
 }  // namespace
 
 Result<ExprPtr> ParseExpression(std::string_view text) { return Parser(text).Run(); }
-
-std::string DebugString(const Expr& expr) {
-  std::string out;
-  AppendDebug(expr, &out);
-  return out;
-}
-
-std::string PositionOf(const Expr& expr) { return Position(expr.line, expr.column); }
 
 }  // namespace sluice::transform

@@ -6,11 +6,13 @@
 //   __sluice_computed   COLUMNS expressions, each under TRY() so a failing row gives NULL, not a failed batch
 //   __sluice_typed      expression results converted to their table column's type
 //   final SELECT        loaded columns, the row index, the error reason and the WHERE result
+#include <algorithm>
 #include <string_view>
 
 #include "sql/parser.h"
 #include "transform/coercion.h"
 #include "transform/transform_plan.h"
+#include "transform/utf8.h"
 
 namespace sluice::transform {
 
@@ -21,6 +23,9 @@ std::string DerivedAlias(size_t j) { return "__sluice_d" + std::to_string(j); }
 
 namespace {
 
+// storage/batch_table_function.h's kBatchFunctionName (this module does not link storage; a test checks they agree).
+constexpr const char* kBatchFunction = "sluice_batch";
+
 // Longest excerpt of a bad value an error reason quotes (the full raw row is kept with the rejected row).
 constexpr int kValueExcerptChars = 100;
 constexpr size_t kExpressionExcerptBytes = 80;
@@ -29,14 +34,14 @@ constexpr size_t kExpressionExcerptBytes = 80;
 std::string MessageText(std::string_view s, size_t max) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = n > 0 && i + n <= s.size() && c != 0;
-    for (size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (!ok) n = 1;
-    if (out.size() + (ok ? n : 1) > max) return out + "...";
-    if (ok) out.append(s.substr(i, n));
-    else out.push_back('?');
+    size_t n = Utf8SequenceLength(s, i);
+    if (out.size() + std::max<size_t>(n, 1) > max) return out + "...";
+    if (n == 0) {
+      out.push_back('?');
+      n = 1;
+    } else {
+      out.append(s.substr(i, n));
+    }
     i += n;
   }
   return out;
@@ -93,8 +98,8 @@ class SelectBuilder {
   explicit SelectBuilder(const TransformPlan& plan) : plan_(plan), spec_(*plan.spec), tz_(plan.tz) {}
 
   CompiledTransform Build() {
-    std::string sql = "WITH __sluice_source AS NOT MATERIALIZED (\n  SELECT * FROM sluice_batch(" +
-                      std::string(kBatchPlaceholder) + ")\n)";
+    std::string sql = "WITH __sluice_source AS NOT MATERIALIZED (\n  SELECT * FROM " + std::string(kBatchFunction) +
+                      "(" + kBatchPlaceholder + ")\n)";
     sql += Layer("__sluice_raw", RawColumns(), "__sluice_source", false);
     sql += Layer("__sluice_converted", ConvertedColumns(), "__sluice_raw", true);
     sql += Layer("__sluice_computed", ComputedColumns(), "__sluice_converted", true);
@@ -187,7 +192,8 @@ class SelectBuilder {
   void SourceReasons(const TargetColumn& column, const Destination& dest, const std::string& raw,
                      const std::string& converted, ErrorReasons* reasons) const {
     const std::string name = "column '" + MessageText(column.name, 64) + "'";
-    if (!column.nullable) reasons->Add(raw + " IS NULL", sql::QuoteLiteral(name + " is NOT NULL but the value is NULL"));
+    if (!column.nullable)
+      reasons->Add(raw + " IS NULL", sql::QuoteLiteral(name + " is NOT NULL but the value is NULL"));
     if (spec_.strict_mode) {
       reasons->Add(raw + " IS NOT NULL AND " + converted + " IS NULL",
                    ReasonWithValue(name + ": the value ", raw, " " + Failure(dest, column) + " (strict_mode)"));
