@@ -1,5 +1,7 @@
 #include "load/task_plan.h"
 
+#include <algorithm>
+
 #include "load/message_decoder.h"
 #include "sql/parser.h"
 
@@ -24,6 +26,15 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
   }
   if (spec.source_columns.empty())
     return Status::InvalidArgument("COLUMNS must name at least one source column (a column without `= expr`)");
+  // A NOT NULL column without a default that the load never fills would fail every INSERT; say so now.
+  for (const auto& c : table.columns) {
+    if (c.nullable || c.default_sql) continue;
+    bool filled = std::find(spec.source_columns.begin(), spec.source_columns.end(), c.name) != spec.source_columns.end() ||
+                  std::any_of(spec.derived.begin(), spec.derived.end(), [&](const auto& d) { return d.first == c.name; });
+    if (!filled)
+      return Status::InvalidArgument("column '" + c.name + "' of table '" + def.table +
+                                     "' is NOT NULL and has no default, but the load does not fill it; add it to COLUMNS");
+  }
   spec.where = def.load.where;
   spec.strict_mode = def.BoolProperty("strict_mode");
   spec.timezone = def.Property("timezone");

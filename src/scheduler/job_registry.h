@@ -56,6 +56,7 @@ class JobRegistry {
   source::KafkaClientConfig SourceConfig(const catalog::RoutineLoadDefinition& def) const;
   Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def);
   std::string ErrorLogUrl(const JobRuntime& job) const;
+  Status ValidateTimezone(const std::string& tz);
 
   storage::Database& db_;
   catalog::Catalog& catalog_;

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "scheduler/job_registry.h"
+#include "sql/parser.h"
 
 namespace sluice::scheduler {
 
@@ -151,9 +152,21 @@ Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, 
   return load::MakeTaskPlan(job_id, def, *table);
 }
 
+Status JobRegistry::ValidateTimezone(const std::string& tz) {
+  // Fixed offsets (+08:00) are handled by the transform itself; names go through DuckDB's ICU.
+  if (tz.size() == 6 && (tz[0] == '+' || tz[0] == '-') && tz[3] == ':') return Status::Ok();
+  ASSIGN_OR_RETURN(auto con, db_.Connect());
+  auto r = con->Query("SELECT timezone(" + sql::QuoteLiteral(tz) + ", TIMESTAMPTZ '2000-01-01 00:00:00+00')");
+  if (!r.ok())
+    return Status::InvalidArgument("property \"timezone\": unknown time zone \"" + tz +
+                                   "\"; use a name like \"UTC\", \"Asia/Shanghai\" or \"America/New_York\"");
+  return Status::Ok();
+}
+
 Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string& db) {
   ASSIGN_OR_RETURN(auto def, catalog::BuildRoutineLoad(stmt, db));
   if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
+  RETURN_IF_ERROR(ValidateTimezone(def.Property("timezone")));
   // The plan checks COLUMNS, WHERE and the format against the table now, so mistakes fail the CREATE.
   ASSIGN_OR_RETURN(auto plan, Plan(0, def));
   (void)plan;
@@ -205,6 +218,7 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
     current = job->stored.def;
   }
   ASSIGN_OR_RETURN(auto def, catalog::AlterRoutineLoadDefinition(current, stmt));
+  RETURN_IF_ERROR(ValidateTimezone(def.Property("timezone")));
   ASSIGN_OR_RETURN(auto plan, Plan(job->stored.id, def));
   (void)plan;
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));
