@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -81,6 +82,17 @@ Result<std::string> ResolveSeparator(const std::string& raw, const char* what) {
   if (out.empty()) return Status::InvalidArgument(std::string(what) + " must not be empty");
   if (out.size() > 50) return Status::InvalidArgument(std::string(what) + " is longer than 50 bytes");
   return out;
+}
+
+// "YYYY-MM-DD[ hh:mm[:ss[.ffffff]]]" (shape already checked) names a real day and time of day.
+bool IsCalendarTime(const std::string& text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  std::sscanf(text.c_str(), "%d-%d-%d %d:%d:%d", &y, &mo, &d, &h, &mi, &sec);
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mo < 1 || mo > 12) return false;
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  int days = kDays[mo - 1] + (mo == 2 && leap ? 1 : 0);
+  return d >= 1 && d <= days && h < 24 && mi < 60 && sec < 60;
 }
 
 Result<std::vector<int32_t>> ParsePartitions(const std::string& text) {
@@ -264,7 +276,7 @@ Result<OffsetSpec> ParseOffsetSpec(const std::string& raw) {
     spec.value = std::stoll(text);
     return spec;
   }
-  if (std::regex_match(text, kDatetime)) {
+  if (std::regex_match(text, kDatetime) && IsCalendarTime(text)) {
     spec.kind = OffsetSpec::Kind::kTime;
     return spec;
   }

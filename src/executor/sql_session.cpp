@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/log.h"
+#include "common/secret_redaction.h"
 #include "sql/parser.h"
 
 namespace sluice {
@@ -179,7 +180,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
 }
 
 Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
-  log::Debug("session", "conn {} runs: {}", connection_id_, s.sql);
+  if (log::Enabled(log::Level::kDebug)) log::Debug("session", "conn {} runs: {}", connection_id_, RedactSecrets(s.sql));
   // With autocommit off (pymysql's default), statements run in a transaction that COMMIT or ROLLBACK ends,
   // as in MySQL. The session tracks whether one is open: a failed BEGIN would abort DuckDB's open transaction.
   std::string verb = FirstWord(s.sql);

@@ -304,6 +304,13 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     if (Status st = store_->TrimRejectedRows(job->stored.id, keep); !st.ok())
       log::Warn("scheduler", "routine load {}: could not trim its rejected rows: {}", def.name, st.message());
   }
+  // A job with no new data never touches its table, so it checks that the table is still there.
+  bool table_dropped = false;
+  if (outcome.ok() && !outcome->had_data) {
+    auto table = catalog_.DescribeTable(def.db, def.table);
+    table_dropped = !table.ok() && (table.status().code() == StatusCode::kUnknownTable ||
+                                    table.status().code() == StatusCode::kUnknownDatabase);
+  }
   // High watermarks for LatestSourcePosition / OffsetLag: free when caught up, one request per partition otherwise.
   std::map<int32_t, int64_t> latest;
   if (outcome.ok() && group->source) {
@@ -356,6 +363,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   if (job->other_msg.find("retrying") != std::string::npos) job->other_msg.clear();
   for (const auto& [p, ts] : r.last_timestamp_ms) job->last_timestamp_ms[p] = ts;
   double interval = def.DoubleProperty("max_batch_interval");
+  if (table_dropped) {
+    SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
+    return;
+  }
   if (!r.had_data) {
     group->next_run = now + Seconds(interval);
     group->message = "there is no new data in kafka, wait for " + def.Property("max_batch_interval") +

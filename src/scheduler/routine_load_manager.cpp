@@ -209,7 +209,7 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   catalog::RoutineLoadDefinition current;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    job = FindLocked(db, stmt.job_name, false);
+    job = FindLocked(db, stmt.job_name, true);
     if (!job) return Status::NotFound("routine load '" + stmt.job_name + "' does not exist in database '" + db + "'");
     if (job->stored.state != JobState::kPaused)
       return Status::InvalidArgument("routine load '" + stmt.job_name + "' is " + catalog::JobStateName(job->stored.state) +

@@ -1,5 +1,7 @@
 #include "server/connection.h"
 
+#include "common/secret_redaction.h"
+
 #include <exception>
 #include <utility>
 #include <vector>
@@ -262,7 +264,8 @@ Status Connection::Dispatch(const Command& cmd) {
 Status Connection::HandleQuery(std::string_view text) {
   counters_.questions.fetch_add(1, std::memory_order_relaxed);
   // Full text only at debug level: statements may carry secrets (passwords of connections, keys).
-  log::Debug("server", "conn {}: query: {}", id_, ForLog(text, 1024));
+  if (log::Enabled(log::Level::kDebug))
+    log::Debug("server", "conn {}: query: {}", id_, ForLog(RedactSecrets(text), 1024));
   if (IsBlank(text)) return SendError(er::kEmptyQuery, "42000", "Query was empty");
   std::vector<std::string> statements = sql::SplitStatements(text);
   if (statements.empty()) return SendError(er::kEmptyQuery, "42000", "Query was empty");

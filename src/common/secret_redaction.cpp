@@ -1,0 +1,20 @@
+#include "common/secret_redaction.h"
+
+#include <regex>
+
+namespace sluice {
+
+std::string RedactSecrets(std::string_view sql) {
+  // "key" = "value" and 'key' = 'value', where the key mentions a secret.
+  static const std::regex kQuotedProperty(
+      R"re((["'][^"']*(password|passwd|secret|token|jaas|access_key|access\.key|key\.pem|credential)[^"']*["']\s*=\s*)(["'])((?:\\.|(?!\3).)*)\3)re",
+      std::regex::icase);
+  // Keyword forms: PASSWORD 'x', IDENTIFIED BY 'x', ACCESS_KEY 'x', ACCESS_ID 'x', ACCESS_KEY = 'x'.
+  static const std::regex kKeyword(
+      R"re(\b(password|identified\s+by|access_key|access_id|secret_key)(\s*=\s*|\s+)(["'])((?:\\.|(?!\3).)*)\3)re",
+      std::regex::icase);
+  std::string out = std::regex_replace(std::string(sql), kQuotedProperty, "$1$3******$3");
+  return std::regex_replace(out, kKeyword, "$1$2$3******$3");
+}
+
+}  // namespace sluice

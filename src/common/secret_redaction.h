@@ -1,0 +1,14 @@
+#pragma once
+// Statements may carry secrets ("property.sasl.password" = "...", ACCESS_KEY '...'); anything that logs or echoes
+// statement text passes it through here first.
+#include <string>
+#include <string_view>
+
+namespace sluice {
+
+// Replaces the value of every quoted `"key" = "value"` whose key names a secret (password, secret, token, SASL JAAS
+// config, private keys, access keys) with '******', and the literal after ACCESS_KEY / ACCESS_ID / PASSWORD /
+// IDENTIFIED BY. Everything else is kept.
+std::string RedactSecrets(std::string_view sql);
+
+}  // namespace sluice

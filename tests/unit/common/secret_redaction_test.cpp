@@ -1,0 +1,31 @@
+#include "common/secret_redaction.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice {
+namespace {
+
+TEST(SecretRedactionTest, PropertyValuesNamingSecretsAreMasked) {
+  std::string sql = R"(CREATE ROUTINE LOAD j ON t FROM KAFKA ("kafka_topic" = "orders", "property.sasl.password" = "hunter2", 'property.ssl.key.password'='p\'w', "property.sasl.username" = "bob"))";
+  std::string out = RedactSecrets(sql);
+  EXPECT_EQ(out.find("hunter2"), std::string::npos) << out;
+  EXPECT_EQ(out.find("p\\'w"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("property.sasl.password" = "******")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("kafka_topic" = "orders")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("property.sasl.username" = "bob")"), std::string::npos) << out;
+}
+
+TEST(SecretRedactionTest, KeywordFormsAreMasked) {
+  std::string out = RedactSecrets("CREATE STORAGE CONNECTION c TYPE S3 ACCESS_ID 'AKIA1' ACCESS_KEY 'sekret' REGION 'x'");
+  EXPECT_EQ(out.find("sekret"), std::string::npos) << out;
+  EXPECT_EQ(out.find("AKIA1"), std::string::npos) << out;
+  EXPECT_NE(out.find("REGION 'x'"), std::string::npos) << out;
+}
+
+TEST(SecretRedactionTest, OrdinaryStatementsAreUnchanged) {
+  std::string sql = "SELECT 'password' AS word, token FROM t WHERE a = 'b'";
+  EXPECT_EQ(RedactSecrets(sql), sql);
+}
+
+}  // namespace
+}  // namespace sluice
