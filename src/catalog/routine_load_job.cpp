@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sql/parser.h"
+
 namespace sluice::catalog {
 
 namespace {
@@ -456,23 +458,17 @@ std::string Quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string Backticked(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
-}
-
 }  // namespace
 
 std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& d) {
-  std::string out = "CREATE ROUTINE LOAD " + Backticked(d.db) + "." + Backticked(d.name) + " ON " + Backticked(d.table);
+  std::string out = "CREATE ROUTINE LOAD " + sql::BacktickIdentifier(d.db) + "." + sql::BacktickIdentifier(d.name) + " ON " + sql::BacktickIdentifier(d.table);
   std::vector<std::string> load;
   if (d.load.column_separator) load.push_back("COLUMNS TERMINATED BY " + Quoted(*d.load.column_separator));
   if (d.load.row_delimiter) load.push_back("ROWS TERMINATED BY " + Quoted(*d.load.row_delimiter));
   if (d.load.columns) {
     std::string cols;
     for (const auto& c : *d.load.columns)
-      cols += (cols.empty() ? "" : ", ") + Backticked(c.name) + (c.expr ? " = " + *c.expr : "");
+      cols += (cols.empty() ? "" : ", ") + sql::BacktickIdentifier(c.name) + (c.expr ? " = " + *c.expr : "");
     load.push_back("COLUMNS(" + cols + ")");
   }
   if (d.load.where) load.push_back("WHERE " + *d.load.where);

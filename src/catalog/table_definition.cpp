@@ -33,12 +33,6 @@ const char* AggregateName(sql::AggregateFunction f) {
   return "";
 }
 
-std::string Backticked(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
-  return out + "`";
-}
-
 std::string DoubleQuotedString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -50,7 +44,7 @@ std::string DoubleQuotedString(const std::string& s) {
 
 std::string BacktickedList(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < names.size(); i++) out += (i ? ", " : "") + Backticked(names[i]);
+  for (size_t i = 0; i < names.size(); i++) out += (i ? ", " : "") + sql::BacktickIdentifier(names[i]);
   return out;
 }
 
@@ -169,10 +163,10 @@ std::string DuckDBCreateTableSql(const TableMeta& meta) {
 }
 
 std::string RenderCreateTable(const TableMeta& meta) {
-  std::string out = "CREATE TABLE " + Backticked(meta.name) + " (\n";
+  std::string out = "CREATE TABLE " + sql::BacktickIdentifier(meta.name) + " (\n";
   for (size_t i = 0; i < meta.columns.size(); i++) {
     const auto& c = meta.columns[i];
-    out += "  " + Backticked(c.name) + " " + c.type_text;
+    out += "  " + sql::BacktickIdentifier(c.name) + " " + c.type_text;
     if (!c.aggregate.empty()) out += " " + c.aggregate;
     out += c.nullable ? " NULL" : " NOT NULL";
     if (c.default_sql) out += " DEFAULT " + *c.default_sql;

@@ -40,5 +40,7 @@ std::string TranslateForDuckDB(std::string_view sql, const SessionContext& sessi
 std::string QuoteIdentifier(std::string_view name);
 // Quotes a string literal for DuckDB: 'it''s'.
 std::string QuoteLiteral(std::string_view value);
+// Quotes an identifier the MySQL way, for statements Sluice prints back (SHOW CREATE ...): `na``me`.
+std::string BacktickIdentifier(std::string_view name);
 
 }  // namespace sluice::sql

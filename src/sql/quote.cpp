@@ -24,4 +24,6 @@ std::string QuoteIdentifier(std::string_view name) { return Quote(name, '"'); }
 
 std::string QuoteLiteral(std::string_view value) { return Quote(value, '\''); }
 
+std::string BacktickIdentifier(std::string_view name) { return Quote(name, '`'); }
+
 }  // namespace sluice::sql
