@@ -390,6 +390,23 @@ def test_alter_offsets_reloads_from_a_given_offset(s):
 
 
 @suite.test(timeout=120)
+def test_kafka_offsets_datetime_starts_at_the_first_message_at_or_after_it(s):
+    """kafka_offsets as a datetime (which StarRocks cannot do): the test broker answers ListOffsets-by-time with -1,
+    so this exercises Sluice's binary search over message timestamps."""
+    topic = new_topic("fromtime", 1)
+    srv, conn = setup_db(s)
+    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(0, 30))
+    time.sleep(1.5)
+    start = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time()))
+    time.sleep(1.5)
+    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(30, 70))
+    create_job(conn, "jt", shared_broker().bootstrap, topic,
+               extra_kafka=f'"kafka_partitions" = "0", "kafka_offsets" = "{start}"')
+    wait_loaded(conn, "jt", 40)
+    check_exact(conn, list(range(30, 70)))
+
+
+@suite.test(timeout=120)
 def test_dropping_the_table_cancels_the_job(s):
     topic = new_topic("dropme", 1)
     srv, conn = setup_db(s)
