@@ -41,5 +41,15 @@ fuzz: setup
 demo-broker: build
 	tools/testbroker/demo.sh $(BUILD_DIR)/tools/testbroker/testbroker
 
+# Kafka CSV/JSON routine load throughput against kcat, as ratios measured in one run (bench/README.md).
+# bench rewrites the generated part of docs/benchmarks.md; bench-smoke runs the same at a tiny size (< 2 minutes).
+.PHONY: bench bench-smoke
+BENCH = /usr/bin/python3 bench/run_bench.py --sluice $(BUILD_DIR)/sluice --testbroker $(BUILD_DIR)/tools/testbroker/testbroker
+bench: build
+	$(BENCH) --rows 1000000 --partitions 32 --runs 5 --write-doc docs/benchmarks.md --json $(BUILD_DIR)/bench-results.json
+
+bench-smoke: build
+	$(BENCH) --smoke --write-doc $(BUILD_DIR)/bench-smoke.md --json $(BUILD_DIR)/bench-smoke.json
+
 clean:
 	rm -rf $(BUILD_DIR) build-fuzz

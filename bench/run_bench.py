@@ -1,0 +1,642 @@
+#!/usr/bin/python3
+"""Sluice Kafka load benchmark: CSV and JSON routine loads against kcat reading the same topic, in one run.
+
+What it does (see bench/README.md for the why):
+
+1. Starts the test broker (tools/testbroker) with one CSV and one JSON topic of --partitions partitions each and
+   fills them with --rows messages of the orders shape, generated deterministically and spread round-robin over the
+   partitions (one kcat producer per partition). The broker keeps only ~4.5 MB per partition, so the harness checks
+   afterwards that every message is still there (and stops with an error if not: use more partitions).
+2. For each of --runs rounds, and for each format, in this order:
+     a. reference: `kcat -C -b BS -t TOPIC -o beginning -e -q > /dev/null`, timed (wall, CPU and peak RSS from wait4),
+        --kcat-repeats times back to back; the run's reference is the median read;
+     b. Sluice: a fresh `sluice serve` (own temp data dir and free ports), a fresh table, then
+        CREATE ROUTINE LOAD ... "property.kafka_default_offsets" = "OFFSET_BEGINNING", timed from the CREATE until
+        SELECT count(*) equals the produced rows (polled every 50 ms). CPU = utime+stime of the server from
+        /proc/<pid>/stat across that window; peak RSS = VmHWM from /proc/<pid>/status.
+   The reference and the load of one round run back to back, so the ratio Sluice/kcat of a round sees the same
+   machine load; the report gives medians over the rounds (the ratio's median is the median of per-round ratios).
+3. Prints a summary and (with --write-doc PATH) rewrites the generated block of PATH (docs/benchmarks.md for
+   `make bench`) with the machine, versions, command and tables; hand-written text outside the block is kept.
+
+--job-property, --kafka-property and --pre-sql change the load for experiments (e.g. the librdkafka property
+fetch.wait.max.ms, or `PRAGMA threads=1`); the report names them in its command line.
+
+Run with /usr/bin/python3 (Debian's pymysql). Needs kcat on PATH and a built tree (make build).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+
+from harness import SluiceServer  # noqa: E402  (tests/e2e/harness.py)
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+POLL_INTERVAL = 0.05
+
+# ---- data -------------------------------------------------------------------------------------------------------
+
+FIRST = ["Mark", "Jane", "Leo", "Ada", "Emily", "Franz", "Lu", "Virginia", "Jorge", "Chinua"]
+LAST = ["Twain", "Austen", "Tolstoy", "Lovelace", "Bronte", "Kafka", "Xun", "Woolf", "Borges", "Achebe"]
+COUNTRIES = ["US", "UK", "RU", "FR", "DE", "CN", "AR", "NG", "JP", "BR", "IN"]
+BASE_PAY_TIME = 1589191487
+
+
+def order_fields(i: int) -> tuple[str, str, str, int, int]:
+    """Row i of the orders data set: deterministic, no RNG state, same on every machine."""
+    commodity_id = f"{(i * 2654435761) % 10_000_000_000:010d}"  # a spread-out 10-digit id, unique for i < 2^32
+    name = f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST)) % len(LAST)]}"
+    country = COUNTRIES[(i * 7) % len(COUNTRIES)]
+    pay_time = BASE_PAY_TIME + (i * 37) % 31_536_000
+    price = 100 + (i * 7919) % 9900
+    return commodity_id, name, country, pay_time, price
+
+
+def order_line(i: int, fmt: str) -> str:
+    c, n, co, t, p = order_fields(i)
+    if fmt == "json":
+        return (f'{{"commodity_id":"{c}","customer_name":"{n}","country":"{co}",'
+                f'"pay_time":{t},"price":{p}}}')
+    return f"{c},{n},{co},{t},{p}"
+
+
+def partition_payloads(rows: int, partitions: int, fmt: str) -> tuple[list[bytes], int]:
+    """Newline-separated message payloads per partition (row i goes to partition i % partitions), and the total
+    number of payload bytes (without the newlines)."""
+    parts: list[list[str]] = [[] for _ in range(partitions)]
+    total = 0
+    for i in range(rows):
+        line = order_line(i, fmt)
+        total += len(line)
+        parts[i % partitions].append(line)
+    return [("\n".join(p) + "\n").encode() if p else b"" for p in parts], total
+
+
+# ---- processes --------------------------------------------------------------------------------------------------
+
+class Broker:
+    """The test broker with the given topics; killed on exit."""
+
+    def __init__(self, binary: str, topics: dict[str, int]):
+        self.root = tempfile.mkdtemp(prefix="sluice-bench-broker-")
+        self.log_path = os.path.join(self.root, "broker.log")
+        self.cmd = [binary, "--control-port", "0", "--no-stdin",
+                    "--bootstrap-file", os.path.join(self.root, "bootstrap")]
+        for name, parts in topics.items():
+            self.cmd += ["--topic", f"{name}:{parts}"]
+        self.proc: subprocess.Popen | None = None
+        self.bootstrap = ""
+
+    def start(self, timeout: float = 30.0) -> "Broker":
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                     start_new_session=True)
+        log.close()
+        lines: list[str] = []
+        done = threading.Event()
+
+        def reader():
+            for raw in self.proc.stdout:
+                line = raw.decode("utf-8", "replace").strip()
+                lines.append(line)
+                if line.startswith("CONTROL "):
+                    break
+            done.set()
+
+        threading.Thread(target=reader, daemon=True).start()
+        done.wait(timeout)
+        for line in lines:
+            if line.startswith("BOOTSTRAP "):
+                self.bootstrap = line.split(None, 1)[1]
+        if not self.bootstrap:
+            self.stop()
+            raise RuntimeError(f"testbroker did not start: {lines!r}; see {self.log_path}")
+        return self
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def produce_topic(bootstrap: str, topic: str, payloads: list[bytes], parallel: int) -> float:
+    """One kcat producer per partition, at most `parallel` at a time. Returns the seconds it took."""
+    t0 = time.monotonic()
+    pending = list(enumerate(payloads))
+    running: list[tuple[int, subprocess.Popen, threading.Thread]] = []
+    errors: list[str] = []
+
+    def feed(proc: subprocess.Popen, data: bytes):
+        try:
+            proc.stdin.write(data)
+        finally:
+            proc.stdin.close()
+
+    while pending or running:
+        while pending and len(running) < parallel:
+            p, data = pending.pop(0)
+            if not data:
+                continue
+            cmd = ["kcat", "-P", "-b", bootstrap, "-t", topic, "-p", str(p),
+                   "-X", "linger.ms=5", "-X", "batch.num.messages=10000",
+                   "-X", "queue.buffering.max.messages=1000000"]
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            th = threading.Thread(target=feed, args=(proc, data), daemon=True)
+            th.start()
+            running.append((p, proc, th))
+        p, proc, th = running.pop(0)
+        th.join()
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.wait()
+        if proc.returncode != 0 or "error" in err.lower():
+            errors.append(f"partition {p}: kcat exit {proc.returncode}: {err[-500:]}")
+    if errors:
+        raise RuntimeError("producing failed:\n" + "\n".join(errors))
+    return time.monotonic() - t0
+
+
+def count_messages(bootstrap: str, topic: str, timeout: float = 600.0) -> int:
+    """Messages readable from the beginning of every partition (payloads hold no newline: one line each)."""
+    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"kcat count of {topic} failed: {r.stderr.decode('utf-8', 'replace')[-500:]}")
+    return r.stdout.count(b"\n")
+
+
+def wait4_child(proc: subprocess.Popen, timeout: float):
+    """Waits for proc like Popen.wait but returns its rusage (Popen does not keep it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return ru
+        if time.monotonic() > deadline:
+            proc.kill()
+            pid, status, ru = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            raise RuntimeError(f"{proc.args[0]} did not finish within {timeout:.0f}s")
+        time.sleep(0.002)
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state); utime is field 14, stime field 15.
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_status_kib(pid: int, key: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+# ---- measurements -----------------------------------------------------------------------------------------------
+
+def measure_kcat_once(bootstrap: str, topic: str, timeout: float) -> tuple[float, float, float]:
+    """One `kcat -C ... -e -q > /dev/null`: (wall seconds, CPU seconds, peak RSS KiB)."""
+    cmd = ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"]
+    t0 = time.monotonic()
+    with open(os.devnull, "wb") as devnull:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=devnull, stderr=subprocess.PIPE)
+        ru = wait4_child(proc, timeout)
+    secs = time.monotonic() - t0
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"kcat reference failed ({proc.returncode}): {err[-500:]}")
+    return secs, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def measure_kcat(bootstrap: str, topic: str, rows: int, payload_bytes: int, timeout: float, repeats: int) -> dict:
+    """The reference of one run: the median of `repeats` back-to-back kcat reads (kcat's own time is short and
+    includes a fixed wait for the end of the partitions, so a single read is noisy)."""
+    load0 = os.getloadavg()[0]
+    tries = sorted((measure_kcat_once(bootstrap, topic, timeout) for _ in range(max(1, repeats))),
+                   key=lambda t: t[0])
+    secs, cpu, rss_kib = tries[len(tries) // 2]
+    return {"seconds": secs, "rows_per_s": rows / secs, "mb_per_s": payload_bytes / secs / 1e6,
+            "cpu_s_per_m": cpu / rows * 1e6, "peak_rss_mib": rss_kib / 1024, "load": load0,
+            "tries": [round(t[0], 3) for t in tries]}
+
+
+TABLE_DDL = ("CREATE TABLE bench.{table} (commodity_id VARCHAR(26), customer_name VARCHAR(26), "
+             "country VARCHAR(26), pay_time BIGINT, price DOUBLE)")
+
+
+def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
+                     job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
+    load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
+        if fmt == "csv" else ""
+    fmt_prop = '"format" = "json", ' if fmt == "json" else '"format" = "csv", '
+    def pairs(items):
+        out = ""
+        for kv in items:
+            k, v = kv.split("=", 1)
+            out += f', "{k}" = "{v}"'
+        return out
+    return (f"CREATE ROUTINE LOAD bench.{job} ON {table}\n{load_props}"
+            f'PROPERTIES ({fmt_prop}"desired_concurrent_number" = "{concurrency}", '
+            f'"max_batch_rows" = "200000", "max_batch_interval" = "0.5"{pairs(job_properties)})\n'
+            f'FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}", '
+            f'"property.kafka_default_offsets" = "OFFSET_BEGINNING"{pairs(kafka_properties)})')
+
+
+def measure_sluice(args, bootstrap: str, topic: str, fmt: str, run: int, rows: int, payload_bytes: int,
+                   timeout: float) -> dict:
+    srv = SluiceServer(args.sluice, extra_args=["--log-level", "warn"] + args.server_arg)
+    srv.start()
+    try:
+        pid = srv.proc.pid
+        conn = srv.connect(read_timeout=120)
+        table = f"orders_{fmt}_{run}"
+        job = f"bench_{fmt}_{run}"
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE IF NOT EXISTS bench")
+            cur.execute(TABLE_DDL.format(table=table))
+            cur.execute("USE bench")
+        with conn.cursor() as cur:
+            for stmt in args.pre_sql:
+                cur.execute(stmt)
+        sql = routine_load_sql(job, table, fmt, bootstrap, topic, args.concurrency, args.job_property,
+                               args.kafka_property)
+        load0 = os.getloadavg()[0]
+        rss0 = proc_status_kib(pid, "VmRSS")
+        cpu0 = proc_cpu_seconds(pid)
+        t0 = time.monotonic()
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            deadline = t0 + timeout
+            count = 0
+            while True:
+                cur.execute(f"SELECT count(*) FROM bench.{table}")
+                count = int(cur.fetchone()[0])
+                if count >= rows:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{fmt} run {run}: only {count} of {rows} rows after {timeout:.0f}s; "
+                                       f"server log {srv.log_path}:\n{srv.log_tail(20)}")
+                if not srv.alive():
+                    raise RuntimeError(f"sluice exited during the load:\n{srv.log_tail(30)}")
+                time.sleep(POLL_INTERVAL)
+        secs = time.monotonic() - t0
+        cpu = proc_cpu_seconds(pid) - cpu0
+        hwm = proc_status_kib(pid, "VmHWM")
+        if count != rows:
+            raise RuntimeError(f"{fmt} run {run}: table has {count} rows, expected {rows}")
+        stats = {}
+        with conn.cursor() as cur:
+            cur.execute(f"SHOW ROUTINE LOAD FOR bench.{job}")
+            names = [d[0] for d in cur.description]
+            row = dict(zip(names, cur.fetchone()))
+            try:
+                stats = json.loads(row.get("Statistic") or "{}")
+            except ValueError:
+                stats = {}
+            cur.execute(f"STOP ROUTINE LOAD FOR bench.{job}")
+        if stats.get("errorRows"):
+            raise RuntimeError(f"{fmt} run {run}: {stats['errorRows']} error rows: {stats}")
+        conn.close()
+        return {"seconds": secs, "rows_per_s": rows / secs, "mb_per_s": payload_bytes / secs / 1e6,
+                "cpu_s_per_m": cpu / rows * 1e6, "peak_rss_mib": hwm / 1024, "idle_rss_mib": rss0 / 1024,
+                "load": load0, "statistic": stats}
+    except Exception:
+        print(f"--- sluice log tail ({srv.log_path}) ---\n{srv.log_tail(20)}", file=sys.stderr)
+        raise
+    finally:
+        srv.stop()
+        srv.cleanup()
+
+
+# ---- machine and versions ---------------------------------------------------------------------------------------
+
+def machine_info() -> dict:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem_kib = proc_meminfo("MemTotal")
+    return {"nproc": os.cpu_count(), "cpu": model, "mem_gib": mem_kib / 1024 / 1024, "kernel": platform.release()}
+
+
+def proc_meminfo(key: str) -> int:
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def versions(sluice: str) -> dict:
+    def first_line(cmd):
+        try:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=20)
+            return r.stdout.decode("utf-8", "replace").strip()
+        except Exception as e:  # noqa: BLE001
+            return f"unavailable ({e})"
+    kcat = first_line(["kcat", "-V"])
+    kcat_version = re.search(r"Version (\S+)", kcat)
+    librdkafka = re.search(r"librdkafka (\S+)", kcat)
+    sluice_v = first_line([sluice, "--version"])
+    try:
+        dpkg = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "librdkafka1"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=10).stdout.decode().strip()
+    except Exception:  # noqa: BLE001
+        dpkg = ""
+    try:
+        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, timeout=10).stdout.decode().strip()
+        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=10).stdout.strip()
+        if commit and dirty:
+            commit += " (with uncommitted changes)"
+    except Exception:  # noqa: BLE001
+        commit = ""
+    return {"sluice": sluice_v.splitlines()[0] if sluice_v else "?", "commit": commit,
+            "kcat": kcat_version.group(1) if kcat_version else kcat.splitlines()[0],
+            "librdkafka": (librdkafka.group(1) if librdkafka else "?") + (f" (Debian {dpkg})" if dpkg else ""),
+            "duckdb": "1.4.4 (libduckdb.so from @duckdb/node-bindings-linux-x64@1.4.4-r.4)"}
+
+
+# ---- report -----------------------------------------------------------------------------------------------------
+
+def med(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def summarize(results: dict) -> dict:
+    """results[fmt] = {"kcat": [run dicts], "sluice": [run dicts]} -> medians and per-run ratios."""
+    out = {}
+    for fmt, r in results.items():
+        ratios = [s["rows_per_s"] / k["rows_per_s"] for s, k in zip(r["sluice"], r["kcat"])]
+        out[fmt] = {
+            side: {key: med([x[key] for x in r[side]])
+                   for key in ("seconds", "rows_per_s", "mb_per_s", "cpu_s_per_m", "peak_rss_mib", "load")}
+            for side in ("kcat", "sluice")}
+        out[fmt]["ratio"] = med(ratios)
+        out[fmt]["ratios"] = ratios
+    return out
+
+
+def fmt_num(x: float, digits: int = 0) -> str:
+    return f"{x:,.{digits}f}"
+
+
+def results_table(summary: dict, rows: int, bytes_by_fmt: dict) -> str:
+    lines = ["| workload | reader | rows/s | MB/s | CPU s per M rows | peak RSS (MiB) | seconds | Sluice / kcat |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for fmt, s in summary.items():
+        k, sl = s["kcat"], s["sluice"]
+        label = f"Kafka {fmt.upper()} ({fmt_num(rows)} msgs, {bytes_by_fmt[fmt] / rows:.0f} B avg)"
+        lines.append(f"| {label} | kcat -C to /dev/null | {fmt_num(k['rows_per_s'])} | {k['mb_per_s']:.1f} | "
+                     f"{k['cpu_s_per_m']:.2f} | {k['peak_rss_mib']:.0f} | {k['seconds']:.2f} | (reference) |")
+        per_run = ", ".join(f"{x:.2f}" for x in s["ratios"])
+        lines.append(f"| {label} | Sluice routine load | {fmt_num(sl['rows_per_s'])} | {sl['mb_per_s']:.1f} | "
+                     f"{sl['cpu_s_per_m']:.2f} | {sl['peak_rss_mib']:.0f} | {sl['seconds']:.2f} | "
+                     f"**{s['ratio']:.2f}** (runs: {per_run}) |")
+    return "\n".join(lines)
+
+
+def runs_table(results: dict) -> str:
+    lines = ["| workload | run | kcat s | Sluice s | Sluice rows/s | Sluice CPU s/M | ratio | load avg (1 min) at start, kcat / Sluice |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for fmt, r in results.items():
+        for i, (k, s) in enumerate(zip(r["kcat"], r["sluice"])):
+            lines.append(f"| {fmt.upper()} | {i + 1} | {k['seconds']:.2f} | {s['seconds']:.2f} | "
+                         f"{fmt_num(s['rows_per_s'])} | {s['cpu_s_per_m']:.2f} | "
+                         f"{s['rows_per_s'] / k['rows_per_s']:.2f} | {k['load']:.1f} / {s['load']:.1f} |")
+    return "\n".join(lines)
+
+
+BEGIN_MARK = "<!-- bench:begin (generated by bench/run_bench.py; text outside these marks is kept) -->"
+END_MARK = "<!-- bench:end -->"
+
+
+def render_generated(args, machine, vers, summary, results, setup, command) -> str:
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    per_part = args.rows / args.partitions
+    t = [
+        "## Kafka CSV and JSON routine load against kcat",
+        "",
+        f"Measured: **{date}**" + (" (smoke size: too small for conclusions)" if args.smoke else "")
+        + f"; the whole run took {setup['total_s']:.0f} s.",
+        "",
+        "### Machine and versions",
+        "",
+        f"- Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['mem_gib']:.1f} GiB memory, "
+        f"Linux {machine['kernel']}. Shared with other engineers' builds and tests while measuring: 1-minute load "
+        f"average {setup['load_start']:.1f} at the start and {setup['load_end']:.1f} at the end "
+        "(per-run values in the last table).",
+        f"- Sluice: `{vers['sluice']}`" + (f", commit {vers['commit']}" if vers["commit"] else "")
+        + f", binary `{os.path.relpath(args.sluice, REPO)}` (build/ is RelWithDebInfo by default).",
+        f"- kcat {vers['kcat']}, librdkafka {vers['librdkafka']}; DuckDB {vers['duckdb']}.",
+        "- Broker: `tools/testbroker` (librdkafka's mock cluster), 1 broker on loopback.",
+        "",
+        "### Command",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        "### Data and method",
+        "",
+        f"- The orders shape, {fmt_num(args.rows)} messages per format, generated deterministically "
+        "(commodity_id, customer_name, country, pay_time, price). JSON messages look like "
+        f"`{order_line(0, 'json')}` ({setup['bytes']['json'] / args.rows:.0f} bytes on average), CSV messages "
+        f"like `{order_line(0, 'csv')}` ({setup['bytes']['csv'] / args.rows:.0f} bytes).",
+        f"- **Spread over {args.partitions} partitions per topic** (row i to partition i mod {args.partitions}: "
+        f"{fmt_num(per_part)} messages, {setup['bytes']['json'] / args.partitions / 1e6:.2f} MB of JSON payload per "
+        "partition), because the test broker keeps only about 4.5 MB per partition; after producing, the harness "
+        "reads each topic back and stops unless every message is still there. All data is produced before "
+        "measuring (one `kcat -P` per partition, 4 at a time: "
+        f"{setup['produce_s']['csv']:.1f} s for CSV, {setup['produce_s']['json']:.1f} s for JSON); every run reuses "
+        "the topics.",
+        "- Reference: `kcat -C -b BS -t TOPIC -o beginning -e -q > /dev/null`, wall time from start to exit; CPU "
+        "and peak RSS from wait4(). kcat's time includes its start-up and the wait for end-of-partition on every "
+        "partition (the last empty fetch long-polls up to librdkafka's fetch.wait.max.ms, 500 ms), so a single read "
+        f"is noisy: each run takes the median of {args.kcat_repeats} back-to-back reads.",
+        "- Sluice: a fresh `sluice serve` (temp data dir, free ports, `--log-level warn`"
+        + (f", `{' '.join(args.server_arg)}`" if args.server_arg else "")
+        + ") and a fresh table per run; the clock starts just before `CREATE ROUTINE LOAD` and stops when "
+        "`SELECT count(*)` (polled every 50 ms) equals the produced rows. Job: "
+        f"`\"desired_concurrent_number\"=\"{args.concurrency}\", \"max_batch_rows\"=\"200000\", "
+        "\"max_batch_interval\"=\"0.5\"`, `\"property.kafka_default_offsets\"=\"OFFSET_BEGINNING\"`; CSV with "
+        "`COLUMNS TERMINATED BY \",\"`, JSON with `\"format\"=\"json\"` (keys by column name). Table: "
+        "`commodity_id VARCHAR(26), customer_name VARCHAR(26), country VARCHAR(26), pay_time BIGINT, price DOUBLE`. "
+        "CPU seconds = utime+stime of the server process (/proc/PID/stat) across the timed window, per million "
+        "rows; peak RSS = VmHWM of the server (started for this run only).",
+        f"- {args.runs} runs; in each run the kcat reference and the Sluice load of a format run back to back, so "
+        "both see the same machine load. Every figure is the median over the runs; the ratio is the median of "
+        "the per-run ratios Sluice rows/s / kcat rows/s (per-run values in brackets).",
+        "",
+        "### Results",
+        "",
+        results_table(summary, args.rows, setup["bytes"]),
+        "",
+        "Targets from the benchmark issue: Kafka JSON load / kcat >= 0.5, Kafka CSV load / kcat >= 0.6.",
+        "",
+        "#### Per run",
+        "",
+        runs_table(results),
+    ]
+    return "\n".join(t)
+
+
+def write_doc(path: str, generated: str):
+    """Replaces the generated block of `path` (between the marks), keeping the hand-written text around it; a new
+    file gets a title and the block."""
+    block = f"{BEGIN_MARK}\n{generated}\n{END_MARK}"
+    text = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            text = f.read()
+    if BEGIN_MARK in text and END_MARK in text:
+        head, rest = text.split(BEGIN_MARK, 1)
+        tail = rest.split(END_MARK, 1)[1]
+        text = head + block + tail
+    else:
+        text = ("# Benchmarks\n\n`make bench` regenerates the marked part of this page (see bench/README.md); "
+                "text outside the marks is written by hand.\n\n" + block + "\n" + (("\n" + text) if text else ""))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+# ---- main -------------------------------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Kafka CSV/JSON routine load throughput against kcat, as ratios.")
+    ap.add_argument("--rows", type=int, default=None, help="messages per format (default 1000000; 20000 with --smoke)")
+    ap.add_argument("--partitions", type=int, default=None,
+                    help="partitions per topic (default 32, 4 with --smoke): the test broker keeps only ~4.5 MB "
+                         "per partition")
+    ap.add_argument("--runs", type=int, default=3, help="runs per workload; figures are medians (default 3)")
+    ap.add_argument("--smoke", action="store_true", help="tiny size: 20000 rows, 4 partitions, 3 runs")
+    ap.add_argument("--kcat-repeats", type=int, default=3,
+                    help="kcat reads per run; the run's reference is their median (default 3)")
+    ap.add_argument("--formats", default="csv,json", help="comma-separated: csv,json")
+    ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
+    ap.add_argument("--sluice", default=os.path.join(REPO, "build", "sluice"))
+    ap.add_argument("--testbroker", default=os.path.join(REPO, "build", "tools", "testbroker", "testbroker"))
+    ap.add_argument("--server-arg", action="append", default=[],
+                    help="extra argument for `sluice serve` (repeatable), e.g. --server-arg=--load-workers=4")
+    ap.add_argument("--job-property", action="append", default=[], metavar="K=V",
+                    help="extra PROPERTIES entry of the routine load (repeatable; for experiments)")
+    ap.add_argument("--kafka-property", action="append", default=[], metavar="K=V",
+                    help="extra FROM KAFKA entry, e.g. property.fetch.wait.max.ms=10 (repeatable; for experiments)")
+    ap.add_argument("--pre-sql", action="append", default=[], metavar="SQL",
+                    help="statement run on the server before CREATE ROUTINE LOAD (repeatable; for experiments)")
+    ap.add_argument("--timeout", type=float, default=0, help="seconds one load may take (default: 60 + rows/2000)")
+    ap.add_argument("--write-doc", default=None, metavar="PATH",
+                    help="write the report (markdown) into PATH, replacing only its generated block")
+    ap.add_argument("--json", default=None, metavar="PATH", help="also write the raw results as JSON")
+    args = ap.parse_args(argv)
+    if args.rows is None:
+        args.rows = 20_000 if args.smoke else 1_000_000
+    if args.partitions is None:
+        args.partitions = 4 if args.smoke else 32
+    args.sluice = os.path.abspath(args.sluice)
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    for f in formats:
+        if f not in ("csv", "json"):
+            ap.error(f"unknown format {f!r}")
+    for path in (args.sluice, args.testbroker):
+        if not os.access(path, os.X_OK):
+            print(f"not found or not executable: {path} (run `make build`)", file=sys.stderr)
+            return 2
+    if shutil.which("kcat") is None:
+        print("kcat not found on PATH (Debian package kcat)", file=sys.stderr)
+        return 2
+    timeout = args.timeout or (60 + args.rows / 2000)
+    command = "/usr/bin/python3 bench/run_bench.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    if os.environ.get("MAKELEVEL"):
+        command = f"make {'bench-smoke' if args.smoke else 'bench'}    # runs:\n" + command
+
+    machine = machine_info()
+    vers = versions(args.sluice)
+    t_start = time.monotonic()
+    load_start = os.getloadavg()[0]
+    print(f"bench: {args.rows} rows/format over {args.partitions} partitions, {args.runs} runs, formats {formats}; "
+          f"{machine['nproc']} CPUs, load average {load_start:.1f}", flush=True)
+
+    topics = {f"orders_{f}": args.partitions for f in formats}
+    broker = Broker(args.testbroker, topics).start()
+    setup = {"bytes": {}, "produce_s": {}, "load_start": load_start}
+    results: dict = {}
+    try:
+        for f in formats:
+            payloads, nbytes = partition_payloads(args.rows, args.partitions, f)
+            setup["bytes"][f] = nbytes
+            secs = produce_topic(broker.bootstrap, f"orders_{f}", payloads, parallel=4)
+            setup["produce_s"][f] = secs
+            have = count_messages(broker.bootstrap, f"orders_{f}")
+            print(f"bench: produced {args.rows} {f.upper()} messages ({nbytes / 1e6:.1f} MB) in {secs:.1f}s; "
+                  f"readable: {have}", flush=True)
+            if have != args.rows:
+                raise RuntimeError(f"the broker kept {have} of {args.rows} {f} messages: the test broker keeps only "
+                                   f"~4.5 MB per partition; use more --partitions or fewer --rows")
+        for f in ("csv", "json"):
+            setup["bytes"].setdefault(f, 0)
+            setup["produce_s"].setdefault(f, 0.0)
+        for run in range(1, args.runs + 1):
+            for f in formats:
+                r = results.setdefault(f, {"kcat": [], "sluice": []})
+                k = measure_kcat(broker.bootstrap, f"orders_{f}", args.rows, setup["bytes"][f], timeout,
+                                 args.kcat_repeats)
+                r["kcat"].append(k)
+                s = measure_sluice(args, broker.bootstrap, f"orders_{f}", f, run, args.rows, setup["bytes"][f],
+                                   timeout)
+                r["sluice"].append(s)
+                print(f"bench: run {run} {f.upper():4} kcat {k['seconds']:6.2f}s {k['rows_per_s']:>11,.0f} rows/s | "
+                      f"sluice {s['seconds']:6.2f}s {s['rows_per_s']:>9,.0f} rows/s {s['mb_per_s']:5.1f} MB/s "
+                      f"cpu {s['cpu_s_per_m']:5.2f} s/M rss {s['peak_rss_mib']:4.0f} MiB | "
+                      f"ratio {s['rows_per_s'] / k['rows_per_s']:.2f} | load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        broker.stop()
+    setup["load_end"] = os.getloadavg()[0]
+    setup["total_s"] = time.monotonic() - t_start
+    summary = summarize(results)
+    print(f"\nbench: finished in {time.monotonic() - t_start:.0f}s; medians of {args.runs} runs:")
+    print(results_table(summary, args.rows, setup["bytes"]))
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"args": vars(args), "machine": machine, "versions": vers, "setup": setup,
+                       "results": results, "summary": summary}, fh, indent=2, default=str)
+    if args.write_doc:
+        write_doc(args.write_doc, render_generated(args, machine, vers, summary, results, setup, command))
+        print(f"bench: wrote {args.write_doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
