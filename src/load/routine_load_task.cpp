@@ -88,8 +88,8 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                                int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
   const auto& def = plan_->def;
   const auto& tf = plan_->transform;
+  // The connection has sluice_batch() registered (the scheduler's workers register it when they start).
   storage::BatchHandle handle(batch);
-  RETURN_IF_ERROR(storage::RegisterBatchTableFunction(con));
   const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
 
   return storage::InTransaction(con, [&]() -> Status {

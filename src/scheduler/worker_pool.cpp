@@ -1,11 +1,15 @@
 #include "scheduler/worker_pool.h"
 
+#include "storage/batch_table_function.h"
+
 namespace sluice::scheduler {
 
 Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(storage::Database& db, int threads) {
   auto pool = std::unique_ptr<WorkerPool>(new WorkerPool());
   for (int i = 0; i < threads; i++) {
     ASSIGN_OR_RETURN(auto con, db.Connect());
+    // Tasks read their decoded rows through sluice_batch(); it is registered before any task runs.
+    RETURN_IF_ERROR(storage::RegisterBatchTableFunction(*con));
     pool->connections_.push_back(std::move(con));
   }
   for (auto& con : pool->connections_) pool->threads_.emplace_back([p = pool.get(), c = con.get()] { p->Loop(*c); });

@@ -104,6 +104,10 @@ BatchHandle::~BatchHandle() {
 }
 
 Status RegisterBatchTableFunction(Connection& con) {
+  // Registration writes DuckDB's catalog; two connections registering at once conflict, and the loser would not
+  // yet see the winner's function. One at a time, each sees the last one's committed registration.
+  static std::mutex register_mu;
+  std::lock_guard<std::mutex> lock(register_mu);
   duckdb_table_function fn = duckdb_create_table_function();
   duckdb_table_function_set_name(fn, kBatchFunctionName);
   duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
