@@ -270,8 +270,8 @@ def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str,
 def measure_sluice(args, bootstrap: str, topic: str, fmt: str, run: int, rows: int, payload_bytes: int,
                    timeout: float) -> dict:
     srv = SluiceServer(args.sluice, extra_args=["--log-level", "warn"] + args.server_arg)
-    srv.start()
     try:
+        srv.start()
         pid = srv.proc.pid
         conn = srv.connect(read_timeout=120)
         table = f"orders_{fmt}_{run}"
