@@ -93,28 +93,36 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
   const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
 
   return storage::InTransaction(con, [&]() -> Status {
-    RETURN_IF_ERROR(con.Execute("CREATE OR REPLACE TEMP TABLE __sluice_task AS " + tf.Bind(handle.id())));
-    ASSIGN_OR_RETURN(auto counts,
-                     con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
-                               "__sluice_error IS NULL AND NOT __sluice_selected), count(*) FROM __sluice_task"));
-    int64_t transform_errors = Count(counts, 0);
-    result.counts.unselected_rows = Count(counts, 1);
+    // One pass in the common case: the transform feeds the INSERT directly. Only when some rows were not loaded
+    // does Sluice evaluate the transform again to tell error rows from rows WHERE filtered out.
+    const std::string transform = "(" + tf.Bind(handle.id()) + ") AS __sluice_task";
+    const int64_t decoded_rows = static_cast<int64_t>(batch.num_rows());
+    int64_t loaded = 0;
+    if (!tf.loaded_columns.empty() && decoded_rows > 0) {
+      std::string cols;
+      for (const auto& c : tf.loaded_columns) cols += (cols.empty() ? "" : ", ") + sql::QuoteIdentifier(c);
+      ASSIGN_OR_RETURN(auto inserted, con.Query("INSERT INTO " + plan_->target_table_sql + " (" + cols + ") SELECT " +
+                                                cols + " FROM " + transform +
+                                                " WHERE __sluice_error IS NULL AND __sluice_selected"));
+      loaded = static_cast<int64_t>(inserted.affected_rows);
+    }
+    int64_t transform_errors = 0;
+    if (loaded < decoded_rows) {
+      ASSIGN_OR_RETURN(auto counts,
+                       con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
+                                 "__sluice_error IS NULL AND NOT __sluice_selected) FROM " + transform));
+      transform_errors = Count(counts, 0);
+      result.counts.unselected_rows = Count(counts, 1);
+    }
     result.counts.error_rows = transform_errors + decode_errors;
-    result.total_rows = Count(counts, 2) + decode_errors;
+    result.total_rows = decoded_rows + decode_errors;
     result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
 
     double ratio = def.DoubleProperty("max_filter_ratio");
     if (result.total_rows > 0 && static_cast<double>(result.counts.error_rows) / result.total_rows > ratio) {
       result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
                             " rows in a task were error rows, above max_filter_ratio " + def.Property("max_filter_ratio");
-      return Status::Conflict("abort");  // rolls back; the caller reads abort_reason
-    }
-
-    if (!tf.loaded_columns.empty() && result.counts.loaded_rows > 0) {
-      std::string cols;
-      for (const auto& c : tf.loaded_columns) cols += (cols.empty() ? "" : ", ") + sql::QuoteIdentifier(c);
-      RETURN_IF_ERROR(con.Execute("INSERT INTO " + plan_->target_table_sql + " (" + cols + ") SELECT " + cols +
-                                  " FROM __sluice_task WHERE __sluice_error IS NULL AND __sluice_selected"));
+      return Status::Conflict("abort");  // rolls back, the inserted rows too; the caller reads abort_reason
     }
 
     if (result.counts.error_rows > 0 && rejected_rows_to_keep != 0) {
@@ -125,7 +133,7 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
       std::vector<RejectedRow> rejected(decoded.end() - static_cast<std::ptrdiff_t>(std::min(keep, decoded.size())),
                                         decoded.end());
       if (transform_errors > 0) {
-        ASSIGN_OR_RETURN(auto bad, con.Query("SELECT __sluice_row, __sluice_error FROM __sluice_task WHERE "
+        ASSIGN_OR_RETURN(auto bad, con.Query("SELECT __sluice_row, __sluice_error FROM " + transform + " WHERE "
                                              "__sluice_error IS NOT NULL ORDER BY __sluice_row DESC LIMIT " +
                                              std::to_string(std::min<size_t>(keep, INT64_MAX))));
         for (const auto& row : bad.result_set->rows) {
@@ -144,7 +152,6 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
 
     RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, plan_->job_id, start, result.next_offsets,
                                                                result.counts));
-    RETURN_IF_ERROR(con.Execute("DROP TABLE __sluice_task"));
     if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
     result.committed = true;
     return Status::Ok();

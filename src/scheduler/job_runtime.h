@@ -32,6 +32,7 @@ struct TaskGroup {
   // Used only by the worker running this group's task.
   std::unique_ptr<source::KafkaSource> source;
   std::map<int32_t, int64_t> source_position;  // where `source` is assigned and positioned; empty = unknown
+  bool behind = false;  // the last task committed without catching up: the next one may read longer
 };
 
 struct JobRuntime {

@@ -278,9 +278,11 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     if (group->source) {
       load::TaskLimits limits;
       limits.consume_time = milliseconds(def.IntProperty("task_consume_second") * 1000);
-      // A job that is not behind wakes every max_batch_interval; reading longer than that would only add latency.
-      limits.consume_time = std::min(limits.consume_time, milliseconds(std::max<int64_t>(
-                                                              200, static_cast<int64_t>(def.DoubleProperty("max_batch_interval") * 1000))));
+      // A job that keeps up wakes every max_batch_interval; reading longer than that would only add latency. A job
+      // that is behind reads up to task_consume_second (or the batch limits): fewer, larger transactions.
+      if (!group->behind)
+        limits.consume_time = std::min(limits.consume_time, milliseconds(std::max<int64_t>(
+                                                                200, static_cast<int64_t>(def.DoubleProperty("max_batch_interval") * 1000))));
       limits.max_rows = static_cast<size_t>(def.IntProperty("max_batch_rows"));
       limits.max_bytes = static_cast<size_t>(def.IntProperty("max_batch_size"));
       int64_t keep = def.IntProperty("log_rejected_record_num");
@@ -289,6 +291,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       outcome = load::RoutineLoadTask(plan, task_id).Run(*group->source, con, start, assigned, limits, keep, still_current);
       if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
       else group->source_position.clear();
+      group->behind = outcome.ok() && outcome->committed && !outcome->caught_up;
     }
   }
 
@@ -311,12 +314,13 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     table_dropped = !table.ok() && (table.status().code() == StatusCode::kUnknownTable ||
                                     table.status().code() == StatusCode::kUnknownDatabase);
   }
-  // High watermarks for LatestSourcePosition / OffsetLag: free when caught up, one request per partition otherwise.
+  // High watermarks for LatestSourcePosition / OffsetLag, from what the fetches already told the client: asking
+  // the leaders here would queue behind the next fetch's long poll and stall every task that is behind.
   std::map<int32_t, int64_t> latest;
   if (outcome.ok() && group->source) {
     for (const auto& [p, next] : outcome->next_offsets) {
       if (outcome->caught_up) latest[p] = next;
-      else if (auto w = group->source->QueryWatermarks(p, milliseconds(500)); w.ok()) latest[p] = w->high;
+      else if (auto high = group->source->CachedHighWatermark(p)) latest[p] = std::max(*high, next);
     }
   }
 

@@ -84,6 +84,16 @@ Result<Watermarks> KafkaSource::QueryWatermarks(int32_t partition, std::chrono::
   return wm;
 }
 
+std::optional<int64_t> KafkaSource::CachedHighWatermark(int32_t partition) const {
+  int64_t low = RD_KAFKA_OFFSET_INVALID;
+  int64_t high = RD_KAFKA_OFFSET_INVALID;
+  if (rd_kafka_get_watermark_offsets(state_->rk.get(), state_->config.topic.c_str(), partition, &low, &high) !=
+          RD_KAFKA_RESP_ERR_NO_ERROR ||
+      high < 0)
+    return std::nullopt;
+  return high;
+}
+
 Status KafkaSource::Assign(const std::map<int32_t, int64_t>& start_offsets) {
   for (const auto& [partition, offset] : start_offsets) {
     if (partition < 0) return Status::InvalidArgument(fmt::format("invalid Kafka partition {}", partition));

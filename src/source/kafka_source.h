@@ -84,6 +84,10 @@ class KafkaSource {
   // Unknown partition -> NotFound; unreachable -> Unavailable.
   Result<Watermarks> QueryWatermarks(int32_t partition, std::chrono::milliseconds timeout);
 
+  // The partition's high watermark as of the latest fetch response, without asking the broker; nullopt before
+  // the first fetch of the partition. Cheap enough to call after every task (lag figures, SHOW ROUTINE LOAD).
+  std::optional<int64_t> CachedHighWatermark(int32_t partition) const;
+
   // The first offset whose message has a timestamp >= ts_ms, or the high watermark when there is none.
   // Asks the broker first (ListOffsets by time). When it answers -1 (no such message on a real broker; "not
   // implemented" on librdkafka's mock cluster) or does not support the request, it binary-searches [low, high)

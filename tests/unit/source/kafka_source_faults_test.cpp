@@ -148,7 +148,8 @@ TEST_F(KafkaSourceFaultTest, BrokerDownAndUpDuringConsumptionKeepsExactlyOnce) {
   ASSERT_EQ(rd_kafka_mock_broker_set_up(kafka_.cluster(), 1), RD_KAFKA_RESP_ERR_NO_ERROR);
   kafka_.Flush();
   // An end-of-partition seen just before the delayed messages landed may say "caught up" early: wait for all.
-  ConsumeResult last = Drain(*source, got, 12s, 100, 900);
+  // The client may need a moment to reconnect to the restarted broker; until then a call is Unavailable.
+  ConsumeResult last = Drain(*source, got, 12s, 100, 900, /*retry_unavailable=*/true);
   EXPECT_TRUE(last.caught_up);
   EXPECT_EQ(last.next_offsets, (std::map<int32_t, int64_t>{{0, 300}, {1, 300}, {2, 300}}));
   ExpectExactlyOnce(got, 3, 300);
@@ -173,7 +174,7 @@ TEST_F(KafkaSourceFaultTest, AllBrokersDownIsUnavailableAfterTheDeadline) {
   EXPECT_EQ(partitions.status().code(), StatusCode::kUnavailable);
 
   for (int32_t b = 1; b <= 3; ++b) ASSERT_EQ(rd_kafka_mock_broker_set_up(kafka_.cluster(), b), RD_KAFKA_RESP_ERR_NO_ERROR);
-  Drain(*source, got, 12s);
+  Drain(*source, got, 12s, 0, 20, /*retry_unavailable=*/true);
   ExpectExactlyOnce(got, 2, 10);
 }
 

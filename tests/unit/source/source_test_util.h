@@ -37,13 +37,16 @@ inline Result<ConsumeResult> ConsumeInto(KafkaSource& source, const ConsumeLimit
 }
 
 // Calls Consume until every partition is caught up (and `out` holds at least `total` messages) or `budget` runs
-// out; fails the test on errors.
+// out; fails the test on errors. With `retry_unavailable`, a retriable error on a call that delivered nothing is
+// retried, as the scheduler does, for a broker that is still reconnecting after it came back.
 inline ConsumeResult Drain(KafkaSource& source, std::vector<Got>& out, std::chrono::milliseconds budget,
-                           size_t per_call = 0, size_t total = 0) {
+                           size_t per_call = 0, size_t total = 0, bool retry_unavailable = false) {
   auto end = std::chrono::steady_clock::now() + budget;
   ConsumeResult last;
   while (std::chrono::steady_clock::now() < end) {
+    size_t before = out.size();
     auto r = ConsumeInto(source, Within(1000ms, per_call), out);
+    if (!r.ok() && retry_unavailable && r.status().retriable() && out.size() == before) continue;
     if (!r.ok()) {
       ADD_FAILURE() << r.status().ToString();
       return last;
