@@ -30,15 +30,10 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import re
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,225 +41,10 @@ REPO = os.path.normpath(os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 
 from harness import SluiceServer  # noqa: E402  (tests/e2e/harness.py)
-
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-POLL_INTERVAL = 0.05
-
-# ---- data -------------------------------------------------------------------------------------------------------
-
-FIRST = ["Mark", "Jane", "Leo", "Ada", "Emily", "Franz", "Lu", "Virginia", "Jorge", "Chinua"]
-LAST = ["Twain", "Austen", "Tolstoy", "Lovelace", "Bronte", "Kafka", "Xun", "Woolf", "Borges", "Achebe"]
-COUNTRIES = ["US", "UK", "RU", "FR", "DE", "CN", "AR", "NG", "JP", "BR", "IN"]
-BASE_PAY_TIME = 1589191487
-
-
-def order_fields(i: int) -> tuple[str, str, str, int, int]:
-    """Row i of the orders data set: deterministic, no RNG state, same on every machine."""
-    commodity_id = f"{(i * 2654435761) % 10_000_000_000:010d}"  # a spread-out 10-digit id, unique for i < 2^32
-    name = f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST)) % len(LAST)]}"
-    country = COUNTRIES[(i * 7) % len(COUNTRIES)]
-    pay_time = BASE_PAY_TIME + (i * 37) % 31_536_000
-    price = 100 + (i * 7919) % 9900
-    return commodity_id, name, country, pay_time, price
-
-
-def order_line(i: int, fmt: str) -> str:
-    c, n, co, t, p = order_fields(i)
-    if fmt == "json":
-        return (f'{{"commodity_id":"{c}","customer_name":"{n}","country":"{co}",'
-                f'"pay_time":{t},"price":{p}}}')
-    return f"{c},{n},{co},{t},{p}"
-
-
-def partition_payloads(rows: int, partitions: int, fmt: str) -> tuple[list[bytes], int]:
-    """Newline-separated message payloads per partition (row i goes to partition i % partitions), and the total
-    number of payload bytes (without the newlines)."""
-    parts: list[list[str]] = [[] for _ in range(partitions)]
-    total = 0
-    for i in range(rows):
-        line = order_line(i, fmt)
-        total += len(line)
-        parts[i % partitions].append(line)
-    return [("\n".join(p) + "\n").encode() if p else b"" for p in parts], total
-
-
-# ---- processes --------------------------------------------------------------------------------------------------
-
-class Broker:
-    """The test broker with the given topics; killed on exit."""
-
-    def __init__(self, binary: str, topics: dict[str, int]):
-        self.root = tempfile.mkdtemp(prefix="sluice-bench-broker-")
-        self.log_path = os.path.join(self.root, "broker.log")
-        self.cmd = [binary, "--control-port", "0", "--no-stdin",
-                    "--bootstrap-file", os.path.join(self.root, "bootstrap")]
-        for name, parts in topics.items():
-            self.cmd += ["--topic", f"{name}:{parts}"]
-        self.proc: subprocess.Popen | None = None
-        self.bootstrap = ""
-
-    def start(self, timeout: float = 30.0) -> "Broker":
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                                     start_new_session=True)
-        log.close()
-        lines: list[str] = []
-        done = threading.Event()
-
-        def reader():
-            for raw in self.proc.stdout:
-                line = raw.decode("utf-8", "replace").strip()
-                lines.append(line)
-                if line.startswith("CONTROL "):
-                    break
-            done.set()
-
-        threading.Thread(target=reader, daemon=True).start()
-        done.wait(timeout)
-        for line in lines:
-            if line.startswith("BOOTSTRAP "):
-                self.bootstrap = line.split(None, 1)[1]
-        if not self.bootstrap:
-            self.stop()
-            raise RuntimeError(f"testbroker did not start: {lines!r}; see {self.log_path}")
-        return self
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-def produce_topic(bootstrap: str, topic: str, payloads: list[bytes], parallel: int) -> float:
-    """One kcat producer per partition, at most `parallel` at a time. Returns the seconds it took."""
-    t0 = time.monotonic()
-    pending = list(enumerate(payloads))
-    running: list[tuple[int, subprocess.Popen, threading.Thread]] = []
-    errors: list[str] = []
-
-    def feed(proc: subprocess.Popen, data: bytes):
-        try:
-            proc.stdin.write(data)
-        finally:
-            proc.stdin.close()
-
-    while pending or running:
-        while pending and len(running) < parallel:
-            p, data = pending.pop(0)
-            if not data:
-                continue
-            cmd = ["kcat", "-P", "-b", bootstrap, "-t", topic, "-p", str(p),
-                   "-X", "linger.ms=5", "-X", "batch.num.messages=10000",
-                   "-X", "queue.buffering.max.messages=1000000"]
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            th = threading.Thread(target=feed, args=(proc, data), daemon=True)
-            th.start()
-            running.append((p, proc, th))
-        p, proc, th = running.pop(0)
-        th.join()
-        err = proc.stderr.read().decode("utf-8", "replace")
-        proc.wait()
-        if proc.returncode != 0 or "error" in err.lower():
-            errors.append(f"partition {p}: kcat exit {proc.returncode}: {err[-500:]}")
-    if errors:
-        raise RuntimeError("producing failed:\n" + "\n".join(errors))
-    return time.monotonic() - t0
-
-
-def count_messages(bootstrap: str, topic: str, timeout: float = 600.0) -> int:
-    """Messages readable from the beginning of every partition (payloads hold no newline: one line each)."""
-    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"kcat count of {topic} failed: {r.stderr.decode('utf-8', 'replace')[-500:]}")
-    return r.stdout.count(b"\n")
-
-
-def wait4_child(proc: subprocess.Popen, timeout: float):
-    """Waits for proc like Popen.wait but returns its rusage (Popen does not keep it)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
-        if pid == proc.pid:
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            return ru
-        if time.monotonic() > deadline:
-            proc.kill()
-            pid, status, ru = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            raise RuntimeError(f"{proc.args[0]} did not finish within {timeout:.0f}s")
-        time.sleep(0.002)
-
-
-def proc_cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    # fields[0] is field 3 (state); utime is field 14, stime field 15.
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def proc_status_kib(pid: int, key: str) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-# ---- measurements -----------------------------------------------------------------------------------------------
-
-def measure_kcat_once(bootstrap: str, topic: str, timeout: float) -> tuple[float, float, float]:
-    """One `kcat -C ... -e -q > /dev/null`: (wall seconds, CPU seconds, peak RSS KiB)."""
-    cmd = ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"]
-    t0 = time.monotonic()
-    with open(os.devnull, "wb") as devnull:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=devnull, stderr=subprocess.PIPE)
-        ru = wait4_child(proc, timeout)
-    secs = time.monotonic() - t0
-    err = proc.stderr.read().decode("utf-8", "replace")
-    proc.stderr.close()
-    if proc.returncode != 0:
-        raise RuntimeError(f"kcat reference failed ({proc.returncode}): {err[-500:]}")
-    return secs, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
-
-
-def measure_kcat(bootstrap: str, topic: str, rows: int, payload_bytes: int, timeout: float, repeats: int) -> dict:
-    """The reference of one run: the median of `repeats` back-to-back kcat reads (kcat's own time is short and
-    includes a fixed wait for the end of the partitions, so a single read is noisy)."""
-    load0 = os.getloadavg()[0]
-    tries = sorted((measure_kcat_once(bootstrap, topic, timeout) for _ in range(max(1, repeats))),
-                   key=lambda t: t[0])
-    secs, cpu, rss_kib = tries[len(tries) // 2]
-    return {"seconds": secs, "rows_per_s": rows / secs, "mb_per_s": payload_bytes / secs / 1e6,
-            "cpu_s_per_m": cpu / rows * 1e6, "peak_rss_mib": rss_kib / 1024, "load": load0,
-            "tries": [round(t[0], 3) for t in tries]}
-
-
-TABLE_DDL = ("CREATE TABLE bench.{table} (commodity_id VARCHAR(26), customer_name VARCHAR(26), "
-             "country VARCHAR(26), pay_time BIGINT, price DOUBLE)")
-
-
-def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
-                     job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
-    load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
-        if fmt == "csv" else ""
-    fmt_prop = '"format" = "json", ' if fmt == "json" else '"format" = "csv", '
-    def pairs(items):
-        out = ""
-        for kv in items:
-            k, v = kv.split("=", 1)
-            out += f', "{k}" = "{v}"'
-        return out
-    return (f"CREATE ROUTINE LOAD bench.{job} ON {table}\n{load_props}"
-            f'PROPERTIES ({fmt_prop}"desired_concurrent_number" = "{concurrency}", '
-            f'"max_batch_rows" = "200000", "max_batch_interval" = "0.5"{pairs(job_properties)})\n'
-            f'FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}", '
-            f'"property.kafka_default_offsets" = "OFFSET_BEGINNING"{pairs(kafka_properties)})')
+from kafka_scenarios import SCENARIOS  # noqa: E402
+from benchlib import (POLL_INTERVAL, TABLE_DDL, Broker, count_messages, machine_info,  # noqa: E402
+                      measure_kcat, order_line, partition_payloads, proc_cpu_seconds, proc_status_kib,
+                      produce_topic, routine_load_sql, versions)
 
 
 def measure_sluice(args, bootstrap: str, topic: str, fmt: str, run: int, rows: int, payload_bytes: int,
@@ -333,61 +113,6 @@ def measure_sluice(args, bootstrap: str, topic: str, fmt: str, run: int, rows: i
         srv.cleanup()
 
 
-# ---- machine and versions ---------------------------------------------------------------------------------------
-
-def machine_info() -> dict:
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    mem_kib = proc_meminfo("MemTotal")
-    return {"nproc": os.cpu_count(), "cpu": model, "mem_gib": mem_kib / 1024 / 1024, "kernel": platform.release()}
-
-
-def proc_meminfo(key: str) -> int:
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def versions(sluice: str) -> dict:
-    def first_line(cmd):
-        try:
-            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=20)
-            return r.stdout.decode("utf-8", "replace").strip()
-        except Exception as e:  # noqa: BLE001
-            return f"unavailable ({e})"
-    kcat = first_line(["kcat", "-V"])
-    kcat_version = re.search(r"Version (\S+)", kcat)
-    librdkafka = re.search(r"librdkafka (\S+)", kcat)
-    sluice_v = first_line([sluice, "--version"])
-    try:
-        dpkg = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "librdkafka1"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, timeout=10).stdout.decode().strip()
-    except Exception:  # noqa: BLE001
-        dpkg = ""
-    try:
-        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, timeout=10).stdout.decode().strip()
-        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=10).stdout.strip()
-        if commit and dirty:
-            commit += " (with uncommitted changes)"
-    except Exception:  # noqa: BLE001
-        commit = ""
-    return {"sluice": sluice_v.splitlines()[0] if sluice_v else "?", "commit": commit,
-            "kcat": kcat_version.group(1) if kcat_version else kcat.splitlines()[0],
-            "librdkafka": (librdkafka.group(1) if librdkafka else "?") + (f" (Debian {dpkg})" if dpkg else ""),
-            "duckdb": "1.4.4 (libduckdb.so from @duckdb/node-bindings-linux-x64@1.4.4-r.4)"}
-
-
 # ---- report -----------------------------------------------------------------------------------------------------
 
 def med(values):
@@ -442,11 +167,10 @@ BEGIN_MARK = "<!-- bench:begin (generated by bench/run_bench.py; text outside th
 END_MARK = "<!-- bench:end -->"
 
 
-def render_generated(args, machine, vers, summary, results, setup, command) -> str:
+def render_generated(args, machine, vers, summary, results, setup, command, extra: dict) -> str:
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    per_part = args.rows / args.partitions
     t = [
-        "## Kafka CSV and JSON routine load against kcat",
+        "## Kafka routine loads: throughput against kcat, scale, freshness, idle jobs, backlog memory",
         "",
         f"Measured: **{date}**" + (" (smoke size: too small for conclusions)" if args.smoke else "")
         + f"; the whole run took {setup['total_s']:.0f} s.",
@@ -468,7 +192,17 @@ def render_generated(args, machine, vers, summary, results, setup, command) -> s
         command,
         "```",
         "",
-        "### Data and method",
+    ]
+    if results:
+        t += throughput_section(args, summary, results, setup)
+    t += scenario_sections(args, extra)
+    return "\n".join(t)
+
+
+def throughput_section(args, summary, results, setup) -> list[str]:
+    per_part = args.rows / args.partitions
+    return [
+        "### Throughput: data and method",
         "",
         f"- The orders shape, {fmt_num(args.rows)} messages per format, generated deterministically "
         "(commodity_id, customer_name, country, pay_time, price). JSON messages look like "
@@ -508,8 +242,52 @@ def render_generated(args, machine, vers, summary, results, setup, command) -> s
         "#### Per run",
         "",
         runs_table(results),
+        "",
     ]
-    return "\n".join(t)
+
+
+SCENARIO_TEXT = {
+    "scale": lambda a: [
+        "### Scale: 1, 2 and 4 partitions (JSON)",
+        "",
+        f"Each partition holds {a.scale_rows:,} messages (the test broker keeps ~4.5 MB per partition, so a topic of "
+        "one partition cannot hold a million: all data is produced first, and these runs are short, including the "
+        "job's start-up). Same method as above: kcat reference and Sluice load back to back in each of "
+        f"{a.runs} runs, medians.",
+    ],
+    "freshness": lambda a: [
+        "### Freshness at a steady produce rate",
+        "",
+        f"A producer (one `kcat -P`, linger.ms=5) writes {a.fresh_rate:,} JSON messages/s for {a.fresh_seconds:g} s "
+        "into a 4-partition topic, 1% of a second's messages at a time; each message carries its sequence number and "
+        "the wall-clock time it was handed to kcat. The routine load has `max_batch_interval` 0.5 s and 4 tasks. A "
+        f"poller reads the new rows every {a.fresh_poll * 1000:.0f} ms over the MySQL protocol; a message's latency "
+        "is the time the poller first saw its row minus its stamp (so it includes producer batching and up to one "
+        "poll interval). For comparison: StarRocks documents `max_batch_interval` >= 5 s (default 10 s), so its "
+        "floor is seconds; ClickHouse's Kafka engine flushes every 7.5 s (stream_flush_interval_ms) by default.",
+    ],
+    "idle": lambda a: [
+        "### Idle jobs",
+        "",
+        f"{a.idle_jobs} routine loads on a topic with no new data (each first loads the topic's 10 messages), "
+        f"`max_batch_interval` {a.idle_interval} s; the server's CPU (utime+stime) over {a.idle_seconds:g} s.",
+    ],
+    "backlog": lambda a: [
+        "### Memory with a backlog",
+        "",
+        f"{a.backlog_rows:,} CSV messages wait in {a.backlog_partitions} partitions before the job starts "
+        f"(desired_concurrent_number {a.concurrency}, max_batch_rows 200000); peak RSS is the server's VmHWM over "
+        "the whole load. Memory follows the batch limits and Sluice's prefetch budget (64 MB of librdkafka queue per "
+        "task, spread over its partitions), not the backlog.",
+    ],
+}
+
+
+def scenario_sections(args, extra: dict) -> list[str]:
+    out: list[str] = []
+    for name, r in extra.items():
+        out += SCENARIO_TEXT[name](args) + ["", SCENARIOS[name][1](r), ""]
+    return out
 
 
 def write_doc(path: str, generated: str):
@@ -545,6 +323,17 @@ def main(argv=None) -> int:
     ap.add_argument("--kcat-repeats", type=int, default=3,
                     help="kcat reads per run; the run's reference is their median (default 3)")
     ap.add_argument("--formats", default="csv,json", help="comma-separated: csv,json")
+    ap.add_argument("--scenarios", default="throughput," + ",".join(SCENARIOS),
+                    help="comma-separated: throughput (CSV/JSON against kcat), " + ", ".join(SCENARIOS))
+    ap.add_argument("--scale-rows", type=int, default=None, help="messages per partition for scale (30000)")
+    ap.add_argument("--fresh-rate", type=int, default=None, help="messages/s for freshness (10000)")
+    ap.add_argument("--fresh-seconds", type=float, default=None, help="seconds of producing for freshness (60)")
+    ap.add_argument("--fresh-poll", type=float, default=0.02, help="seconds between freshness polls (0.02)")
+    ap.add_argument("--idle-jobs", type=int, default=None, help="routine loads for idle (100)")
+    ap.add_argument("--idle-seconds", type=float, default=None, help="seconds idle CPU is measured (60)")
+    ap.add_argument("--idle-interval", default="10", help="max_batch_interval of the idle jobs (10, the default)")
+    ap.add_argument("--backlog-rows", type=int, default=None, help="messages waiting for backlog (5000000)")
+    ap.add_argument("--backlog-partitions", type=int, default=None, help="partitions for backlog (128)")
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
     ap.add_argument("--sluice", default=os.path.join(REPO, "build", "sluice"))
     ap.add_argument("--testbroker", default=os.path.join(REPO, "build", "tools", "testbroker", "testbroker"))
@@ -565,6 +354,16 @@ def main(argv=None) -> int:
         args.rows = 20_000 if args.smoke else 1_000_000
     if args.partitions is None:
         args.partitions = 4 if args.smoke else 32
+    smoke_or = {"scale_rows": (2000, 30000), "fresh_rate": (2000, 10000), "fresh_seconds": (5, 60),
+                "idle_jobs": (10, 100), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
+                "backlog_partitions": (4, 128)}
+    for key, (small, full) in smoke_or.items():
+        if getattr(args, key) is None:
+            setattr(args, key, small if args.smoke else full)
+    scenarios = [x.strip() for x in args.scenarios.split(",") if x.strip()]
+    for x in scenarios:
+        if x != "throughput" and x not in SCENARIOS:
+            ap.error(f"unknown scenario {x!r}")
     args.sluice = os.path.abspath(args.sluice)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     for f in formats:
@@ -589,8 +388,10 @@ def main(argv=None) -> int:
     print(f"bench: {args.rows} rows/format over {args.partitions} partitions, {args.runs} runs, formats {formats}; "
           f"{machine['nproc']} CPUs, load average {load_start:.1f}", flush=True)
 
+    if "throughput" not in scenarios:
+        formats = []
     topics = {f"orders_{f}": args.partitions for f in formats}
-    broker = Broker(args.testbroker, topics).start()
+    broker = Broker(args.testbroker, topics).start() if formats else None
     setup = {"bytes": {}, "produce_s": {}, "load_start": load_start}
     results: dict = {}
     try:
@@ -622,18 +423,30 @@ def main(argv=None) -> int:
                       f"cpu {s['cpu_s_per_m']:5.2f} s/M rss {s['peak_rss_mib']:4.0f} MiB | "
                       f"ratio {s['rows_per_s'] / k['rows_per_s']:.2f} | load {os.getloadavg()[0]:.1f}", flush=True)
     finally:
-        broker.stop()
+        if broker is not None:
+            broker.stop()
+    extra: dict = {}
+    for name in scenarios:
+        if name in SCENARIOS:
+            print(f"bench: scenario {name}", flush=True)
+            t0 = time.monotonic()
+            extra[name] = SCENARIOS[name][0](args)
+            print(f"bench: {name} took {time.monotonic() - t0:.0f}s: {json.dumps(extra[name], default=str)[:400]}",
+                  flush=True)
     setup["load_end"] = os.getloadavg()[0]
     setup["total_s"] = time.monotonic() - t_start
     summary = summarize(results)
     print(f"\nbench: finished in {time.monotonic() - t_start:.0f}s; medians of {args.runs} runs:")
-    print(results_table(summary, args.rows, setup["bytes"]))
+    if results:
+        print(results_table(summary, args.rows, setup["bytes"]))
+    for name, r in extra.items():
+        print(f"\n{name}:\n{SCENARIOS[name][1](r)}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"args": vars(args), "machine": machine, "versions": vers, "setup": setup,
-                       "results": results, "summary": summary}, fh, indent=2, default=str)
+                       "results": results, "summary": summary, "scenarios": extra}, fh, indent=2, default=str)
     if args.write_doc:
-        write_doc(args.write_doc, render_generated(args, machine, vers, summary, results, setup, command))
+        write_doc(args.write_doc, render_generated(args, machine, vers, summary, results, setup, command, extra))
         print(f"bench: wrote {args.write_doc}")
     return 0
 

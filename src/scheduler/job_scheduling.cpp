@@ -271,7 +271,16 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       group->task_offsets = start;
     }
     if (!group->source) {
-      auto source = source::KafkaSource::Create(SourceConfig(def));
+      source::KafkaClientConfig config = SourceConfig(def);
+      // librdkafka prefetches per partition: a task over many partitions would buffer a multiple of what it
+      // takes. Spread 64 MB over the task's partitions (at least 1 MB each), so a backlog costs bounded memory.
+      bool user_set = std::any_of(config.properties.begin(), config.properties.end(),
+                                  [](const auto& kv) { return kv.first == "queued.max.messages.kbytes"; });
+      if (!user_set && !group->partitions.empty())
+        config.properties.emplace_back(
+            "queued.max.messages.kbytes",
+            std::to_string(std::max<size_t>(1024, 65536 / group->partitions.size())));
+      auto source = source::KafkaSource::Create(config);
       if (source.ok()) group->source = std::move(source).value();
       else outcome = source.status();
     }
@@ -292,6 +301,8 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
       else group->source_position.clear();
       group->behind = outcome.ok() && outcome->committed && !outcome->caught_up;
+      // A caught-up group sleeps until its next run: no fetching meanwhile, so idle jobs cost (almost) nothing.
+      if (outcome.ok() && outcome->caught_up) group->source->PauseFetching();
     }
   }
 
@@ -308,12 +319,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       log::Warn("scheduler", "routine load {}: could not trim its rejected rows: {}", def.name, st.message());
   }
   // A job with no new data never touches its table, so it checks that the table is still there.
-  bool table_dropped = false;
-  if (outcome.ok() && !outcome->had_data) {
-    auto table = catalog_.DescribeTable(def.db, def.table);
-    table_dropped = !table.ok() && (table.status().code() == StatusCode::kUnknownTable ||
-                                    table.status().code() == StatusCode::kUnknownDatabase);
-  }
+  bool table_dropped = outcome.ok() && !outcome->had_data && !con.TableExists(def.db, def.table);
   // High watermarks for LatestSourcePosition / OffsetLag, from what the fetches already told the client: asking
   // the leaders here would queue behind the next fetch's long poll and stall every task that is behind.
   std::map<int32_t, int64_t> latest;

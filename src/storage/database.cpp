@@ -130,4 +130,11 @@ Status Connection::Execute(std::string_view sql) {
   return out;
 }
 
+bool Connection::TableExists(const std::string& schema, const std::string& table) {
+  duckdb_table_description description = nullptr;
+  bool found = duckdb_table_description_create(con_, schema.c_str(), table.c_str(), &description) == DuckDBSuccess;
+  duckdb_table_description_destroy(&description);
+  return found;
+}
+
 }  // namespace sluice::storage

@@ -46,6 +46,8 @@ class Connection {
   Status Execute(std::string_view sql);
   // Interrupts the statement running on this connection, from another thread.
   void Interrupt();
+  // Whether schema.table is a table, by a catalog lookup: no query, so cheap enough to ask after every idle task.
+  bool TableExists(const std::string& schema, const std::string& table);
 
   duckdb_connection raw() { return con_; }
 

@@ -36,6 +36,19 @@ TEST(DatabaseTest, QueryReturnsTypedColumnsAndTextValues) {
   EXPECT_EQ(*rs.rows[0][6], "2020-05-08");
 }
 
+TEST(DatabaseTest, TableExistsLooksUpTablesOnly) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto con = Connect(**db);
+  ASSERT_TRUE(con->Execute("CREATE SCHEMA shop; CREATE TABLE shop.orders (id INT); CREATE VIEW shop.v AS SELECT 1").ok());
+  EXPECT_TRUE(con->TableExists("shop", "orders"));
+  EXPECT_FALSE(con->TableExists("shop", "missing"));
+  EXPECT_FALSE(con->TableExists("nowhere", "orders"));
+  EXPECT_FALSE(con->TableExists("shop", "v"));
+  ASSERT_TRUE(con->Execute("DROP TABLE shop.orders").ok());
+  EXPECT_FALSE(con->TableExists("shop", "orders"));
+}
+
 TEST(DatabaseTest, ChangedRowsAreCounted) {
   auto db = Database::Open("");
   ASSERT_TRUE(db.ok());

@@ -1,0 +1,289 @@
+"""Pieces the Sluice benchmarks share: the orders data set, the test broker, kcat producers and readers, and
+process measurements from /proc. Run the benchmarks through bench/run_bench.py."""
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, ".."))
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+POLL_INTERVAL = 0.05
+
+# ---- data -------------------------------------------------------------------------------------------------------
+
+FIRST = ["Mark", "Jane", "Leo", "Ada", "Emily", "Franz", "Lu", "Virginia", "Jorge", "Chinua"]
+LAST = ["Twain", "Austen", "Tolstoy", "Lovelace", "Bronte", "Kafka", "Xun", "Woolf", "Borges", "Achebe"]
+COUNTRIES = ["US", "UK", "RU", "FR", "DE", "CN", "AR", "NG", "JP", "BR", "IN"]
+BASE_PAY_TIME = 1589191487
+
+
+def order_fields(i: int) -> tuple[str, str, str, int, int]:
+    """Row i of the orders data set: deterministic, no RNG state, same on every machine."""
+    commodity_id = f"{(i * 2654435761) % 10_000_000_000:010d}"  # a spread-out 10-digit id, unique for i < 2^32
+    name = f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST)) % len(LAST)]}"
+    country = COUNTRIES[(i * 7) % len(COUNTRIES)]
+    pay_time = BASE_PAY_TIME + (i * 37) % 31_536_000
+    price = 100 + (i * 7919) % 9900
+    return commodity_id, name, country, pay_time, price
+
+
+def order_line(i: int, fmt: str) -> str:
+    c, n, co, t, p = order_fields(i)
+    if fmt == "json":
+        return (f'{{"commodity_id":"{c}","customer_name":"{n}","country":"{co}",'
+                f'"pay_time":{t},"price":{p}}}')
+    return f"{c},{n},{co},{t},{p}"
+
+
+def partition_payloads(rows: int, partitions: int, fmt: str) -> tuple[list[bytes], int]:
+    """Newline-separated message payloads per partition (row i goes to partition i % partitions), and the total
+    number of payload bytes (without the newlines)."""
+    parts: list[list[str]] = [[] for _ in range(partitions)]
+    total = 0
+    for i in range(rows):
+        line = order_line(i, fmt)
+        total += len(line)
+        parts[i % partitions].append(line)
+    return [("\n".join(p) + "\n").encode() if p else b"" for p in parts], total
+
+
+# ---- processes --------------------------------------------------------------------------------------------------
+
+class Broker:
+    """The test broker with the given topics; killed on exit."""
+
+    def __init__(self, binary: str, topics: dict[str, int]):
+        self.root = tempfile.mkdtemp(prefix="sluice-bench-broker-")
+        self.log_path = os.path.join(self.root, "broker.log")
+        self.cmd = [binary, "--control-port", "0", "--no-stdin",
+                    "--bootstrap-file", os.path.join(self.root, "bootstrap")]
+        for name, parts in topics.items():
+            self.cmd += ["--topic", f"{name}:{parts}"]
+        self.proc: subprocess.Popen | None = None
+        self.bootstrap = ""
+
+    def start(self, timeout: float = 30.0) -> "Broker":
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                                     start_new_session=True)
+        log.close()
+        lines: list[str] = []
+        done = threading.Event()
+
+        def reader():
+            for raw in self.proc.stdout:
+                line = raw.decode("utf-8", "replace").strip()
+                lines.append(line)
+                if line.startswith("CONTROL "):
+                    break
+            done.set()
+
+        threading.Thread(target=reader, daemon=True).start()
+        done.wait(timeout)
+        for line in lines:
+            if line.startswith("BOOTSTRAP "):
+                self.bootstrap = line.split(None, 1)[1]
+        if not self.bootstrap:
+            self.stop()
+            raise RuntimeError(f"testbroker did not start: {lines!r}; see {self.log_path}")
+        return self
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def produce_topic(bootstrap: str, topic: str, payloads: list[bytes], parallel: int) -> float:
+    """One kcat producer per partition, at most `parallel` at a time. Returns the seconds it took."""
+    t0 = time.monotonic()
+    pending = list(enumerate(payloads))
+    running: list[tuple[int, subprocess.Popen, threading.Thread]] = []
+    errors: list[str] = []
+
+    def feed(proc: subprocess.Popen, data: bytes):
+        try:
+            proc.stdin.write(data)
+        finally:
+            proc.stdin.close()
+
+    while pending or running:
+        while pending and len(running) < parallel:
+            p, data = pending.pop(0)
+            if not data:
+                continue
+            cmd = ["kcat", "-P", "-b", bootstrap, "-t", topic, "-p", str(p),
+                   "-X", "linger.ms=5", "-X", "batch.num.messages=10000",
+                   "-X", "queue.buffering.max.messages=1000000"]
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            th = threading.Thread(target=feed, args=(proc, data), daemon=True)
+            th.start()
+            running.append((p, proc, th))
+        p, proc, th = running.pop(0)
+        th.join()
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.wait()
+        if proc.returncode != 0 or "error" in err.lower():
+            errors.append(f"partition {p}: kcat exit {proc.returncode}: {err[-500:]}")
+    if errors:
+        raise RuntimeError("producing failed:\n" + "\n".join(errors))
+    return time.monotonic() - t0
+
+
+def count_messages(bootstrap: str, topic: str, timeout: float = 600.0) -> int:
+    """Messages readable from the beginning of every partition (payloads hold no newline: one line each)."""
+    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"kcat count of {topic} failed: {r.stderr.decode('utf-8', 'replace')[-500:]}")
+    return r.stdout.count(b"\n")
+
+
+def wait4_child(proc: subprocess.Popen, timeout: float):
+    """Waits for proc like Popen.wait but returns its rusage (Popen does not keep it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return ru
+        if time.monotonic() > deadline:
+            proc.kill()
+            pid, status, ru = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            raise RuntimeError(f"{proc.args[0]} did not finish within {timeout:.0f}s")
+        time.sleep(0.002)
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[0] is field 3 (state); utime is field 14, stime field 15.
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_status_kib(pid: int, key: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+# ---- measurements -----------------------------------------------------------------------------------------------
+
+def measure_kcat_once(bootstrap: str, topic: str, timeout: float) -> tuple[float, float, float]:
+    """One `kcat -C ... -e -q > /dev/null`: (wall seconds, CPU seconds, peak RSS KiB)."""
+    cmd = ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"]
+    t0 = time.monotonic()
+    with open(os.devnull, "wb") as devnull:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=devnull, stderr=subprocess.PIPE)
+        ru = wait4_child(proc, timeout)
+    secs = time.monotonic() - t0
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"kcat reference failed ({proc.returncode}): {err[-500:]}")
+    return secs, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def measure_kcat(bootstrap: str, topic: str, rows: int, payload_bytes: int, timeout: float, repeats: int) -> dict:
+    """The reference of one run: the median of `repeats` back-to-back kcat reads (kcat's own time is short and
+    includes a fixed wait for the end of the partitions, so a single read is noisy)."""
+    load0 = os.getloadavg()[0]
+    tries = sorted((measure_kcat_once(bootstrap, topic, timeout) for _ in range(max(1, repeats))),
+                   key=lambda t: t[0])
+    secs, cpu, rss_kib = tries[len(tries) // 2]
+    return {"seconds": secs, "rows_per_s": rows / secs, "mb_per_s": payload_bytes / secs / 1e6,
+            "cpu_s_per_m": cpu / rows * 1e6, "peak_rss_mib": rss_kib / 1024, "load": load0,
+            "tries": [round(t[0], 3) for t in tries]}
+
+
+TABLE_DDL = ("CREATE TABLE bench.{table} (commodity_id VARCHAR(26), customer_name VARCHAR(26), "
+             "country VARCHAR(26), pay_time BIGINT, price DOUBLE)")
+
+
+def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
+                     job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
+    load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
+        if fmt == "csv" else ""
+    fmt_prop = '"format" = "json", ' if fmt == "json" else '"format" = "csv", '
+    def pairs(items):
+        out = ""
+        for kv in items:
+            k, v = kv.split("=", 1)
+            out += f', "{k}" = "{v}"'
+        return out
+    return (f"CREATE ROUTINE LOAD bench.{job} ON {table}\n{load_props}"
+            f'PROPERTIES ({fmt_prop}"desired_concurrent_number" = "{concurrency}", '
+            f'"max_batch_rows" = "200000", "max_batch_interval" = "0.5"{pairs(job_properties)})\n'
+            f'FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}", '
+            f'"property.kafka_default_offsets" = "OFFSET_BEGINNING"{pairs(kafka_properties)})')
+
+
+# ---- machine and versions ---------------------------------------------------------------------------------------
+
+def machine_info() -> dict:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem_kib = proc_meminfo("MemTotal")
+    return {"nproc": os.cpu_count(), "cpu": model, "mem_gib": mem_kib / 1024 / 1024, "kernel": platform.release()}
+
+
+def proc_meminfo(key: str) -> int:
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def versions(sluice: str) -> dict:
+    def first_line(cmd):
+        try:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=20)
+            return r.stdout.decode("utf-8", "replace").strip()
+        except Exception as e:  # noqa: BLE001
+            return f"unavailable ({e})"
+    kcat = first_line(["kcat", "-V"])
+    kcat_version = re.search(r"Version (\S+)", kcat)
+    librdkafka = re.search(r"librdkafka (\S+)", kcat)
+    sluice_v = first_line([sluice, "--version"])
+    try:
+        dpkg = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "librdkafka1"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=10).stdout.decode().strip()
+    except Exception:  # noqa: BLE001
+        dpkg = ""
+    try:
+        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, timeout=10).stdout.decode().strip()
+        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=10).stdout.strip()
+        if commit and dirty:
+            commit += " (with uncommitted changes)"
+    except Exception:  # noqa: BLE001
+        commit = ""
+    return {"sluice": sluice_v.splitlines()[0] if sluice_v else "?", "commit": commit,
+            "kcat": kcat_version.group(1) if kcat_version else kcat.splitlines()[0],
+            "librdkafka": (librdkafka.group(1) if librdkafka else "?") + (f" (Debian {dpkg})" if dpkg else ""),
+            "duckdb": "1.4.4 (libduckdb.so from @duckdb/node-bindings-linux-x64@1.4.4-r.4)"}

@@ -1,0 +1,329 @@
+"""The Kafka scenarios of `make bench` beyond raw throughput: scale with 1, 2 and 4 partitions, freshness at a steady
+produce rate, the CPU cost of idle jobs, and memory with a large backlog. Each returns a dict of figures and has a
+markdown renderer; bench/run_bench.py runs them and writes the report (see bench/README.md for the method)."""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+from benchlib import (REPO, TABLE_DDL, Broker, count_messages, measure_kcat, partition_payloads, proc_cpu_seconds,
+                      proc_status_kib, produce_topic, routine_load_sql)
+
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+from harness import SluiceServer  # noqa: E402  (tests/e2e/harness.py)
+
+
+def start_server(args) -> tuple[SluiceServer, object]:
+    srv = SluiceServer(args.sluice, extra_args=["--log-level", "warn"] + args.server_arg)
+    srv.start()
+    conn = srv.connect(read_timeout=300)
+    with conn.cursor() as cur:
+        cur.execute("CREATE DATABASE IF NOT EXISTS bench")
+        cur.execute("USE bench")
+    return srv, conn
+
+
+def query_one(conn, sql: str):
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchone()
+
+
+def wait_for_count(srv: SluiceServer, conn, table: str, rows: int, timeout: float, poll: float = 0.05) -> float:
+    """Polls count(*) until it reaches rows; returns the monotonic time it did."""
+    deadline = time.monotonic() + timeout
+    while True:
+        count = int(query_one(conn, f"SELECT count(*) FROM bench.{table}")[0])
+        if count >= rows:
+            if count != rows:
+                raise RuntimeError(f"{table}: {count} rows, expected {rows}")
+            return time.monotonic()
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{table}: only {count} of {rows} rows after {timeout:.0f}s:\n{srv.log_tail(20)}")
+        if not srv.alive():
+            raise RuntimeError(f"sluice exited:\n{srv.log_tail(30)}")
+        time.sleep(poll)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, int(round(q * (len(sorted_values) - 1)))))
+    return sorted_values[k]
+
+
+# ---- scale: 1, 2 and 4 partitions -------------------------------------------------------------------------------
+
+def scale(args) -> dict:
+    """JSON throughput with 1, 2 and 4 partitions against kcat on the same topic. Each partition holds
+    args.scale_rows messages, all produced before measuring (the broker keeps ~4.5 MB per partition, so a
+    1-partition topic cannot hold a million messages: these runs are short and include the job's start)."""
+    counts = [1, 2, 4]
+    topics = {f"scale_{p}": p for p in counts}
+    broker = Broker(args.testbroker, topics).start()
+    out = {"rows_per_partition": args.scale_rows, "points": []}
+    try:
+        for p in counts:
+            rows = args.scale_rows * p
+            payloads, nbytes = partition_payloads(rows, p, "json")
+            produce_topic(broker.bootstrap, f"scale_{p}", payloads, parallel=4)
+            if count_messages(broker.bootstrap, f"scale_{p}") != rows:
+                raise RuntimeError(f"the broker did not keep all {rows} messages of scale_{p}")
+            runs = []
+            for run in range(args.runs):
+                k = measure_kcat(broker.bootstrap, f"scale_{p}", rows, nbytes, 120, args.kcat_repeats)
+                srv, conn = start_server(args)
+                try:
+                    table = f"scale_{p}_{run}"
+                    with conn.cursor() as cur:
+                        cur.execute(TABLE_DDL.format(table=table))
+                    t0 = time.monotonic()
+                    with conn.cursor() as cur:
+                        cur.execute(routine_load_sql(f"job_{table}", table, "json", broker.bootstrap, f"scale_{p}",
+                                                     args.concurrency))
+                    secs = wait_for_count(srv, conn, table, rows, 60 + rows / 2000) - t0
+                finally:
+                    srv.stop()
+                    srv.cleanup()
+                runs.append({"kcat_s": k["seconds"], "sluice_s": secs, "rows_per_s": rows / secs,
+                             "ratio": k["seconds"] / secs})
+            out["points"].append({
+                "partitions": p, "rows": rows,
+                "rows_per_s": statistics.median(r["rows_per_s"] for r in runs),
+                "kcat_rows_per_s": statistics.median(rows / r["kcat_s"] for r in runs),
+                "ratio": statistics.median(r["ratio"] for r in runs), "runs": runs})
+            print(f"bench: scale {p} partition(s): {out['points'][-1]['rows_per_s']:,.0f} rows/s, "
+                  f"ratio to kcat {out['points'][-1]['ratio']:.2f}", flush=True)
+    finally:
+        broker.stop()
+    return out
+
+
+def render_scale(r: dict) -> str:
+    lines = ["| partitions | messages | Sluice rows/s | kcat rows/s | Sluice / kcat (runs) |", "|---:|---:|---:|---:|---:|"]
+    for p in r["points"]:
+        runs = ", ".join(f"{x['ratio']:.2f}" for x in p["runs"])
+        lines.append(f"| {p['partitions']} | {p['rows']:,} | {p['rows_per_s']:,.0f} | {p['kcat_rows_per_s']:,.0f} | "
+                     f"**{p['ratio']:.2f}** ({runs}) |")
+    return "\n".join(lines)
+
+
+# ---- freshness --------------------------------------------------------------------------------------------------
+
+FRESH_DDL = "CREATE TABLE bench.fresh (seq BIGINT, sent_us BIGINT, note VARCHAR)"
+
+
+def freshness(args) -> dict:
+    """A steady args.fresh_rate messages/s for args.fresh_seconds into a 4-partition topic; each message carries its
+    sequence number and the wall-clock time it was handed to the producer. A poller reads new rows every
+    args.fresh_poll seconds; a row's latency is the time the poller first saw it minus its stamp."""
+    broker = Broker(args.testbroker, {"fresh": 4}).start()
+    srv = None
+    try:
+        srv, conn = start_server(args)
+        with conn.cursor() as cur:
+            cur.execute(FRESH_DDL)
+            cur.execute(
+                "CREATE ROUTINE LOAD bench.fresh_job ON fresh PROPERTIES (\"format\" = \"json\", "
+                "\"desired_concurrent_number\" = \"4\", \"max_batch_interval\" = \"0.5\") FROM KAFKA "
+                f"(\"kafka_broker_list\" = \"{broker.bootstrap}\", \"kafka_topic\" = \"fresh\", "
+                "\"property.kafka_default_offsets\" = \"OFFSET_BEGINNING\")")
+        deadline = time.monotonic() + 30
+        while _show_all(conn) != ["RUNNING"]:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the freshness job did not start:\n" + srv.log_tail(20))
+            time.sleep(0.1)
+        time.sleep(1.0)  # let the first tasks find the (empty) partitions
+
+        total = int(args.fresh_rate * args.fresh_seconds)
+        seen = bytearray(total)
+        latencies: list[float] = []
+        producer = subprocess.Popen(["kcat", "-P", "-b", broker.bootstrap, "-t", "fresh", "-X", "linger.ms=5"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        stop_poll = threading.Event()
+        poll_error: list[Exception] = []
+
+        def poll():
+            floor = 0  # every seq below floor was seen
+            pconn = srv.connect(read_timeout=60)
+            try:
+                with pconn.cursor() as cur:
+                    while True:
+                        done = stop_poll.is_set()
+                        cur.execute(f"SELECT seq, sent_us FROM bench.fresh WHERE seq >= {floor}")
+                        now_us = time.time() * 1e6
+                        for seq, sent_us in cur.fetchall():
+                            if not seen[seq]:
+                                seen[seq] = 1
+                                latencies.append((now_us - sent_us) / 1000.0)
+                        while floor < total and seen[floor]:
+                            floor += 1
+                        if floor >= total or done:
+                            return
+                        time.sleep(args.fresh_poll)
+            except Exception as e:  # noqa: BLE001
+                poll_error.append(e)
+            finally:
+                pconn.close()
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        cpu0 = proc_cpu_seconds(srv.proc.pid)
+        t0 = time.monotonic()
+        step = 0.01
+        per_step = max(1, int(args.fresh_rate * step))
+        seq = 0
+        while seq < total:
+            target = t0 + (seq / args.fresh_rate)
+            delay = target - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            n = min(per_step, total - seq)
+            stamp = int(time.time() * 1e6)
+            chunk = "".join(f'{{"seq":{s},"sent_us":{stamp},"note":"freshness probe"}}\n'
+                            for s in range(seq, seq + n))
+            producer.stdin.write(chunk.encode())
+            producer.stdin.flush()
+            seq += n
+        produce_s = time.monotonic() - t0
+        producer.stdin.close()
+        producer.wait(60)
+        poller.join(args.fresh_seconds + 60)
+        stop_poll.set()
+        poller.join(10)
+        cpu = proc_cpu_seconds(srv.proc.pid) - cpu0
+        if poll_error:
+            raise poll_error[0]
+        missing = total - sum(seen)
+        if missing:
+            raise RuntimeError(f"freshness: {missing} of {total} messages never became visible:\n{srv.log_tail(20)}")
+        lat = sorted(latencies)
+        return {"rate": args.fresh_rate, "seconds": args.fresh_seconds, "messages": total,
+                "achieved_rate": total / produce_s, "poll_ms": args.fresh_poll * 1000,
+                "p50_ms": percentile(lat, 0.50), "p99_ms": percentile(lat, 0.99), "max_ms": lat[-1],
+                "cpu_percent": cpu / produce_s * 100}
+    finally:
+        if srv is not None:
+            srv.stop()
+            srv.cleanup()
+        broker.stop()
+
+
+def render_freshness(r: dict) -> str:
+    return "\n".join([
+        "| messages/s (achieved) | seconds | messages | poll every | p50 | p99 | max | Sluice CPU |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {r['rate']:,} ({r['achieved_rate']:,.0f}) | {r['seconds']} | {r['messages']:,} | {r['poll_ms']:.0f} ms | "
+        f"{r['p50_ms']:.0f} ms | **{r['p99_ms']:.0f} ms** | {r['max_ms']:.0f} ms | {r['cpu_percent']:.0f}% of a core |"])
+
+
+# ---- idle jobs --------------------------------------------------------------------------------------------------
+
+def idle_jobs(args) -> dict:
+    """args.idle_jobs routine loads on a topic with no new data: after each loaded the few existing messages, the
+    server's CPU over args.idle_seconds, as % of one core."""
+    broker = Broker(args.testbroker, {"idle": 1}).start()
+    srv = None
+    try:
+        payloads, _ = partition_payloads(10, 1, "json")
+        produce_topic(broker.bootstrap, "idle", payloads, parallel=1)
+        srv, conn = start_server(args)
+        with conn.cursor() as cur:
+            cur.execute(TABLE_DDL.format(table="idle"))
+            for j in range(args.idle_jobs):
+                cur.execute(
+                    f"CREATE ROUTINE LOAD bench.idle_{j} ON idle PROPERTIES (\"format\" = \"json\", "
+                    f"\"max_batch_interval\" = \"{args.idle_interval}\") FROM KAFKA (\"kafka_broker_list\" = "
+                    f"\"{broker.bootstrap}\", \"kafka_topic\" = \"idle\", "
+                    "\"property.kafka_default_offsets\" = \"OFFSET_BEGINNING\""
+                    + "".join(f', "{kv.split("=", 1)[0]}" = "{kv.split("=", 1)[1]}"' for kv in args.kafka_property)
+                    + ")")
+        wait_for_count(srv, conn, "idle", 10 * args.idle_jobs, 120, poll=0.5)
+        time.sleep(max(2.0, min(10.0, float(args.idle_interval))))  # past the first round of empty tasks
+        pid = srv.proc.pid
+        cpu0 = proc_cpu_seconds(pid)
+        t0 = time.monotonic()
+        time.sleep(args.idle_seconds)
+        cpu = proc_cpu_seconds(pid) - cpu0
+        secs = time.monotonic() - t0
+        threads = len(os.listdir(f"/proc/{pid}/task"))
+        rss = proc_status_kib(pid, "VmRSS") / 1024
+        running = sum(1 for row in _show_all(conn) if row == "RUNNING")
+        if running != args.idle_jobs:
+            raise RuntimeError(f"idle: {running} of {args.idle_jobs} jobs are RUNNING:\n{srv.log_tail(20)}")
+        return {"jobs": args.idle_jobs, "interval": args.idle_interval, "seconds": secs,
+                "cpu_percent": cpu / secs * 100, "threads": threads, "rss_mib": rss}
+    finally:
+        if srv is not None:
+            srv.stop()
+            srv.cleanup()
+        broker.stop()
+
+
+def _show_all(conn) -> list[str]:
+    with conn.cursor() as cur:
+        cur.execute("SHOW ROUTINE LOAD FROM bench")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row))["State"] for row in cur.fetchall()]
+
+
+def render_idle(r: dict) -> str:
+    return "\n".join([
+        "| idle jobs | max_batch_interval | measured for | server CPU | threads | RSS |",
+        "|---:|---:|---:|---:|---:|---:|",
+        f"| {r['jobs']} | {r['interval']} s | {r['seconds']:.0f} s | **{r['cpu_percent']:.1f}% of one core** | "
+        f"{r['threads']} | {r['rss_mib']:.0f} MiB |"])
+
+
+# ---- backlog memory ---------------------------------------------------------------------------------------------
+
+def backlog(args) -> dict:
+    """args.backlog_rows CSV messages waiting in args.backlog_partitions partitions before the job starts; the
+    server's peak RSS (VmHWM) while it loads all of them, and how long that took."""
+    rows, parts = args.backlog_rows, args.backlog_partitions
+    broker = Broker(args.testbroker, {"backlog": parts}).start()
+    srv = None
+    try:
+        payloads, nbytes = partition_payloads(rows, parts, "csv")
+        produce_s = produce_topic(broker.bootstrap, "backlog", payloads, parallel=4)
+        del payloads
+        have = count_messages(broker.bootstrap, "backlog")
+        if have != rows:
+            raise RuntimeError(f"backlog: the broker kept {have} of {rows} messages; use more partitions")
+        srv, conn = start_server(args)
+        with conn.cursor() as cur:
+            cur.execute(TABLE_DDL.format(table="backlog"))
+        pid = srv.proc.pid
+        rss0 = proc_status_kib(pid, "VmRSS") / 1024
+        cpu0 = proc_cpu_seconds(pid)
+        t0 = time.monotonic()
+        with conn.cursor() as cur:
+            cur.execute(routine_load_sql("backlog_job", "backlog", "csv", broker.bootstrap, "backlog",
+                                         args.concurrency))
+        secs = wait_for_count(srv, conn, "backlog", rows, 120 + rows / 5000, poll=0.2) - t0
+        cpu = proc_cpu_seconds(pid) - cpu0
+        return {"rows": rows, "partitions": parts, "mbytes": nbytes / 1e6, "produce_s": produce_s,
+                "seconds": secs, "rows_per_s": rows / secs, "cpu_s_per_m": cpu / rows * 1e6,
+                "idle_rss_mib": rss0, "peak_rss_mib": proc_status_kib(pid, "VmHWM") / 1024}
+    finally:
+        if srv is not None:
+            srv.stop()
+            srv.cleanup()
+        broker.stop()
+
+
+def render_backlog(r: dict) -> str:
+    return "\n".join([
+        "| backlog | partitions | payload | load time | rows/s | CPU s per M rows | RSS before | peak RSS |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {r['rows']:,} CSV messages | {r['partitions']} | {r['mbytes']:.0f} MB | {r['seconds']:.1f} s | "
+        f"{r['rows_per_s']:,.0f} | {r['cpu_s_per_m']:.2f} | {r['idle_rss_mib']:.0f} MiB | "
+        f"**{r['peak_rss_mib']:.0f} MiB** |"])
+
+
+SCENARIOS = {"scale": (scale, render_scale), "freshness": (freshness, render_freshness),
+             "idle": (idle_jobs, render_idle), "backlog": (backlog, render_backlog)}
