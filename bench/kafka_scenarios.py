@@ -13,6 +13,8 @@ import time
 from benchlib import (REPO, TABLE_DDL, Broker, count_messages, measure_kcat, partition_payloads, proc_cpu_seconds,
                       proc_status_kib, produce_topic, routine_load_sql)
 
+from kafka_clickhouse import clickhouse, render_clickhouse  # noqa: E402
+
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 from harness import SluiceServer  # noqa: E402  (tests/e2e/harness.py)
 
@@ -325,5 +327,6 @@ def render_backlog(r: dict) -> str:
         f"**{r['peak_rss_mib']:.0f} MiB** |"])
 
 
-SCENARIOS = {"scale": (scale, render_scale), "freshness": (freshness, render_freshness),
-             "idle": (idle_jobs, render_idle), "backlog": (backlog, render_backlog)}
+SCENARIOS = {"clickhouse": (clickhouse, render_clickhouse), "scale": (scale, render_scale),
+             "freshness": (freshness, render_freshness), "idle": (idle_jobs, render_idle),
+             "backlog": (backlog, render_backlog)}

@@ -247,6 +247,17 @@ def throughput_section(args, summary, results, setup) -> list[str]:
 
 
 SCENARIO_TEXT = {
+    "clickhouse": lambda a: [
+        "### Against ClickHouse's Kafka engine",
+        "",
+        "ClickHouse's Kafka engine + a materialized view into a MergeTree table (`ENGINE = Kafka(brokers, topic, "
+        "group, 'JSONEachRow' | 'CSV')`, defaults otherwise) against a Sluice routine load (as above), on the same "
+        "data. ClickHouse joins a consumer group and starts at the end of the topic, so each system gets a fresh "
+        "topic, subscribes first, proves it consumes with a sentinel message, and then the orders are produced "
+        "(one `kcat -P` per partition, 4 at a time); the time runs from the start of producing until every row is "
+        "visible to `SELECT count()`, so producing is inside both times. ClickHouse runs as `nobody` with "
+        "bench/clickhouse/config.xml.in on loopback ports. Ratio = ClickHouse seconds / Sluice seconds per run.",
+    ],
     "scale": lambda a: [
         "### Scale: 1, 2 and 4 partitions (JSON)",
         "",
@@ -325,6 +336,8 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="csv,json", help="comma-separated: csv,json")
     ap.add_argument("--scenarios", default="throughput," + ",".join(SCENARIOS),
                     help="comma-separated: throughput (CSV/JSON against kcat), " + ", ".join(SCENARIOS))
+    ap.add_argument("--ch-rows", type=int, default=None, help="messages per ClickHouse comparison run (1000000)")
+    ap.add_argument("--ch-runs", type=int, default=None, help="runs of the ClickHouse comparison (--runs; 1 smoke)")
     ap.add_argument("--scale-rows", type=int, default=None, help="messages per partition for scale (30000)")
     ap.add_argument("--fresh-rate", type=int, default=None, help="messages/s for freshness (10000)")
     ap.add_argument("--fresh-seconds", type=float, default=None, help="seconds of producing for freshness (60)")
@@ -354,7 +367,7 @@ def main(argv=None) -> int:
         args.rows = 20_000 if args.smoke else 1_000_000
     if args.partitions is None:
         args.partitions = 4 if args.smoke else 32
-    smoke_or = {"scale_rows": (2000, 30000), "fresh_rate": (2000, 10000), "fresh_seconds": (5, 60),
+    smoke_or = {"ch_rows": (20000, 1000000), "ch_runs": (1, args.runs), "scale_rows": (2000, 30000), "fresh_rate": (2000, 10000), "fresh_seconds": (5, 60),
                 "idle_jobs": (10, 100), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
                 "backlog_partitions": (4, 128)}
     for key, (small, full) in smoke_or.items():

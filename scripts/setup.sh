@@ -28,4 +28,20 @@ if ! command -v npm >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm
 fi
 
+# ClickHouse 18.16 is the benchmark's reference (bench/kafka_clickhouse.py; bench-smoke runs inside `make test`).
+# Installed without starting Debian's system service: the benchmark runs its own unprivileged server.
+if ! command -v clickhouse-server >/dev/null 2>&1; then
+  echo "setup: installing clickhouse-server (benchmark reference)"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  guard=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    guard=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends clickhouse-server \
+    clickhouse-client || echo "setup: clickhouse-server could not be installed; the benchmark will say so"
+  [ -z "$guard" ] || $SUDO rm -f /usr/sbin/policy-rc.d
+fi
+
 scripts/fetch-duckdb.sh
