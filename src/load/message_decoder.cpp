@@ -63,9 +63,9 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
   if (format == "avro") {
     if (!def.schema_registry_url)
       return Status::InvalidArgument("format avro needs \"confluent.schema.registry.url\" in FROM KAFKA");
-    for (const char* json_only : {"json_root", "strip_outer_array"})
-      if (def.job_properties.count(json_only))
-        return Status::InvalidArgument(std::string("property \"") + json_only + "\" applies to format json only");
+    if (!def.Property("json_root").empty() || def.BoolProperty("strip_outer_array"))
+      return Status::InvalidArgument("properties \"json_root\" and \"strip_outer_array\" apply to format json only; "
+                                     "with avro, address fields through \"jsonpaths\"");
     format::AvroOptions o;
     o.columns = source_columns;
     if (std::string paths = def.Property("jsonpaths"); !paths.empty()) {
