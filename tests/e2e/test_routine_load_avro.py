@@ -341,6 +341,32 @@ def test_registry_down_is_retried(s):
         registry.stop()
 
 
+@suite.test(timeout=120)
+def test_wrong_credentials_pause_the_job(s):
+    """A registry that refuses the credentials (401) pauses the job with a message that names the registry
+    without the credentials; after ALTER to the right ones and RESUME, everything loads."""
+    topic = new_topic("wrong_creds", 1)
+    with ah.SchemaRegistry({1: SENSOR_SCHEMA}, REGISTRY_USER, REGISTRY_SECRET) as registry:
+        srv, conn = start_server(s)
+        kh.query(conn, "CREATE TABLE sensor_log (id bigint NOT NULL, name varchar(64), checked boolean, data double, "
+                       "sensor_type varchar(26)) DUPLICATE KEY(id)")
+        records = [sensor_record(i) for i in range(20)]
+        ah.produce_avro(broker().bootstrap, topic, 0, 1, SENSOR_SCHEMA, records)
+        wrong = f"http://{REGISTRY_USER}:not-the-secret@127.0.0.1:{registry.port}"
+        create_job(conn, "creds_job", "sensor_log", topic, wrong)
+        job = kh.wait_state(conn, "creds_job", "PAUSED", 30)
+        c = Collector()
+        c.contains(job["ReasonOfStateChanged"], f"the schema registry {registry.url(with_credentials=False)} "
+                   "(schema id 1) refused the request (HTTP 401)", "ReasonOfStateChanged")
+        c.check("not-the-secret" not in json.dumps(job, default=str), "SHOW ROUTINE LOAD shows the secret")
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM sensor_log"), 0, "nothing loaded with the wrong credentials")
+        kh.query(conn, f"""ALTER ROUTINE LOAD FOR creds_job FROM KAFKA ("confluent.schema.registry.url" = "{registry.url()}")""")
+        kh.query(conn, "RESUME ROUTINE LOAD FOR creds_job")
+        kh.wait_rows(conn, "sensor_log", len(records), LOAD_TIMEOUT, job="creds_job")
+        c.eq(kh.show_job(conn, "creds_job")["Statistic"].get("errorRows"), 0, "no error rows")
+        c.done()
+
+
 def main() -> int:
     argv = kh.parse_args()
     rc = 1
