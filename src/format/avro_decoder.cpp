@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -390,7 +391,10 @@ class AvroDecoder::Impl {
     std::string problem = BodyCheck(bytes + 5, bytes + message.size()).Check(entry->schema);
     if (problem.empty()) {
       avro_reader_memory_set_source(reader_, body.data(), static_cast<int64_t>(body.size()));
-      if (avro_value_read(reader_, &entry->value) != 0) problem = avro_strerror();
+      // avro-c keeps its last error message in one buffer for the whole process (Debian builds it without
+      // THREADSAFE), so it is not read here, where tasks decode in parallel. The walk above leaves avro-c
+      // nothing to refuse; this is a backstop.
+      if (avro_value_read(reader_, &entry->value) != 0) problem = "avro-c could not read it";
     }
     if (!problem.empty()) {
       AddRejectedRow(out, origin, fmt::format("the Avro body (schema id {}) does not decode: {}", id, problem), message);
@@ -417,6 +421,10 @@ class AvroDecoder::Impl {
 
  private:
   void Prepare(int32_t id, const std::string& json, SchemaEntry& e) {
+    // Schemas are parsed once per id and task; the lock keeps avro-c's process-wide error buffer (see Decode)
+    // consistent between a failure and the message read from it.
+    static std::mutex avro_errors;
+    std::lock_guard<std::mutex> lock(avro_errors);
     if (avro_schema_from_json_length(json.data(), json.size(), &e.schema) != 0) {
       e.schema = nullptr;
       e.error = fmt::format("schema id {} from the registry is not a valid Avro schema: {}", id, avro_strerror());
