@@ -56,8 +56,9 @@ class AvroDecoder {
   AvroDecoder& operator=(AvroDecoder&&) noexcept;
   ~AvroDecoder();
 
-  // Appends the message's row to `out` (options().columns.size() columns) or, if it cannot be read, a rejected
-  // row to out.rejected(). Returns the schema_lookup's error when the schema could not be had for a reason that
+  // Appends the message's row to `out` or, if it cannot be read, a rejected row to out.rejected(). `out`'s first
+  // options().columns.size() columns are the decoded ones; any further columns (a message's metadata) stay NULL
+  // for the caller to fill. Returns the schema_lookup's error when the schema could not be had for a reason that
   // is not the message's (e.g. Unavailable: the registry is down); nothing is appended then.
   Status Decode(std::string_view message, RowOrigin origin, TextBatch& out);
 

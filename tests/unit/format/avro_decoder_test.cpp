@@ -112,6 +112,15 @@ TEST_F(AvroDecoderTest, SensorLogByName) {
   EXPECT_TRUE(batch.rejected().empty());
 }
 
+TEST_F(AvroDecoderTest, ColumnsAfterTheDecodedOnesStayNull) {
+  AvroDecoder d = MakeDecoder({"id", "name"});
+  TextBatch batch({"id", "name", "m_offset"});
+  Body b;
+  b.Long(7).Str("s").Bool(false).Double(0).Long(0);
+  ASSERT_TRUE(d.Decode(b.Framed(1), {0, 5}, batch).ok());
+  EXPECT_EQ(Rows(batch), (std::vector<Row>{{"7", "s", nullopt}}));
+}
+
 TEST_F(AvroDecoderTest, AllTypes) {
   AvroDecoder d = MakeDecoder({"n", "I", "f", "b", "fx", "rec", "arr", "m", "opt", "opt2", "multi", "absent"});
   TextBatch batch(d.options().columns);
