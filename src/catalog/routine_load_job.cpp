@@ -319,7 +319,6 @@ Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stm
     return Status::InvalidArgument("property \"task_consume_second\" must be less than \"task_timeout_second\"");
   if (def.Property("format") == "avro" && !def.schema_registry_url)
     return Status::InvalidArgument("format avro needs \"confluent.schema.registry.url\" in FROM KAFKA");
-  if (def.Property("format") == "avro") return Status::NotSupported("format avro is not supported yet; use csv or json");
   return def;
 }
 

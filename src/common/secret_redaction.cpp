@@ -13,7 +13,10 @@ std::string RedactSecrets(std::string_view sql) {
   static const std::regex kKeyword(
       R"re(\b(password|identified\s+by|access_key|access_id|secret_key)(\s*=\s*|\s+)(["'])((?:\\.|(?!\3).)*)\3)re",
       std::regex::icase);
+  // Credentials inside a URL: scheme://key:secret@host (e.g. "confluent.schema.registry.url").
+  static const std::regex kUrlCredentials(R"re(([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s"':]+:[^/@\s"']*@)re");
   std::string out = std::regex_replace(std::string(sql), kQuotedProperty, "$1$3******$3");
+  out = std::regex_replace(out, kUrlCredentials, "$1******@");
   return std::regex_replace(out, kKeyword, "$1$2$3******$3");
 }
 

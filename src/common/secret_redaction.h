@@ -8,7 +8,7 @@ namespace sluice {
 
 // Replaces the value of every quoted `"key" = "value"` whose key names a secret (password, secret, token, SASL JAAS
 // config, private keys, access keys) with '******', and the literal after ACCESS_KEY / ACCESS_ID / PASSWORD /
-// IDENTIFIED BY. Everything else is kept.
+// IDENTIFIED BY, and the `key:secret@` of a URL (`http://******@host`). Everything else is kept.
 std::string RedactSecrets(std::string_view sql);
 
 }  // namespace sluice

@@ -1,8 +1,12 @@
 #include "load/message_decoder.h"
 
+#include <type_traits>
+
+#include "format/avro_decoder.h"
 #include "format/csv_decoder.h"
 #include "format/json_decoder.h"
 #include "format/json_paths_property.h"
+#include "format/schema_registry.h"
 
 namespace sluice::load {
 
@@ -12,8 +16,13 @@ template <typename Decoder>
 class Adapter : public MessageDecoder {
  public:
   explicit Adapter(Decoder decoder) : decoder_(std::move(decoder)) {}
-  void Decode(std::string_view message, RowOrigin origin, TextBatch& out) override {
-    decoder_.Decode(message, origin, out);
+  Status Decode(std::string_view message, RowOrigin origin, TextBatch& out) override {
+    if constexpr (std::is_same_v<decltype(decoder_.Decode(message, origin, out)), Status>) {
+      return decoder_.Decode(message, origin, out);
+    } else {
+      decoder_.Decode(message, origin, out);
+      return Status::Ok();
+    }
   }
 
  private:
@@ -51,7 +60,28 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
     ASSIGN_OR_RETURN(auto decoder, format::JsonDecoder::Create(std::move(o)));
     return std::unique_ptr<MessageDecoder>(new Adapter<format::JsonDecoder>(std::move(decoder)));
   }
-  return Status::NotSupported("format " + format + " is not supported yet; use csv or json");
+  if (format == "avro") {
+    if (!def.schema_registry_url)
+      return Status::InvalidArgument("format avro needs \"confluent.schema.registry.url\" in FROM KAFKA");
+    if (!def.Property("json_root").empty() || def.BoolProperty("strip_outer_array"))
+      return Status::InvalidArgument("properties \"json_root\" and \"strip_outer_array\" apply to format json only; "
+                                     "with avro, address fields through \"jsonpaths\"");
+    format::AvroOptions o;
+    o.columns = source_columns;
+    if (std::string paths = def.Property("jsonpaths"); !paths.empty()) {
+      ASSIGN_OR_RETURN(o.jsonpaths, format::ParseJsonPathsProperty(paths));
+      if (o.jsonpaths.size() != source_columns.size())
+        return Status::InvalidArgument("property \"jsonpaths\" has " + std::to_string(o.jsonpaths.size()) +
+                                       " paths but COLUMNS names " + std::to_string(source_columns.size()) +
+                                       " source columns; they map onto each other in order");
+    }
+    // Every task of every job naming this registry shares one client and its cache of schemas.
+    std::shared_ptr<format::SchemaRegistry> registry = format::SchemaRegistry::ForUrl(*def.schema_registry_url);
+    o.schema_lookup = [registry](int32_t id) { return registry->Get(id); };
+    ASSIGN_OR_RETURN(auto decoder, format::AvroDecoder::Create(std::move(o)));
+    return std::unique_ptr<MessageDecoder>(new Adapter<format::AvroDecoder>(std::move(decoder)));
+  }
+  return Status::NotSupported("format " + format + " is not supported; use csv, json or avro");
 }
 
 }  // namespace sluice::load

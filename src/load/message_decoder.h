@@ -12,7 +12,9 @@ namespace sluice::load {
 class MessageDecoder {
  public:
   virtual ~MessageDecoder() = default;
-  virtual void Decode(std::string_view message, RowOrigin origin, TextBatch& out) = 0;
+  // Appends the message's rows (and rejected rows) to `out`. An error means the message could not be decoded for a
+  // reason outside it (e.g. Unavailable: the schema registry is down); the task then commits nothing.
+  virtual Status Decode(std::string_view message, RowOrigin origin, TextBatch& out) = 0;
 };
 
 // A decoder for the job's format and options; `source_columns` are the batch's columns, in order.

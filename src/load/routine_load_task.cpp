@@ -22,7 +22,7 @@ int64_t NowMs() {
 // The text of a decoded row, for a row the transform rejected: the source bytes are gone by then, so Sluice
 // shows the fields it read, in the message's own format.
 std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def) {
-  if (def.Property("format") == "json") {
+  if (def.Property("format") == "json" || def.Property("format") == "avro") {
     nlohmann::json j = nlohmann::json::object();
     for (size_t c = 0; c < batch.num_columns(); c++) {
       if (batch.IsNull(c, row)) j[batch.column_names()[c]] = nullptr;
@@ -61,13 +61,18 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.max_messages = limits.max_rows;
   consume.max_bytes = limits.max_bytes;
   size_t rows = 0;
+  Status decode_status;
   ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
                      size_t before = batch.num_rows() + batch.rejected().size();
-                     decoder->Decode(m.payload, RowOrigin{m.partition, m.offset}, batch);
+                     decode_status = decoder->Decode(m.payload, RowOrigin{m.partition, m.offset}, batch);
+                     if (!decode_status.ok()) return false;
                      rows += batch.num_rows() + batch.rejected().size() - before;
                      if (m.timestamp_ms >= 0) result.last_timestamp_ms[m.partition] = m.timestamp_ms;
                      return rows < limits.max_rows;
                    }));
+  // A message that could not be decoded for a reason outside it (the schema registry is down): nothing of this
+  // task is committed, and the next one reads the same offsets.
+  RETURN_IF_ERROR(decode_status);
   result.caught_up = consumed.caught_up;
   result.messages = static_cast<int64_t>(consumed.messages);
   result.next_offsets = start_offsets;

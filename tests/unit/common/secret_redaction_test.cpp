@@ -22,6 +22,17 @@ TEST(SecretRedactionTest, KeywordFormsAreMasked) {
   EXPECT_NE(out.find("REGION 'x'"), std::string::npos) << out;
 }
 
+TEST(SecretRedactionTest, UrlCredentialsAreMasked) {
+  std::string out = RedactSecrets(
+      "CREATE ROUTINE LOAD j ON t PROPERTIES (\"format\" = \"avro\") FROM KAFKA (\"confluent.schema.registry.url\" = "
+      "\"https://APIKEY1:s3cr%40t@registry.example:8081\")");
+  EXPECT_EQ(out.find("APIKEY1"), std::string::npos) << out;
+  EXPECT_EQ(out.find("s3cr"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"https://******@registry.example:8081\""), std::string::npos) << out;
+  std::string plain = "SELECT 'http://registry:8081/x@y' AS u";
+  EXPECT_EQ(RedactSecrets(plain), plain);
+}
+
 TEST(SecretRedactionTest, OrdinaryStatementsAreUnchanged) {
   std::string sql = "SELECT 'password' AS word, token FROM t WHERE a = 'b'";
   EXPECT_EQ(RedactSecrets(sql), sql);
