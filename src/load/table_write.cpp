@@ -134,7 +134,7 @@ Result<TableWrite> PlanTableWrite(const catalog::RoutineLoadDefinition& def, con
                                   const std::string& target, const std::vector<std::string>& loaded, bool has_op) {
   const std::string& model = table.key_model;
   const bool primary = model == "PRIMARY" && !table.key_columns.empty();
-  const std::string what = "table '" + table.name + "' is " + (model.empty() ? "not a StarRocks key table" : "a " + model + " KEY table");
+  const std::string what = "table '" + table.name + "' is " + (model.empty() ? "not a StarRocks key table" : (model == "AGGREGATE" ? "an " : "a ") + model + " KEY table");
   if (has_op && !primary)
     return Status::InvalidArgument("COLUMNS sets __op (delete by key), which needs a PRIMARY KEY table; " + what);
   if (def.BoolProperty("partial_update") && !primary)
