@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -141,12 +142,27 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
 Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                                const std::map<int32_t, int64_t>& start, TaskResult& result,
                                int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
-  const auto& def = plan_->def;
-  const auto& tf = plan_->transform;
   // The connection has sluice_batch() registered (the scheduler's workers register it when they start).
   storage::BatchHandle handle(batch);
-  const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
 
+  std::unique_lock<std::mutex> keyed_lock;
+  if (!plan_->write.append) keyed_lock = std::unique_lock<std::mutex>(KeyedWriteMutex(plan_->target_table_sql));
+  for (int attempt = 1;; attempt++) {
+    Status st = CommitOnce(con, batch, handle, start, result, rejected_rows_to_keep, still_current);
+    if (st.ok() || plan_->write.append || attempt == 5 || !IsTransientKeyConflict(st)) return st;
+    log::Info("load", "job {}: a key deleted by a transaction that is still visible to another one was inserted "
+              "again; retrying the commit ({})", plan_->job_id, attempt);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+  }
+}
+
+Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& batch,
+                                   const storage::BatchHandle& handle, const std::map<int32_t, int64_t>& start,
+                                   TaskResult& result, int64_t rejected_rows_to_keep,
+                                   const std::function<bool()>& still_current) {
+  const auto& def = plan_->def;
+  const auto& tf = plan_->transform;
+  const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
   return storage::InTransaction(con, [&]() -> Status {
     // One pass in the common case: the transform feeds the INSERT directly. Only when some rows were not loaded
     // does Sluice evaluate the transform again to tell error rows from rows WHERE filtered out.

@@ -1,6 +1,8 @@
 #include "load/table_write.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -176,6 +178,20 @@ Result<TableWrite> PlanTableWrite(const catalog::RoutineLoadDefinition& def, con
   w.sql = "INSERT INTO " + target + " (" + Join(cols) + ") SELECT " + Join(cols) + " FROM " + kWriteRowsPlaceholder +
           kGoodRows;
   return w;
+}
+
+std::mutex& KeyedWriteMutex(const std::string& target_table_sql) {
+  static std::mutex registry_mu;
+  static std::map<std::string, std::unique_ptr<std::mutex>> by_table;
+  std::lock_guard<std::mutex> lock(registry_mu);
+  auto& m = by_table[target_table_sql];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
+bool IsTransientKeyConflict(const Status& st) {
+  const std::string& m = st.message();
+  return m.find("Duplicate key") != std::string::npos && m.find("constraint") != std::string::npos;
 }
 
 std::string BindTableWrite(const TableWrite& write, const std::string& rows) {

@@ -13,6 +13,7 @@
 // A column the load does not fill keeps its stored value (and gets its default in a new row), except that a
 // full-row PRIMARY/UNIQUE upsert resets it to its default, as replacing the row does.
 // Everything is one DuckDB statement over the transform, so it runs inside the task's transaction.
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ inline constexpr const char* kWriteRowsPlaceholder = "{ROWS}";
 Result<TableWrite> PlanTableWrite(const catalog::RoutineLoadDefinition& def, const catalog::TableMeta& table,
                                   const std::string& target_table_sql, const std::vector<std::string>& loaded_columns,
                                   bool has_op);
+
+// Keyed writes to one table run one at a time (hold this from BEGIN to COMMIT): two transactions that both find
+// a key absent would both insert it, and DuckDB cannot re-insert a key deleted by a transaction that an
+// overlapping one may still see.
+std::mutex& KeyedWriteMutex(const std::string& target_table_sql);
+
+// True for the error DuckDB gives when a key deleted recently is inserted again while an older transaction is
+// still open: trying again a moment later succeeds.
+bool IsTransientKeyConflict(const Status& st);
 
 // The statement for one batch: `rows` replaces the placeholder.
 std::string BindTableWrite(const TableWrite& write, const std::string& rows);
