@@ -147,12 +147,16 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
 
   std::unique_lock<std::mutex> keyed_lock;
   if (!plan_->write.append) keyed_lock = std::unique_lock<std::mutex>(KeyedWriteMutex(plan_->target_table_sql));
+  // DuckDB refuses to insert a key again while a transaction older than the key's delete is open; it passes.
+  constexpr int kAttempts = 6;
   for (int attempt = 1;; attempt++) {
     Status st = CommitOnce(con, batch, handle, start, result, rejected_rows_to_keep, still_current);
-    if (st.ok() || plan_->write.append || attempt == 5 || !IsTransientKeyConflict(st)) return st;
-    log::Info("load", "job {}: a key deleted by a transaction that is still visible to another one was inserted "
-              "again; retrying the commit ({})", plan_->job_id, attempt);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+    if (st.ok() || plan_->write.append || !IsTransientKeyConflict(st)) return st;
+    if (attempt == kAttempts)
+      return Status::Unavailable("a key deleted recently could not be inserted again while an older transaction "
+                                 "was open (" + st.message() + ")");
+    log::Info("load", "job {}: {}; retrying the commit ({} of {})", plan_->job_id, st.message(), attempt, kAttempts);
+    std::this_thread::sleep_for(std::chrono::milliseconds(25 << attempt));
   }
 }
 

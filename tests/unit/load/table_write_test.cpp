@@ -195,6 +195,35 @@ TEST_F(TableWriteTest, MergeConditionAppliesOnlyNewerVersions) {
   EXPECT_EQ(Table(), "2,0,after-delete;3,9,newer;4,1,new;5,3,v3;");
 }
 
+// Why keyed commits retry (routine_load_task.cpp): DuckDB does not let a key deleted by one transaction be inserted
+// again while a transaction that began before the delete is still open; once it ends, the insert works.
+TEST_F(TableWriteTest, ReinsertingAKeyWhileAnOlderTransactionIsOpenIsATransientConflict) {
+  CreateTable("PRIMARY", {{"id", "BIGINT", true}, {"v", "INTEGER"}});
+  ASSERT_TRUE(con_->Query("INSERT INTO t VALUES (1, 1)").ok());
+  auto w = Plan({"id", "v", "__op"});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto reader = db_->Connect();
+  ASSERT_TRUE(reader.ok());
+  ASSERT_TRUE((*reader)->Execute("BEGIN TRANSACTION").ok());
+  ASSERT_TRUE((*reader)->Query("SELECT count(*) FROM t").ok());
+  Load(*w, {{"1", "", "1"}});
+  TextBatch batch(columns_);
+  batch.BeginRow();
+  batch.SetField(0, "1");
+  batch.SetField(1, "2");
+  batch.SetField(2, "0");
+  batch.FinishRow({0, 0});
+  storage::BatchHandle handle(batch);
+  const std::string sql = BindTableWrite(*w, "(" + compiled_.Bind(handle.id()) + ") AS __sluice_task");
+  auto blocked = con_->Query(sql);
+  ASSERT_FALSE(blocked.ok()) << "DuckDB let the key be inserted again";
+  EXPECT_TRUE(IsTransientKeyConflict(blocked.status())) << blocked.status().ToString();
+  ASSERT_TRUE((*reader)->Execute("COMMIT").ok());
+  auto again = con_->Query(sql);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(Table(), "1,2;");
+}
+
 TEST_F(TableWriteTest, UniqueKeyReplacesByKey) {
   CreateTable("UNIQUE", {{"id", "BIGINT", true}, {"v", "INTEGER"}});
   auto w = Plan({"id", "v"});
