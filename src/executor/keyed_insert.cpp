@@ -49,15 +49,21 @@ std::optional<PlainInsert> ParsePlainInsert(std::string_view sql) {
   if (!(t.IsWord("VALUES") || t.IsWord("SELECT") || t.IsWord("WITH") || t.IsWord("FROM") || t.IsSymbol("(")))
     return std::nullopt;
   out.source_offset = t.offset;
-  // Clauses that give the INSERT its own meaning at the top level: leave such statements to DuckDB.
+  return out;
+}
+
+// Clauses that give an INSERT its own meaning at the top level (read only for key tables: a bulk INSERT into any
+// other table is not lexed twice).
+bool HasInsertClauses(std::string_view source) {
+  sql::TokenReader reader(source);
   int depth = 0;
-  for (sql::Token u = t; u.kind != sql::TokenKind::kEnd; u = reader.Next()) {
-    if (u.kind == sql::TokenKind::kInvalid) return std::nullopt;
+  for (sql::Token u = reader.Next(); u.kind != sql::TokenKind::kEnd; u = reader.Next()) {
+    if (u.kind == sql::TokenKind::kInvalid) return true;
     if (u.IsSymbol("(")) depth++;
     if (u.IsSymbol(")")) depth--;
-    if (depth == 0 && (u.IsWord("RETURNING") || u.IsWord("CONFLICT"))) return std::nullopt;
+    if (depth == 0 && (u.IsWord("RETURNING") || u.IsWord("CONFLICT"))) return true;
   }
-  return out;
+  return false;
 }
 
 }  // namespace
@@ -68,10 +74,12 @@ Result<std::optional<KeyedInsert>> RewriteKeyedInsert(catalog::Catalog& catalog,
   if (!insert) return std::optional<KeyedInsert>();
   const std::string db = insert->db.empty() ? current_db : insert->db;
   if (db.empty()) return std::optional<KeyedInsert>();
+  auto model = catalog.KeyModel(db, insert->table);
+  if (!model.ok() || (*model != "PRIMARY" && *model != "UNIQUE" && *model != "AGGREGATE"))
+    return std::optional<KeyedInsert>();
+  if (HasInsertClauses(sql.substr(insert->source_offset))) return std::optional<KeyedInsert>();
   auto table = catalog.DescribeTable(db, insert->table);
   if (!table.ok() || table->is_view || table->key_columns.empty()) return std::optional<KeyedInsert>();
-  const std::string& model = table->key_model;
-  if (model != "PRIMARY" && model != "UNIQUE" && model != "AGGREGATE") return std::optional<KeyedInsert>();
 
   std::vector<std::string> columns;
   std::string select, aliases;
