@@ -6,7 +6,8 @@ offset, message time (from TIMESTAMP_MS) and the `trace-id` header go into their
 are produced one kcat call each, with and without a key, with no headers, another header only, and a repeated
 `trace-id` (the last one wins). What the broker stored (offset and timestamp of each message) is read back with
 kcat, and every loaded row is checked against it. A second job with strip_outer_array checks that every row of a
-message gets that message's metadata, and that metadata works in WHERE.
+message gets that message's metadata, that metadata works in WHERE, and that a key or header that is not UTF-8
+loads with U+FFFD in place of the bad bytes.
 
     /usr/bin/python3 tests/e2e/test_routine_load_metadata.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
@@ -36,12 +37,14 @@ def broker() -> kh.TestBroker:
     return b
 
 
-def produce_one(topic: str, partition: int, payload: str, key: str | None, headers: list[tuple[str, str]]):
-    cmd = ["kcat", "-P", "-b", broker().bootstrap, "-t", topic, "-p", str(partition)]
+def produce_one(topic: str, partition: int, payload: str, key: str | bytes | None,
+                headers: list[tuple[str, str | bytes]]):
+    """One message with kcat; keys and header values may be bytes (not UTF-8)."""
+    cmd = [b"kcat", b"-P", b"-b", broker().bootstrap.encode(), b"-t", topic.encode(), b"-p", str(partition).encode()]
     if key is not None:
-        cmd += ["-k", key]
+        cmd += [b"-k", key if isinstance(key, bytes) else key.encode()]
     for name, value in headers:
-        cmd += ["-H", f"{name}={value}"]
+        cmd += [b"-H", name.encode() + b"=" + (value if isinstance(value, bytes) else value.encode())]
     r = subprocess.run(cmd, input=payload.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     if r.returncode != 0:
         raise kh.BrokerError(f"kcat failed: {r.stderr.decode('utf-8', 'replace')[-1000:]}")
@@ -151,6 +154,8 @@ def test_every_row_of_a_message_gets_its_metadata(s):
     produce_one(topic, 0, json.dumps([{"id": 1}, {"id": 2}, {"id": 3}]), "k0", [("tenant", "acme")])
     produce_one(topic, 0, json.dumps([{"id": 4}]), "k1", [("tenant", "skip-me")])
     produce_one(topic, 0, json.dumps([{"id": 5}, {"id": 6}]), None, [("tenant", "globex"), ("tenant", "initech")])
+    # bytes that are not UTF-8 become U+FFFD; the row loads
+    produce_one(topic, 0, json.dumps([{"id": 7}]), b"k\xff", [("tenant", b"t\xfe\xfex")])
     kh.query(conn, f"""CREATE ROUTINE LOAD d.items_job ON items
 COLUMNS (id, msg_offset = o, msg_key = k, tenant = element_at(h, 'tenant')),
 INCLUDE METADATA (OFFSET AS o, KEY AS k, HEADERS AS h),
@@ -158,11 +163,11 @@ WHERE element_at(h, 'tenant') <> 'skip-me'
 PROPERTIES ("format" = "json", "strip_outer_array" = "true", "max_batch_interval" = "0.5")
 FROM KAFKA ("kafka_broker_list" = "{broker().bootstrap}", "kafka_topic" = "{topic}",
             "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
-    kh.wait_rows(conn, "items", 5, LOAD_TIMEOUT, job="items_job")
+    kh.wait_rows(conn, "items", 6, LOAD_TIMEOUT, job="items_job")
     actual = [tuple(r) for r in kh.query(conn, "SELECT id, msg_offset, msg_key, tenant FROM items ORDER BY id")]
     eq(actual, [(1, 0, "k0", "acme"), (2, 0, "k0", "acme"), (3, 0, "k0", "acme"),
-                (5, 2, None, "initech"), (6, 2, None, "initech")], "items")
-    job = kh.wait_until(lambda: (lambda j: j if j["Statistic"].get("totalRows") == 6 else None)(
+                (5, 2, None, "initech"), (6, 2, None, "initech"), (7, 3, "k\ufffd", "t\ufffd\ufffdx")], "items")
+    job = kh.wait_until(lambda: (lambda j: j if j["Statistic"].get("totalRows") == 7 else None)(
         kh.show_job(conn, "items_job")), LOAD_TIMEOUT, "all rows counted")
     eq(job["Statistic"]["unselectedRows"], 1, "unselectedRows (WHERE on a header)")
 
