@@ -254,6 +254,12 @@ Result<std::vector<DroppedTable>> Catalog::ListDroppedTables(const std::string& 
   return out;
 }
 
+Result<std::string> Catalog::KeyModel(const std::string& db, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto meta, LoadMetaLocked(db, name));
+  return meta ? meta->key_model : std::string();
+}
+
 Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   RETURN_IF_ERROR(RequireDatabaseLocked(db));

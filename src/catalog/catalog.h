@@ -48,6 +48,9 @@ class Catalog {
   // pass-through SQL still describe correctly.
   Result<TableMeta> DescribeTable(const std::string& db, const std::string& name);
   Result<std::string> ShowCreateTable(const std::string& db, const std::string& name);
+  // The key model Sluice keeps for a table ("PRIMARY", "UNIQUE", "AGGREGATE", "DUPLICATE"), or "" when it keeps
+  // none (Lakehouse-form tables, tables made through DuckDB SQL, unknown tables). One small query.
+  Result<std::string> KeyModel(const std::string& db, const std::string& name);
 
   // Deletes dropped tables whose retention has passed. Returns how many were purged.
   Result<int> PurgeExpiredDroppedTables();

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/kafka_metadata.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -233,8 +234,7 @@ Status ApplyLoadProperties(const sql::LoadProperties& load, RoutineLoadDefinitio
     def.load.columns = load.columns;
   }
   if (load.where) def.load.where = load.where;
-  if (load.include_metadata)
-    return Status::NotSupported("INCLUDE METADATA is not supported yet");
+  if (load.include_metadata) def.load.include_metadata = load.include_metadata;
   return Status::Ok();
 }
 
@@ -317,6 +317,8 @@ Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stm
   if (def.topic.empty()) return Status::InvalidArgument("FROM KAFKA needs \"kafka_topic\"");
   if (def.IntProperty("task_consume_second") >= def.IntProperty("task_timeout_second"))
     return Status::InvalidArgument("property \"task_consume_second\" must be less than \"task_timeout_second\"");
+  if (def.load.include_metadata)
+    RETURN_IF_ERROR(ResolveIncludeMetadata(*def.load.include_metadata, def.Property("format")).status());
   if (def.Property("format") == "avro" && !def.schema_registry_url)
     return Status::InvalidArgument("format avro needs \"confluent.schema.registry.url\" in FROM KAFKA");
   return def;
@@ -332,6 +334,8 @@ Result<RoutineLoadDefinition> AlterRoutineLoadDefinition(const RoutineLoadDefini
   RETURN_IF_ERROR(ApplyKafkaProperties(stmt.source_properties, true, def));
   if (def.IntProperty("task_consume_second") >= def.IntProperty("task_timeout_second"))
     return Status::InvalidArgument("property \"task_consume_second\" must be less than \"task_timeout_second\"");
+  if (def.load.include_metadata)
+    RETURN_IF_ERROR(ResolveIncludeMetadata(*def.load.include_metadata, def.Property("format")).status());
   return def;
 }
 
@@ -373,6 +377,15 @@ std::string DefinitionToJson(const RoutineLoadDefinition& d) {
     lj["columns"] = cols;
   }
   if (d.load.where) lj["where"] = *d.load.where;
+  if (d.load.include_metadata) {
+    json keys = json::array();
+    for (const auto& k : *d.load.include_metadata) {
+      json jk = {{"key", k.key}};
+      if (k.alias) jk["alias"] = *k.alias;
+      keys.push_back(jk);
+    }
+    lj["include_metadata"] = keys;
+  }
   j["load"] = lj;
   j["job_properties"] = d.job_properties;
   j["broker_list"] = d.broker_list;
@@ -415,6 +428,16 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& text) {
     d.load.columns = std::move(cols);
   }
   if (lj.contains("where")) d.load.where = lj.value("where", "");
+  if (lj.contains("include_metadata")) {
+    std::vector<sql::MetadataKey> keys;
+    for (const auto& jk : lj["include_metadata"]) {
+      sql::MetadataKey k;
+      k.key = jk.value("key", "");
+      if (jk.contains("alias")) k.alias = jk.value("alias", "");
+      keys.push_back(std::move(k));
+    }
+    d.load.include_metadata = std::move(keys);
+  }
   d.job_properties = j.value("job_properties", std::map<std::string, std::string>{});
   d.broker_list = j.value("broker_list", "");
   d.topic = j.value("topic", "");
@@ -471,6 +494,12 @@ std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& d) {
     load.push_back("COLUMNS(" + cols + ")");
   }
   if (d.load.where) load.push_back("WHERE " + *d.load.where);
+  if (d.load.include_metadata) {
+    std::string keys;
+    for (const auto& k : *d.load.include_metadata)
+      keys += (keys.empty() ? "" : ", ") + k.key + (k.alias ? " AS " + sql::BacktickIdentifier(*k.alias) : "");
+    load.push_back("INCLUDE METADATA (" + keys + ")");
+  }
   for (size_t i = 0; i < load.size(); i++) out += (i ? ",\n" : "\n") + load[i];
   out += "\nPROPERTIES\n(";
   bool first = true;

@@ -43,6 +43,13 @@ class TextBatch {
     for (size_t c = 0; c < names_.size(); c++) cells_[c].push_back(pending_[c]);
     origins_.push_back(origin);
   }
+  // Sets one column of the finished rows first_row..num_rows()-1 to the same value, stored once (the metadata of
+  // a message that decoded into several rows).
+  void SetFieldOfRows(size_t column, size_t first_row, std::string_view value) {
+    Cell cell{static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(value.size())};
+    arena_.append(value.data(), value.size());
+    for (size_t r = first_row; r < origins_.size(); r++) cells_[column][r] = cell;
+  }
   // Drops a row begun with BeginRow (a decode error mid-row).
   void AbandonRow() { pending_.clear(); }
 

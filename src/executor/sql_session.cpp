@@ -4,6 +4,8 @@
 
 #include "common/log.h"
 #include "common/secret_redaction.h"
+#include "executor/keyed_insert.h"
+#include "load/table_write.h"
 #include "sql/parser.h"
 
 namespace sluice {
@@ -190,7 +192,16 @@ Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
     RETURN_IF_ERROR(con_->Execute("BEGIN TRANSACTION"));
     in_transaction_ = true;
   }
-  auto result = con_->Query(s.sql);
+  // INSERT into a key table upserts or aggregates by key, as loads do; in autocommit it waits for the table's
+  // loads to commit, so both see each other's keys.
+  std::optional<KeyedInsert> keyed;
+  if (verb == "INSERT") {
+    ASSIGN_OR_RETURN(keyed, RewriteKeyedInsert(catalog_, current_db_, s.sql));
+  }
+  std::unique_lock<std::mutex> keyed_lock;
+  if (keyed && !in_transaction_) keyed_lock = std::unique_lock<std::mutex>(load::KeyedWriteMutex(keyed->target_table));
+  auto result = con_->Query(keyed ? keyed->sql : s.sql);
+  if (keyed && !result.ok()) result = ExplainKeyedInsertError(result.status());
   if (result.ok() && begins) in_transaction_ = true;
   if (ends) in_transaction_ = false;
   // MySQL accepts COMMIT and ROLLBACK outside a transaction (drivers with autocommit off send them after every

@@ -49,8 +49,9 @@ class JsonDecoder {
   JsonDecoder& operator=(JsonDecoder&&) noexcept;
   ~JsonDecoder();
 
-  // Appends the rows of `message` to `out` (which must have options().columns.size() columns) and its
-  // rejected rows to out.rejected(). Every row gets `origin`.
+  // Appends the rows of `message` to `out` and its rejected rows to out.rejected(). `out`'s first
+  // options().columns.size() columns are the decoded ones; any further columns (a message's metadata) stay NULL
+  // for the caller to fill. Every row gets `origin`.
   void Decode(std::string_view message, RowOrigin origin, TextBatch& out);
 
   const JsonOptions& options() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -21,10 +22,11 @@ int64_t NowMs() {
 
 // The text of a decoded row, for a row the transform rejected: the source bytes are gone by then, so Sluice
 // shows the fields it read, in the message's own format.
-std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def) {
+std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def,
+                    size_t payload_columns) {
   if (def.Property("format") == "json" || def.Property("format") == "avro") {
     nlohmann::json j = nlohmann::json::object();
-    for (size_t c = 0; c < batch.num_columns(); c++) {
+    for (size_t c = 0; c < payload_columns; c++) {
       if (batch.IsNull(c, row)) j[batch.column_names()[c]] = nullptr;
       else j[batch.column_names()[c]] = std::string(batch.Field(c, row));
     }
@@ -37,6 +39,57 @@ std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLo
     out += batch.IsNull(c, row) ? std::string("\\N") : std::string(batch.Field(c, row));
   }
   return out;
+}
+
+// DuckDB's VARCHAR must hold valid UTF-8; a key or header that is not keeps its valid parts and gets U+FFFD for
+// each malformed sequence (the bytes are not otherwise checked or changed).
+std::string Utf8OrReplaced(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; k++) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (!ok) {
+      out += "\xEF\xBF\xBD";
+      i++;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+// Fills the INCLUDE METADATA columns of the rows message `m` decoded into (rows first_row..end).
+void SetMetadata(const TaskPlan& plan, const source::KafkaMessage& m, size_t first_row, TextBatch& batch) {
+  if (first_row >= batch.num_rows()) return;
+  for (size_t k = 0; k < plan.metadata.size(); k++) {
+    const size_t col = plan.source_columns.size() + k;
+    switch (plan.metadata[k].spec->which) {
+      case catalog::KafkaMetadata::kTopic: batch.SetFieldOfRows(col, first_row, plan.def.topic); break;
+      case catalog::KafkaMetadata::kPartition: batch.SetFieldOfRows(col, first_row, std::to_string(m.partition)); break;
+      case catalog::KafkaMetadata::kOffset: batch.SetFieldOfRows(col, first_row, std::to_string(m.offset)); break;
+      case catalog::KafkaMetadata::kTimestampMs:
+        if (m.timestamp_ms >= 0) batch.SetFieldOfRows(col, first_row, std::to_string(m.timestamp_ms));
+        break;
+      case catalog::KafkaMetadata::kKey:
+        if (m.key) batch.SetFieldOfRows(col, first_row, Utf8OrReplaced(*m.key));
+        break;
+      case catalog::KafkaMetadata::kHeaders: {
+        nlohmann::json headers = nlohmann::json::object();
+        for (const auto& [name, value] : m.headers) headers[Utf8OrReplaced(name)] = Utf8OrReplaced(value);  // last wins
+        batch.SetFieldOfRows(col, first_row, headers.dump());
+        break;
+      }
+    }
+  }
+}
+
+bool WantsHeaders(const TaskPlan& plan) {
+  return std::any_of(plan.metadata.begin(), plan.metadata.end(),
+                     [](const auto& m) { return m.spec->which == catalog::KafkaMetadata::kHeaders; });
 }
 
 int64_t Count(const StatementResult& r, size_t col) {
@@ -52,7 +105,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
                                         int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(auto decoder, MakeDecoder(plan_->def, plan_->source_columns));
-  TextBatch batch(plan_->source_columns);
+  TextBatch batch(plan_->batch_columns);
   TaskResult result;
 
   if (!assigned) RETURN_IF_ERROR(source.Assign(start_offsets));
@@ -60,12 +113,15 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.deadline = started + limits.consume_time;
   consume.max_messages = limits.max_rows;
   consume.max_bytes = limits.max_bytes;
+  consume.want_headers = WantsHeaders(*plan_);
   size_t rows = 0;
   Status decode_status;
   ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
+                     const size_t first_row = batch.num_rows();
                      size_t before = batch.num_rows() + batch.rejected().size();
                      decode_status = decoder->Decode(m.payload, RowOrigin{m.partition, m.offset}, batch);
                      if (!decode_status.ok()) return false;
+                     if (!plan_->metadata.empty()) SetMetadata(*plan_, m, first_row, batch);
                      rows += batch.num_rows() + batch.rejected().size() - before;
                      if (m.timestamp_ms >= 0) result.last_timestamp_ms[m.partition] = m.timestamp_ms;
                      return rows < limits.max_rows;
@@ -91,12 +147,31 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
 Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                                const std::map<int32_t, int64_t>& start, TaskResult& result,
                                int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
-  const auto& def = plan_->def;
-  const auto& tf = plan_->transform;
   // The connection has sluice_batch() registered (the scheduler's workers register it when they start).
   storage::BatchHandle handle(batch);
-  const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
 
+  std::unique_lock<std::mutex> keyed_lock;
+  if (!plan_->write.append) keyed_lock = std::unique_lock<std::mutex>(KeyedWriteMutex(plan_->target_table_sql));
+  // DuckDB refuses to insert a key again while a transaction older than the key's delete is open; it passes.
+  constexpr int kAttempts = 6;
+  for (int attempt = 1;; attempt++) {
+    Status st = CommitOnce(con, batch, handle, start, result, rejected_rows_to_keep, still_current);
+    if (st.ok() || plan_->write.append || !IsTransientKeyConflict(st)) return st;
+    if (attempt == kAttempts)
+      return Status::Unavailable("a key deleted recently could not be inserted again while an older transaction "
+                                 "was open (" + st.message() + ")");
+    log::Info("load", "job {}: {}; retrying the commit ({} of {})", plan_->job_id, st.message(), attempt, kAttempts);
+    std::this_thread::sleep_for(std::chrono::milliseconds(25 << attempt));
+  }
+}
+
+Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& batch,
+                                   const storage::BatchHandle& handle, const std::map<int32_t, int64_t>& start,
+                                   TaskResult& result, int64_t rejected_rows_to_keep,
+                                   const std::function<bool()>& still_current) {
+  const auto& def = plan_->def;
+  const auto& tf = plan_->transform;
+  const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
   return storage::InTransaction(con, [&]() -> Status {
     // One pass in the common case: the transform feeds the INSERT directly. Only when some rows were not loaded
     // does Sluice evaluate the transform again to tell error rows from rows WHERE filtered out.
@@ -104,15 +179,12 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
     const int64_t decoded_rows = static_cast<int64_t>(batch.num_rows());
     int64_t loaded = 0;
     if (!tf.loaded_columns.empty() && decoded_rows > 0) {
-      std::string cols;
-      for (const auto& c : tf.loaded_columns) cols += (cols.empty() ? "" : ", ") + sql::QuoteIdentifier(c);
-      ASSIGN_OR_RETURN(auto inserted, con.Query("INSERT INTO " + plan_->target_table_sql + " (" + cols + ") SELECT " +
-                                                cols + " FROM " + transform +
-                                                " WHERE __sluice_error IS NULL AND __sluice_selected"));
-      loaded = static_cast<int64_t>(inserted.affected_rows);
+      ASSIGN_OR_RETURN(auto written, con.Query(BindTableWrite(plan_->write, transform)));
+      loaded = static_cast<int64_t>(written.affected_rows);
     }
     int64_t transform_errors = 0;
-    if (loaded < decoded_rows) {
+    // A keyed write changes fewer rows than it read (one per key), so count the good rows apart.
+    if (loaded < decoded_rows || !plan_->write.append) {
       ASSIGN_OR_RETURN(auto counts,
                        con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
                                  "__sluice_error IS NULL AND NOT __sluice_selected) FROM " + transform));
@@ -143,7 +215,7 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                                              std::to_string(std::min<size_t>(keep, INT64_MAX))));
         for (const auto& row : bad.result_set->rows) {
           size_t idx = std::stoull(*row[0]);
-          rejected.push_back({batch.origin(idx), row[1].value_or(""), RowText(batch, idx, def)});
+          rejected.push_back({batch.origin(idx), row[1].value_or(""), RowText(batch, idx, def, plan_->source_columns.size())});
         }
       }
       std::stable_sort(rejected.begin(), rejected.end(), [](const RejectedRow& a, const RejectedRow& b) {

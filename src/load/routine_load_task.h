@@ -12,6 +12,7 @@
 #include "load/message_decoder.h"
 #include "load/task_plan.h"
 #include "source/kafka_source.h"
+#include "storage/batch_table_function.h"
 #include "storage/database.h"
 
 namespace sluice::load {
@@ -50,6 +51,9 @@ class RoutineLoadTask {
  private:
   Status Commit(storage::Connection& con, const TextBatch& batch, const std::map<int32_t, int64_t>& start,
                 TaskResult& result, int64_t rejected_rows_to_keep, const std::function<bool()>& still_current);
+  Status CommitOnce(storage::Connection& con, const TextBatch& batch, const storage::BatchHandle& handle,
+                    const std::map<int32_t, int64_t>& start, TaskResult& result, int64_t rejected_rows_to_keep,
+                    const std::function<bool()>& still_current);
 
   std::shared_ptr<const TaskPlan> plan_;
   int64_t task_id_;

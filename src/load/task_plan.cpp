@@ -35,11 +35,19 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
       return Status::InvalidArgument("column '" + c.name + "' of table '" + def.table +
                                      "' is NOT NULL and has no default, but the load does not fill it; add it to COLUMNS");
   }
+  if (def.load.include_metadata) {
+    ASSIGN_OR_RETURN(plan->metadata, catalog::ResolveIncludeMetadata(*def.load.include_metadata, def.Property("format")));
+    for (const auto& m : plan->metadata) spec.metadata.push_back({m.alias, m.spec->duckdb_type});
+  }
   spec.where = def.load.where;
   spec.strict_mode = def.BoolProperty("strict_mode");
   spec.timezone = def.Property("timezone");
   plan->source_columns = spec.source_columns;
+  plan->batch_columns = spec.source_columns;
+  for (const auto& m : plan->metadata) plan->batch_columns.push_back(m.alias);
   ASSIGN_OR_RETURN(plan->transform, transform::Compile(spec));
+  ASSIGN_OR_RETURN(plan->write, PlanTableWrite(def, table, plan->target_table_sql, plan->transform.loaded_columns,
+                                               plan->transform.has_op));
   // Building a decoder once validates the format options against the columns (e.g. jsonpaths count).
   ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns));
   (void)decoder;

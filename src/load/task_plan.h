@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "catalog/kafka_metadata.h"
 #include "catalog/routine_load_job.h"
 #include "catalog/table_meta.h"
 #include "common/status.h"
+#include "load/table_write.h"
 #include "transform/compiler.h"
 
 namespace sluice::load {
@@ -15,9 +17,12 @@ namespace sluice::load {
 struct TaskPlan {
   int64_t job_id = 0;
   catalog::RoutineLoadDefinition def;
-  std::vector<std::string> source_columns;      // the batch's columns (COLUMNS without `=`, else the table's)
+  std::vector<std::string> source_columns;      // the payload's columns (COLUMNS without `=`, else the table's)
+  std::vector<catalog::MetadataColumn> metadata; // INCLUDE METADATA, in the batch after the payload's columns
+  std::vector<std::string> batch_columns;       // source_columns, then the metadata aliases
   transform::CompiledTransform transform;
   std::string target_table_sql;                 // "db"."table"
+  TableWrite write;                             // how the rows change the table (by its key model)
 };
 
 // Checks the job against its table (every COLUMNS name and expression, jsonpaths count) and compiles the transform.

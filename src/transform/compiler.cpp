@@ -125,10 +125,30 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
     plan.derived.push_back(PlannedDerived{name, text, dest, {}});
   }
 
-  // Expressions in COLUMNS read source columns (loaded ones converted, placeholders as text).
+  for (const MetadataSource& m : spec.metadata) {
+    const std::string name = "'" + m.name + "' in INCLUDE METADATA";
+    for (const std::string& s : spec.source_columns)
+      if (sql::EqualsIgnoreCase(s, m.name))
+        return Status::InvalidArgument("alias " + name + " is also a field read from the message (a source "
+                                       "column of the load); give it another name with AS");
+    if (FindTableColumn(spec, m.name) >= 0)
+      return Status::InvalidArgument("alias " + name + " is also a column of " + TableWords(spec) +
+                                     "; metadata is loaded through COLUMNS (e.g. `" + m.name + "_col = " + m.name +
+                                     "`), so give it another name with AS");
+    if (sql::EqualsIgnoreCase(m.name, kOpColumn) || !CheckName(m.name).ok())
+      return Status::InvalidArgument("alias " + name + " is a reserved name; give it another name with AS");
+    for (const MetadataSource& other : spec.metadata)
+      if (&other != &m && sql::EqualsIgnoreCase(other.name, m.name))
+        return Status::InvalidArgument("alias " + name + " appears twice; give each key its own name with AS");
+  }
+
+  // Expressions in COLUMNS read source columns (loaded ones converted, placeholders as text) and metadata.
   Scope source_scope;
   for (size_t i = 0; i < plan.sources.size(); i++)
     source_scope.Add(plan.sources[i].name, SourceBinding(plan.sources[i], i));
+  for (size_t k = 0; k < spec.metadata.size(); k++)
+    source_scope.Add(spec.metadata[k].name,
+                     ColumnBinding{MetadataAlias(k), ClassifyDuckDBType(spec.metadata[k].duckdb_type)});
   std::vector<std::string> computed;
   for (const PlannedDerived& d : plan.derived) computed.push_back(d.name);
   for (PlannedDerived& d : plan.derived) {

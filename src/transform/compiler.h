@@ -27,11 +27,22 @@ struct TargetColumn {
   bool nullable = true;
 };
 
+// A value the load knows about each message besides its payload (INCLUDE METADATA): a batch column named `name`
+// holding the value as text, which the transform reads as `duckdb_type`. A MAP travels as a JSON object's text.
+// It can be read by COLUMNS expressions and WHERE, never loaded under its own name.
+struct MetadataSource {
+  std::string name;
+  std::string duckdb_type;  // "VARCHAR", "INTEGER", "BIGINT", "MAP(VARCHAR, VARCHAR)"
+};
+
 struct TransformSpec {
   // The batch's column names, in order: COLUMNS entries without `=`, or the table's columns when COLUMNS is absent.
   std::vector<std::string> source_columns;
   // COLUMNS `name = expr`, with the expression's source text.
   std::vector<std::pair<std::string, std::string>> derived;
+  // INCLUDE METADATA columns, after the source columns in the batch. Their names must differ from the source
+  // columns, the table's columns and reserved names.
+  std::vector<MetadataSource> metadata;
   std::optional<std::string> where;  // WHERE source text
   std::vector<TargetColumn> table;   // the target table's columns
   std::string table_name;            // for error messages; may be empty

@@ -20,6 +20,7 @@ std::string RawAlias(size_t i) { return "__sluice_r" + std::to_string(i); }
 std::string ConvertedAlias(size_t i) { return "__sluice_v" + std::to_string(i); }
 std::string ComputedAlias(size_t j) { return "__sluice_e" + std::to_string(j); }
 std::string DerivedAlias(size_t j) { return "__sluice_d" + std::to_string(j); }
+std::string MetadataAlias(size_t k) { return "__sluice_m" + std::to_string(k); }
 
 namespace {
 
@@ -115,6 +116,13 @@ class SelectBuilder {
     std::vector<std::string> cols = {kRowColumn};
     for (size_t i = 0; i < plan_.sources.size(); i++)
       cols.push_back(sql::QuoteIdentifier(plan_.sources[i].name) + " AS " + RawAlias(i));
+    // Metadata is written by Sluice, so its text always converts; a map arrives as a JSON object.
+    for (size_t k = 0; k < spec_.metadata.size(); k++) {
+      const MetadataSource& m = spec_.metadata[k];
+      std::string text = sql::QuoteIdentifier(m.name);
+      if (ClassifyDuckDBType(m.duckdb_type).cls == TypeClass::kMap) text = "CAST(" + text + " AS JSON)";
+      cols.push_back("CAST(" + text + " AS " + m.duckdb_type + ") AS " + MetadataAlias(k));
+    }
     return cols;
   }
 

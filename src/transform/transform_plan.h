@@ -44,6 +44,7 @@ std::string RawAlias(size_t source_index);        // the source text
 std::string ConvertedAlias(size_t source_index);  // converted to the table column's type
 std::string ComputedAlias(size_t derived_index);  // TRY(expression), in the expression's own type
 std::string DerivedAlias(size_t derived_index);   // converted to the table column's type
+std::string MetadataAlias(size_t metadata_index); // a metadata value in its own type
 
 CompiledTransform BuildSelect(const TransformPlan& plan);
 
