@@ -1,7 +1,11 @@
 #include "load/volume_copy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
 #include <filesystem>
 #include <regex>
 
@@ -287,12 +291,88 @@ Result<FileFormat> BuildFileFormat(const std::string& format,
   return f;
 }
 
+namespace {
+
+// DuckDB's readers expand glob characters in a path; a file whose name has them is read through a copy.
+bool HasGlobCharacters(const std::string& path) { return path.find_first_of("*?[{") != std::string::npos; }
+
+std::string SafeFileName(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+// One load of a given file into a given table at a time in this process, so two statements (or a statement and a
+// pipe) cannot both find the file not yet loaded and both load it.
+class FileLoadLocks {
+ public:
+  class Guard {
+   public:
+    Guard(FileLoadLocks& locks, std::string key) : locks_(locks), key_(std::move(key)) {
+      std::unique_lock<std::mutex> lock(locks_.mu_);
+      locks_.cv_.wait(lock, [&] { return locks_.busy_.count(key_) == 0; });
+      locks_.busy_.insert(key_);
+    }
+    ~Guard() {
+      {
+        std::lock_guard<std::mutex> lock(locks_.mu_);
+        locks_.busy_.erase(key_);
+      }
+      locks_.cv_.notify_all();
+    }
+
+   private:
+    FileLoadLocks& locks_;
+    std::string key_;
+  };
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> busy_;
+};
+
+FileLoadLocks& GlobalFileLoadLocks() {
+  static FileLoadLocks locks;
+  return locks;
+}
+
+}  // namespace
+
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
-                                       const VolumeLoadTarget& t) {
+                                       const VolumeLoadTarget& t, bool force) {
+  FileLoadLocks::Guard guard(GlobalFileLoadLocks(), volume.location.url + file.path + "\n" + t.db + "." + t.table);
+  if (!force) {
+    catalog::FileLoadRecord id;
+    id.file_url = volume.location.url + file.path;
+    id.target = t.db + "." + t.table;
+    id.size = file.size;
+    id.last_modified_ms = file.last_modified_ms;
+    id.etag = file.etag;
+    ASSIGN_OR_RETURN(bool loaded, catalog::VolumeStore::IsFileLoaded(con, id));
+    if (loaded) {
+      FileLoadOutcome skipped;
+      skipped.status = "SKIPPED";
+      return skipped;
+    }
+  }
   ScratchFile scratch;
   ASSIGN_OR_RETURN(std::string local, reader.Fetch(file, t.scratch_dir));
   if (reader.FetchCopies()) scratch.path = local;
+  if (HasGlobCharacters(local)) {
+    static std::atomic<uint64_t> counter{0};
+    std::error_code ec;
+    std::filesystem::create_directories(t.scratch_dir, ec);
+    std::string copy = (std::filesystem::path(t.scratch_dir) /
+                        ("copy-" + std::to_string(counter++) + "-" +
+                         SafeFileName(std::filesystem::path(file.path).filename().string())))
+                           .string();
+    std::filesystem::copy_file(local, copy, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return Status::IoError("cannot copy '" + local + "' to '" + copy + "': " + ec.message());
+    if (!scratch.path.empty()) std::filesystem::remove(scratch.path, ec);
+    scratch.path = local = copy;
+  }
   std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
   catalog::FileLoadRecord record;
   record.file_url = volume.location.url + file.path;
@@ -384,17 +464,8 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   rs.AddColumn("first_error");
   rs.AddColumn("first_error_line", ValueType::kBigInt);
   for (const auto& file : chosen) {
-    if (!req.force) {
-      catalog::FileLoadRecord id;
-      id.file_url = req.volume.location.url + file.path;
-      id.target = t.db + "." + t.table;
-      id.size = file.size;
-      id.last_modified_ms = file.last_modified_ms;
-      id.etag = file.etag;
-      ASSIGN_OR_RETURN(bool loaded, catalog::VolumeStore::IsFileLoaded(con, id));
-      if (loaded) continue;
-    }
-    auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t);
+    auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
+    if (outcome.ok() && outcome->status == "SKIPPED") continue;
     if (!outcome.ok()) {
       log::Warn("copy", "loading {} from volume {} into {}.{} failed: {}", file.path, req.volume.info.name, t.db,
                 t.table, outcome.status().message());

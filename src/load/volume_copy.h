@@ -49,18 +49,20 @@ struct VolumeLoadTarget {
 };
 
 struct FileLoadOutcome {
-  std::string status;              // LOADED, PARTIALLY_LOADED, LOAD_FAILED
+  std::string status;              // LOADED, PARTIALLY_LOADED, SKIPPED (loaded before)
   int64_t rows_loaded = 0;
   int64_t error_rows = 0;
   std::string first_error;
   int64_t first_error_line = 0;
 };
 
-// Loads one file in one transaction on `con` (rows + load record + rejected rows). A file that cannot be loaded at
-// all is an error (nothing committed), whatever ON_ERROR says; the caller decides what follows.
+// Loads one file in one transaction on `con` (rows + load record + rejected rows). Unless `force`, a file already
+// loaded into the table is not read again (status SKIPPED); loads of the same file into the same table are serialized
+// within the process, so concurrent statements cannot both load it. A file that cannot be loaded at all is an error
+// (nothing committed), whatever ON_ERROR says; the caller decides what follows.
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
-                                       const VolumeLoadTarget& target);
+                                       const VolumeLoadTarget& target, bool force);
 
 struct VolumeCopyRequest {
   VolumeLoadTarget target;

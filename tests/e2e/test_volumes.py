@@ -129,6 +129,13 @@ def local_folder_formats_and_exactly_once(s: TestSuite):
         eq(res, {"opts/x.txt": ("LOADED", 2, 0, None, None)}, "CSV options")
         eq(q(conn, "SELECT id, name FROM opts ORDER BY id"), [(1, "a|b"), (2, None)], "CSV option rows")
 
+        # a name DuckDB would read as a glob pattern is read through a copy
+        write(f"{folder}/odd/we?ird [1]*.csv", "id,name,amount\n77,odd,7\n")
+        res = by_file(q(conn, "COPY INTO orders FROM VOLUME v USING CSV OPTIONS ('header' = 'true') "
+                              "SUBDIRECTORY 'odd'"))
+        eq(res, {"odd/we?ird [1]*.csv": ("LOADED", 1, 0, None, None)}, "a name with glob characters")
+        eq(q(conn, "SELECT name FROM orders WHERE id = 77"), [("odd",)], "its row")
+
         # a file that is not in the volume
         expect_mysql_error(lambda: q(conn, "COPY INTO orders FROM VOLUME v USING CSV FILES ('orders/zz.csv')"),
                            substring="file 'orders/zz.csv' is not in volume v")
