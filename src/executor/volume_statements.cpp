@@ -127,6 +127,10 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
     ASSIGN_OR_RETURN(std::string duck, catalog::ToDuckDBType(type));
     req.target.file_columns.emplace_back(name, duck);
   }
+  if (!s.select_list.empty()) {
+    req.target.select_list = sql::TranslateForDuckDB(s.select_list, Context());
+    if (!s.where.empty()) req.target.where = sql::TranslateForDuckDB(s.where, Context());
+  }
   req.target.continue_on_error = s.on_error == "CONTINUE";
   req.target.scratch_dir = scratch_dir_;
   ASSIGN_OR_RETURN(req.volume, volumes_.Resolve(s.volume));

@@ -96,12 +96,23 @@ struct Counts {
   int64_t error_rows = 0;
 };
 
+// The INSERT for a file read as `relation`: the transform's SELECT list over it when there is one, else `plain`.
+std::string InsertSql(const std::string& table_sql, const std::string& relation, const VolumeLoadTarget& t,
+                      const std::string& plain) {
+  if (t.select_list.empty()) return plain;
+  return "INSERT INTO " + table_sql + " SELECT " + t.select_list + " FROM " + relation + " AS __file" +
+         (t.where.empty() ? "" : " WHERE " + t.where);
+}
+
 Result<Counts> LoadCsv(storage::Connection& con, const std::string& path, const std::string& table_sql,
                        const std::vector<std::pair<std::string, std::string>>& cols, bool by_name,
                        const VolumeLoadTarget& t) {
   const FileFormat& f = t.format;
-  std::string args = QuoteLiteral(path) + ", columns = " + ColumnsStruct(cols) +
-                     ", header = " + (f.header ? "true" : "false") + ", auto_detect = false";
+  // Without a schema (a transform over a file whose columns were not given) the header names the columns, or
+  // DuckDB's column0, column1 ... do, and every value is text for the SELECT list to convert.
+  std::string args = QuoteLiteral(path) + (cols.empty() ? ", all_varchar = true"
+                                                         : ", columns = " + ColumnsStruct(cols) + ", auto_detect = false") +
+                     ", header = " + (f.header ? "true" : "false");
   if (f.sep) args += ", delim = " + QuoteLiteral(*f.sep);
   if (f.quote) args += ", quote = " + QuoteLiteral(*f.quote);
   if (f.escape) args += ", escape = " + QuoteLiteral(*f.escape);
@@ -114,8 +125,10 @@ Result<Counts> LoadCsv(storage::Connection& con, const std::string& path, const 
     args += std::string(", store_rejects = true, rejects_table = '") + kRejectsTable + "', rejects_scan = '" +
             kRejectScans + "'";
   }
-  std::string insert = "INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ") SELECT " + NameList(cols)
-                                                             : " SELECT *") + " FROM read_csv(" + args + ")";
+  std::string relation = "read_csv(" + args + ")";
+  std::string insert = InsertSql(table_sql, relation, t,
+                                 "INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ") SELECT " +
+                                 NameList(cols) : " SELECT *") + " FROM " + relation);
   Counts counts;
   ASSIGN_OR_RETURN(auto r, con.Query(insert));
   counts.loaded = static_cast<int64_t>(r.affected_rows);
@@ -147,13 +160,21 @@ Result<Counts> LoadJson(storage::Connection& con, const std::string& path, const
                         const std::vector<std::pair<std::string, std::string>>& cols, const VolumeLoadTarget& t) {
   const FileFormat& f = t.format;
   std::string format = f.json_format == "lines" ? "newline_delimited" : f.json_format;
+  // read_json spells compression its own way.
+  std::string compression = f.compression == "auto" ? "auto_detect" : f.compression == "none" ? "uncompressed"
+                                                                                             : f.compression;
+  if (cols.empty()) {  // a transform without a schema: DuckDB detects the keys and types
+    std::string relation = "read_json(" + QuoteLiteral(path) + ", format = " + QuoteLiteral(format) +
+                           ", compression = " + QuoteLiteral(compression) + ")";
+    ASSIGN_OR_RETURN(auto r, con.Query(InsertSql(table_sql, relation, t, "")));
+    Counts counts;
+    counts.loaded = static_cast<int64_t>(r.affected_rows);
+    return counts;
+  }
   std::string stage = "CREATE OR REPLACE TEMP TABLE " + std::string(kJsonStage) +
                       " AS SELECT row_number() OVER () AS __record, json AS __raw";
   for (size_t i = 0; i < cols.size(); i++)
     stage += ", json_extract_string(json, " + JsonPath(cols[i].first) + ") AS __v" + std::to_string(i);
-  // read_json spells compression its own way.
-  std::string compression = f.compression == "auto" ? "auto_detect" : f.compression == "none" ? "uncompressed"
-                                                                                             : f.compression;
   stage += " FROM read_json_objects(" + QuoteLiteral(path) + ", format = " + QuoteLiteral(format) +
            ", compression = " + QuoteLiteral(compression) + ")";
   RETURN_IF_ERROR(con.Execute(stage));
@@ -184,17 +205,21 @@ Result<Counts> LoadJson(storage::Connection& con, const std::string& path, const
   }
   std::string select;
   for (size_t i = 0; i < cols.size(); i++)
-    select += (i ? ", " : "") + std::string("TRY_CAST(__v") + std::to_string(i) + " AS " + cols[i].second + ")";
-  ASSIGN_OR_RETURN(auto ir, con.Query("INSERT INTO " + table_sql + " (" + NameList(cols) + ") SELECT " + select +
-                                      " FROM " + kJsonStage + (bad.empty() ? "" : " WHERE NOT (" + bad + ")") +
-                                      " ORDER BY __record"));
+    select += (i ? ", " : "") + std::string("TRY_CAST(__v") + std::to_string(i) + " AS " + cols[i].second + ") AS " +
+              QuoteIdentifier(cols[i].first);
+  std::string relation = "(SELECT " + select + " FROM " + kJsonStage +
+                         (bad.empty() ? "" : " WHERE NOT (" + bad + ")") + " ORDER BY __record)";
+  ASSIGN_OR_RETURN(auto ir, con.Query(InsertSql(table_sql, relation, t,
+                                                "INSERT INTO " + table_sql + " (" + NameList(cols) + ") SELECT " +
+                                                    NameList(cols) + " FROM " + relation)));
   counts.loaded = static_cast<int64_t>(ir.affected_rows);
   RETURN_IF_ERROR(con.Execute(std::string("DROP TABLE IF EXISTS temp.") + kJsonStage));
   return counts;
 }
 
 Result<Counts> LoadParquet(storage::Connection& con, const std::string& path, const std::string& table_sql,
-                           const std::vector<std::pair<std::string, std::string>>& file_columns) {
+                           const std::vector<std::pair<std::string, std::string>>& file_columns,
+                           const VolumeLoadTarget& t) {
   std::string select = "*";
   if (!file_columns.empty()) {
     select.clear();
@@ -202,8 +227,9 @@ Result<Counts> LoadParquet(storage::Connection& con, const std::string& path, co
       select += (i ? ", " : "") + std::string("CAST(") + QuoteIdentifier(file_columns[i].first) + " AS " +
                 file_columns[i].second + ") AS " + QuoteIdentifier(file_columns[i].first);
   }
-  ASSIGN_OR_RETURN(auto r, con.Query("INSERT INTO " + table_sql + " BY NAME SELECT " + select + " FROM read_parquet(" +
-                                     QuoteLiteral(path) + ")"));
+  std::string relation = "(SELECT " + select + " FROM read_parquet(" + QuoteLiteral(path) + "))";
+  ASSIGN_OR_RETURN(auto r, con.Query(InsertSql(table_sql, relation, t,
+                                               "INSERT INTO " + table_sql + " BY NAME SELECT * FROM " + relation)));
   Counts counts;
   counts.loaded = static_cast<int64_t>(r.affected_rows);
   return counts;
@@ -384,7 +410,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
   RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
     std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
     bool by_name = !cols.empty();
-    if (cols.empty()) {
+    if (cols.empty() && t.select_list.empty()) {
       ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
     }
     switch (t.format.kind) {
@@ -397,7 +423,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
         break;
       }
       case FileFormat::Kind::kParquet: {
-        ASSIGN_OR_RETURN(counts, LoadParquet(con, local, table_sql, t.file_columns));
+        ASSIGN_OR_RETURN(counts, LoadParquet(con, local, table_sql, t.file_columns, t));
         break;
       }
     }

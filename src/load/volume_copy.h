@@ -44,6 +44,11 @@ struct VolumeLoadTarget {
   // The files' columns as (name, DuckDB type); empty: the table's columns, in order.
   std::vector<std::pair<std::string, std::string>> file_columns;
   FileFormat format;
+  // The transform form, COPY INTO t FROM (SELECT <select_list> FROM VOLUME ... [WHERE <where>]): DuckDB SQL over the
+  // file's columns (named by `file_columns`, else by the file: CSV header names or column0..., as text; JSON keys and
+  // Parquet columns with their detected types), inserted into the table's columns by position. Empty: no transform.
+  std::string select_list;
+  std::string where;
   bool continue_on_error = false;  // ON_ERROR = CONTINUE: bad rows are recorded and skipped
   std::string scratch_dir;         // where S3 objects are downloaded
 };

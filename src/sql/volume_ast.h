@@ -53,6 +53,7 @@ struct DropStorageObject {
 
 // COPY INTO [db.]table FROM VOLUME vol [(col type, ...)] USING CSV|JSON|PARQUET [OPTIONS ('k' = 'v', ...)]
 //   [FILES ('a.csv', ...) | REGEXP '...' | SUBDIRECTORY '...'] [ON_ERROR = CONTINUE|ABORT] [FORCE = TRUE|FALSE]
+// or COPY INTO [db.]table FROM (SELECT ... FROM VOLUME vol ... [WHERE ...]) [ON_ERROR = ...] [FORCE = ...]
 struct CopyIntoFromVolume {
   std::string db;                   // empty: the session's database
   std::string table;
@@ -64,6 +65,10 @@ struct CopyIntoFromVolume {
   std::optional<std::string> regexp;
   std::optional<std::string> subdirectory;
   std::string on_error = "ABORT";   // "CONTINUE" or "ABORT"
+  // The transform form COPY INTO t FROM (SELECT <select_list> FROM VOLUME ... [WHERE <where>]): source text as
+  // written; both empty for the plain form.
+  std::string select_list;
+  std::string where;
   bool force = false;
 };
 

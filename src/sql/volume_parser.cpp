@@ -178,9 +178,25 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
   st.db = table.db;
   st.table = table.name;
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));
-  if (ts.PeekSymbol("("))
-    return ts.NotSupportedAt(ts.Peek(), "COPY INTO ... FROM (SELECT ...) is not supported yet: load with COPY INTO t "
-                                        "FROM VOLUME v USING ..., then transform with INSERT INTO ... SELECT");
+  const bool transform = ts.AcceptSymbol("(");
+  if (transform) {
+    RETURN_IF_ERROR(ts.ExpectWord("SELECT"));
+    const Token* first = nullptr;
+    const Token* last = nullptr;
+    int depth = 0;
+    while (!ts.AtEnd() && !(depth == 0 && ts.PeekWord("FROM") && ts.PeekWord("VOLUME", 1))) {
+      const Token& t = ts.Peek();
+      if (t.IsSymbol("(")) depth++;
+      if (t.IsSymbol(")") && --depth < 0) break;
+      if (depth > kMaxNestingDepth) return ts.Complain(t, "expression nested too deeply");
+      if (!first) first = &t;
+      last = &t;
+      ts.Next();
+    }
+    if (!first) return ts.Error("the columns to load after SELECT");
+    st.select_list = std::string(ts.SourceText(*first, *last));
+    RETURN_IF_ERROR(ts.ExpectWord("FROM"));
+  }
   RETURN_IF_ERROR(ts.ExpectWord("VOLUME"));
   ASSIGN_OR_RETURN(st.volume, ts.ExpectIdentifier("a volume name"));
   if (ts.AcceptSymbol("(")) {
@@ -197,7 +213,28 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
   if (!(fmt.IsWord("CSV") || fmt.IsWord("JSON") || fmt.IsWord("PARQUET"))) return ts.ErrorExpecting({"CSV", "JSON", "PARQUET"});
   st.format = ToUpper(ts.Next().text);
   bool have_options = false, have_files = false, have_on_error = false, have_force = false;
+  bool inside = transform;  // still inside FROM ( ... )
   while (!ts.AtEnd()) {
+    if (inside && (ts.PeekWord("WHERE") || ts.PeekSymbol(")"))) {
+      if (ts.AcceptWord("WHERE")) {
+        const Token* first = nullptr;
+        const Token* last = nullptr;
+        int depth = 0;
+        while (!ts.AtEnd()) {
+          const Token& t = ts.Peek();
+          if (t.IsSymbol("(")) depth++;
+          if (t.IsSymbol(")") && --depth < 0) break;
+          if (!first) first = &t;
+          last = &t;
+          ts.Next();
+        }
+        if (!first) return ts.Error("a condition after WHERE");
+        st.where = std::string(ts.SourceText(*first, *last));
+      }
+      RETURN_IF_ERROR(ts.ExpectSymbol(")"));
+      inside = false;
+      continue;
+    }
     const Token& at = ts.Peek();
     if (ts.AcceptWord("OPTIONS")) {
       if (have_options) return ts.Complain(at, "OPTIONS is given twice: list every option in one OPTIONS (...)");
@@ -249,10 +286,13 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
       ts.Next();
       st.force = value == "TRUE";
     } else {
+      if (inside)
+        return ts.ErrorExpecting({"OPTIONS", "FILES", "REGEXP", "SUBDIRECTORY", "ON_ERROR", "FORCE", "WHERE", "')'"});
       return ts.ErrorExpecting({"OPTIONS", "FILES", "REGEXP", "SUBDIRECTORY", "ON_ERROR", "FORCE",
                                 "end of statement"});
     }
   }
+  if (inside) return ts.Error("')' to close FROM (SELECT ...");
   return Statement{std::move(st)};
 }
 

@@ -146,6 +146,51 @@ def local_folder_formats_and_exactly_once(s: TestSuite):
 
 
 @suite.test(timeout=120)
+def transform_form(s: TestSuite):
+    folder = tempfile.mkdtemp(prefix="sluice-vol-")
+    try:
+        write(f"{folder}/tr/a.csv", "id,name,amount\n1,alice,1.5\n2,bob,2.5\n3,carol,30\n")
+        write(f"{folder}/ev/e.json", '{"id": 7, "name": "x", "tags": [1, 2]}\n{"id": 8, "name": "y", "tags": []}\n')
+        srv = s.server().start()
+        conn = srv.connect()
+        setup_db(conn)
+        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        q(conn, "CREATE TABLE tr (id BIGINT, label STRING, cents INT)")
+        # CSV without a schema: the header names the columns, values are text for the SELECT list to convert
+        res = by_file(q(conn, "COPY INTO tr FROM (SELECT CAST(id AS BIGINT) + 100, upper(name), "
+                              "CAST(CAST(amount AS DOUBLE) * 100 AS INT) FROM VOLUME v USING CSV "
+                              "OPTIONS ('header' = 'true') SUBDIRECTORY 'tr' WHERE CAST(amount AS DOUBLE) < 10)"))
+        eq(res, {"tr/a.csv": ("LOADED", 2, 0, None, None)}, "CSV transform")
+        eq(q(conn, "SELECT * FROM tr ORDER BY id"), [(101, "ALICE", 150), (102, "BOB", 250)], "CSV transform rows")
+        # with the file's columns given, and `label` from an expression
+        res = by_file(q(conn, "COPY INTO tr FROM (SELECT id, name || '-' || amount, 0 FROM VOLUME v "
+                              "(id INT, name STRING, amount DOUBLE) USING CSV OPTIONS ('header' = 'true') "
+                              "FILES ('tr/a.csv')) FORCE = TRUE"))
+        eq(res, {"tr/a.csv": ("LOADED", 3, 0, None, None)}, "CSV transform with a schema")
+        eq(q(conn, "SELECT label FROM tr WHERE id < 100 ORDER BY id"), [("alice-1.5",), ("bob-2.5",), ("carol-30.0",)],
+           "schema transform rows")
+        # JSON without a schema: DuckDB detects keys and types
+        res = by_file(q(conn, "COPY INTO tr FROM (SELECT id * 1000, name, len(tags) FROM VOLUME v USING JSON "
+                              "SUBDIRECTORY 'ev')"))
+        eq(res, {"ev/e.json": ("LOADED", 2, 0, None, None)}, "JSON transform")
+        eq(q(conn, "SELECT * FROM tr WHERE id >= 1000 ORDER BY id"), [(7000, "x", 2), (8000, "y", 0)], "JSON rows")
+        # Parquet
+        os.makedirs(f"{folder}/pq")
+        q(conn, f"COPY (SELECT i AS n FROM range(0, 20) t(i)) TO '{folder}/pq/p.parquet' (FORMAT parquet)")
+        res = by_file(q(conn, "COPY INTO tr FROM (SELECT n + 5000, 'pq', n FROM VOLUME v USING PARQUET "
+                              "SUBDIRECTORY 'pq' WHERE n % 2 = 0)"))
+        eq(res, {"pq/p.parquet": ("LOADED", 10, 0, None, None)}, "Parquet transform")
+        eq(q(conn, "SELECT count(*), sum(cents) FROM tr WHERE label = 'pq'"), [(10, 90)], "Parquet rows")
+        # the transform is part of the file's load: a failing expression loads nothing of the file
+        expect_mysql_error(lambda: q(conn, "COPY INTO tr FROM (SELECT CAST(name AS BIGINT), name, 0 FROM VOLUME v "
+                                           "USING CSV OPTIONS ('header' = 'true') FILES ('tr/a.csv')) FORCE = TRUE"),
+                           substring="COPY INTO stopped at file 'tr/a.csv'")
+        eq(q(conn, "SELECT count(*) FROM tr"), [(17,)], "nothing of the failing file")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@suite.test(timeout=120)
 def bad_rows_continue_and_abort(s: TestSuite):
     folder = tempfile.mkdtemp(prefix="sluice-vol-")
     try:

@@ -67,6 +67,21 @@ TEST(VolumeParserTest, CopyInto) {
   EXPECT_TRUE(std::holds_alternative<PassThrough>(*ParseStatement("COPY t FROM 'x.csv'", testing::TestSession())));
 }
 
+TEST(VolumeParserTest, CopyIntoTransform) {
+  auto st = ParseAs<CopyIntoFromVolume>(
+      "COPY INTO t FROM (SELECT CAST(a AS INT), upper(b), (c + 1) * 2 FROM VOLUME v USING JSON FILES ('x.json') "
+      "WHERE (a > 1) AND b <> ')') ON_ERROR = CONTINUE");
+  EXPECT_EQ(st.select_list, "CAST(a AS INT), upper(b), (c + 1) * 2");
+  EXPECT_EQ(st.where, "(a > 1) AND b <> ')'");
+  EXPECT_EQ(st.volume, "v");
+  EXPECT_EQ(st.format, "JSON");
+  EXPECT_EQ(st.files, (std::vector<std::string>{"x.json"}));
+  EXPECT_EQ(st.on_error, "CONTINUE");
+  auto plain = ParseAs<CopyIntoFromVolume>("COPY INTO t FROM (SELECT * FROM VOLUME v USING PARQUET)");
+  EXPECT_EQ(plain.select_list, "*");
+  EXPECT_EQ(plain.where, "");
+}
+
 TEST(VolumeParserTest, DirectoryRewrite) {
   EXPECT_EQ(T("SELECT * FROM DIRECTORY(v)"), "SELECT * FROM sluice_directory('v')");
   EXPECT_EQ(T("SELECT count(*) FROM directory(VOLUME `my vol`) WHERE size > 0"),
