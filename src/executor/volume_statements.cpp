@@ -117,6 +117,9 @@ Result<StatementResult> SqlSession::RunVolume(const sql::DescribeStorageObject& 
 }
 
 Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) {
+  if (in_transaction_)
+    return Status::InvalidArgument("COPY INTO from a volume commits each file on its own and cannot run inside "
+                                   "BEGIN ... COMMIT: COMMIT or ROLLBACK first");
   load::VolumeCopyRequest req;
   ASSIGN_OR_RETURN(req.target.db, ResolveDb(s.db));
   if (!catalog_.DatabaseExists(req.target.db))
