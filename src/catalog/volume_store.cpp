@@ -224,9 +224,12 @@ Result<ResolvedVolume> VolumeStore::Resolve(const std::string& volume) {
 Result<bool> VolumeStore::IsFileLoaded(storage::Connection& con, const FileLoadRecord& file) {
   ASSIGN_OR_RETURN(auto r, con.Query("SELECT count(*) FROM __sluice.volume_loads WHERE file_url = " +
                                      QuoteLiteral(file.file_url) + " AND target = " + QuoteLiteral(file.target) +
-                                     " AND size = " + std::to_string(file.size) + " AND last_modified = " +
-                                     std::to_string(file.last_modified_ms) + " AND etag = " +
-                                     QuoteLiteral(file.etag)));
+                                     " AND size = " + std::to_string(file.size) +
+                                     // An ETag names the content: the same bytes uploaded again are not new.
+                                     // Without one (local files) the modification time decides.
+                                     (file.etag.empty() ? " AND etag = '' AND last_modified = " +
+                                                              std::to_string(file.last_modified_ms)
+                                                        : " AND etag = " + QuoteLiteral(file.etag))));
   return r.result_set->rows[0][0] != std::optional<std::string>("0");
 }
 

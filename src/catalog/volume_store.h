@@ -48,7 +48,8 @@ struct ResolvedVolume {
   std::optional<source::S3Credentials> credentials;
 };
 
-// The identity of a file version: the same path with another size, ETag or modification time is a new file.
+// The identity of a file version: the same path with another size or content is a new file. Content is judged by
+// the ETag where the store gives one (S3: uploading the same bytes again is not new), else by modification time.
 struct FileLoadRecord {
   std::string file_url;         // the volume's location + the file's relative path
   std::string target;           // "db.table"

@@ -79,8 +79,8 @@ struct VolumeCopyRequest {
 };
 
 // Runs COPY INTO: one row per file tried (file, status, rows_loaded, error_rows, first_error, first_error_line).
-// Files loaded before (same volume location, path, size, modification time and ETag into the same table) are
-// skipped unless `force`. Under ON_ERROR = ABORT the first failing file fails the statement; files before it
+// Files loaded before (same volume location, path and size, same ETag or, without one, modification time, into the
+// same table) are skipped unless `force`. Under ON_ERROR = ABORT the first failing file fails the statement; files before it
 // stay loaded.
 Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& request);
 

@@ -22,6 +22,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq, expect_mysql_error  # noqa: E402
@@ -270,6 +271,10 @@ def s3_volume_on_s3rver(s: TestSuite):
         res = by_file(q(conn, "COPY INTO t FROM VOLUME lake USING CSV OPTIONS ('header' = 'true') FILES ('a.csv') "
                               "FORCE = TRUE"))
         eq(res, {"a.csv": ("LOADED", 2, 0, None, None)}, "S3 FORCE")
+        time.sleep(1.1)  # s3rver's LastModified has whole seconds
+        s3.put("sluice-in", "landing/a.csv", b"id,name\n1,one\n2,two\n")  # the same bytes again: not new
+        eq(q(conn, "COPY INTO t FROM VOLUME lake USING CSV OPTIONS ('header' = 'true') FILES ('a.csv')"), [],
+           "S3 object uploaded again with the same content")
         s3.put("sluice-in", "landing/a.csv", b"id,name\n7,seven\n")  # same name, new content (new ETag)
         res = by_file(q(conn, "COPY INTO t FROM VOLUME lake USING CSV OPTIONS ('header' = 'true') FILES ('a.csv')"))
         eq(res, {"a.csv": ("LOADED", 1, 0, None, None)}, "S3 replaced object")
