@@ -233,6 +233,24 @@ Result<bool> VolumeStore::IsFileLoaded(storage::Connection& con, const FileLoadR
   return r.result_set->rows[0][0] != std::optional<std::string>("0");
 }
 
+std::string VolumeStore::FileIdentityKey(const std::string& file_url, int64_t size, int64_t last_modified_ms,
+                                         const std::string& etag) {
+  // The same rule as IsFileLoaded: the ETag when there is one, else the modification time.
+  return file_url + '\n' + std::to_string(size) + '\n' + (etag.empty() ? "t" + std::to_string(last_modified_ms)
+                                                                         : "e" + etag);
+}
+
+Result<std::set<std::string>> VolumeStore::LoadedFileKeys(storage::Connection& con, const std::string& location_url,
+                                                          const std::string& target) {
+  ASSIGN_OR_RETURN(auto r, con.Query("SELECT DISTINCT file_url, size, last_modified, etag FROM __sluice.volume_loads "
+                                     "WHERE target = " + QuoteLiteral(target) + " AND starts_with(file_url, " +
+                                     QuoteLiteral(location_url) + ")"));
+  std::set<std::string> out;
+  for (const auto& row : r.result_set->rows)
+    out.insert(FileIdentityKey(*row[0], std::stoll(*row[1]), std::stoll(*row[2]), *row[3]));
+  return out;
+}
+
 Status VolumeStore::RecordFileLoad(storage::Connection& con, const FileLoadRecord& rec, int64_t now_ms) {
   return con.Execute("INSERT INTO __sluice.volume_loads VALUES (" + QuoteLiteral(rec.file_url) + ", " +
                      QuoteLiteral(rec.target) + ", " + std::to_string(rec.size) + ", " +

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,12 @@ class VolumeStore {
 
   // Inside the caller's transaction on `con`.
   static Result<bool> IsFileLoaded(storage::Connection& con, const FileLoadRecord& file);
+  // Keys (FileIdentityKey) of every file under `location_url` loaded into `target`: one query instead of one per
+  // file when a listing of thousands is filtered.
+  static Result<std::set<std::string>> LoadedFileKeys(storage::Connection& con, const std::string& location_url,
+                                                      const std::string& target);
+  static std::string FileIdentityKey(const std::string& file_url, int64_t size, int64_t last_modified_ms,
+                                     const std::string& etag);
   static Status RecordFileLoad(storage::Connection& con, const FileLoadRecord& record, int64_t now_ms);
   static Status RecordRejectedRows(storage::Connection& con, const std::string& target, const std::string& file_url,
                                    const std::vector<RejectedFileRow>& rows, int64_t now_ms);

@@ -489,7 +489,14 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   rs.AddColumn("error_rows", ValueType::kBigInt);
   rs.AddColumn("first_error");
   rs.AddColumn("first_error_line", ValueType::kBigInt);
+  std::set<std::string> loaded;
+  if (!req.force) {
+    ASSIGN_OR_RETURN(loaded, catalog::VolumeStore::LoadedFileKeys(con, req.volume.location.url, t.db + "." + t.table));
+  }
   for (const auto& file : chosen) {
+    if (loaded.count(catalog::VolumeStore::FileIdentityKey(req.volume.location.url + file.path, file.size,
+                                                           file.last_modified_ms, file.etag)))
+      continue;
     auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
     if (outcome.ok() && outcome->status == "SKIPPED") continue;
     if (!outcome.ok()) {
