@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "common/log.h"
@@ -154,6 +155,22 @@ Result<Counts> LoadCsv(storage::Connection& con, const std::string& path, const 
   return counts;
 }
 
+// Whether an uncompressed JSON file starts with something other than '[' (so: one document per line).
+bool LooksLikeJsonLines(const std::string& path, const FileFormat& f) {
+  auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (f.compression == "gzip" || f.compression == "zstd") return false;
+  if (f.compression == "auto" && (ends_with(".gz") || ends_with(".zst") || ends_with(".zstd"))) return false;
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  while (in.get(c)) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || static_cast<unsigned char>(c) >= 0x80) continue;  // BOM too
+    return c != '[';
+  }
+  return false;
+}
+
 // JSON: each record is read as a JSON object, each column extracted by name and converted with TRY_CAST, so a value
 // that does not fit is found with its record number instead of failing the file.
 Result<Counts> LoadJson(storage::Connection& con, const std::string& path, const std::string& table_sql,
@@ -171,18 +188,31 @@ Result<Counts> LoadJson(storage::Connection& con, const std::string& path, const
     counts.loaded = static_cast<int64_t>(r.affected_rows);
     return counts;
   }
-  std::string stage = "CREATE OR REPLACE TEMP TABLE " + std::string(kJsonStage) +
-                      " AS SELECT row_number() OVER () AS __record, json AS __raw";
+  // JSON lines are read line by line, so a line that is not JSON is a rejected row with its line number rather
+  // than a file that cannot be read; arrays (and compressed files of unknown shape) go through read_json_objects.
+  const bool line_mode = f.json_format == "lines" || (f.json_format == "auto" && LooksLikeJsonLines(path, f));
+  std::string stage = "CREATE OR REPLACE TEMP TABLE " + std::string(kJsonStage) + " AS SELECT __record, __raw, ";
+  stage += line_mode ? "CASE WHEN json_valid(__raw) THEN json_type(__raw) = 'OBJECT' ELSE false END AS __valid"
+                     : "true AS __valid";
   for (size_t i = 0; i < cols.size(); i++)
-    stage += ", json_extract_string(json, " + JsonPath(cols[i].first) + ") AS __v" + std::to_string(i);
-  stage += " FROM read_json_objects(" + QuoteLiteral(path) + ", format = " + QuoteLiteral(format) +
-           ", compression = " + QuoteLiteral(compression) + ")";
+    stage += ", json_extract_string(CASE WHEN __valid THEN __raw END, " + JsonPath(cols[i].first) + ") AS __v" +
+             std::to_string(i);
+  if (line_mode) {
+    stage += " FROM (SELECT row_number() OVER () AS __record, line AS __raw FROM read_csv(" + QuoteLiteral(path) +
+             ", columns = {'line': 'VARCHAR'}, header = false, delim = E'\\x01', quote = '', escape = '', "
+             "auto_detect = false, compression = " + QuoteLiteral(f.compression) +
+             ")) WHERE __raw IS NOT NULL AND trim(__raw) <> ''";
+  } else {
+    stage += " FROM (SELECT row_number() OVER () AS __record, json AS __raw FROM read_json_objects(" +
+             QuoteLiteral(path) + ", format = " + QuoteLiteral(format) + ", compression = " +
+             QuoteLiteral(compression) + "))";
+  }
   RETURN_IF_ERROR(con.Execute(stage));
-  std::string bad, first_bad = "CASE";
+  std::string bad = "(NOT __valid)", first_bad = "CASE WHEN NOT __valid THEN ''";
   for (size_t i = 0; i < cols.size(); i++) {
     std::string v = "__v" + std::to_string(i);
     std::string cond = "(" + v + " IS NOT NULL AND TRY_CAST(" + v + " AS " + cols[i].second + ") IS NULL)";
-    bad += (i ? " OR " : "") + cond;
+    bad += " OR " + cond;
     first_bad += " WHEN " + cond + " THEN " + QuoteLiteral(cols[i].first);
   }
   first_bad += " END";
@@ -193,22 +223,27 @@ Result<Counts> LoadJson(storage::Connection& con, const std::string& path, const
     catalog::RejectedFileRow rr;
     rr.line = std::stoll(*row[0]);
     rr.column = row[1].value_or("");
-    const auto& type = std::find_if(cols.begin(), cols.end(), [&](auto& c) { return c.first == rr.column; })->second;
-    rr.reason = "Error when converting column \"" + rr.column + "\": the value does not fit " + type;
+    if (rr.column.empty()) {
+      rr.reason = "not a JSON object";
+    } else {
+      const auto& type = std::find_if(cols.begin(), cols.end(), [&](auto& c) { return c.first == rr.column; })->second;
+      rr.reason = "Error when converting column \"" + rr.column + "\": the value does not fit " + type;
+    }
     rr.raw = row[2].value_or("");
     counts.rejected.push_back(std::move(rr));
   }
   counts.error_rows = static_cast<int64_t>(counts.rejected.size());
   if (!t.continue_on_error && !counts.rejected.empty()) {
     const auto& r = counts.rejected.front();
-    return Status::InvalidArgument("record " + std::to_string(r.line) + ": " + r.reason + " (" + r.raw + ")");
+    return Status::InvalidArgument((line_mode ? "line " : "record ") + std::to_string(r.line) + ": " + r.reason +
+                                   " (" + r.raw + ")");
   }
   std::string select;
   for (size_t i = 0; i < cols.size(); i++)
     select += (i ? ", " : "") + std::string("TRY_CAST(__v") + std::to_string(i) + " AS " + cols[i].second + ") AS " +
               QuoteIdentifier(cols[i].first);
   std::string relation = "(SELECT " + select + " FROM " + kJsonStage +
-                         (bad.empty() ? "" : " WHERE NOT (" + bad + ")") + " ORDER BY __record)";
+                         " WHERE NOT (" + bad + ") ORDER BY __record)";
   ASSIGN_OR_RETURN(auto ir, con.Query(InsertSql(table_sql, relation, t,
                                                 "INSERT INTO " + table_sql + " (" + NameList(cols) + ") SELECT " +
                                                     NameList(cols) + " FROM " + relation)));

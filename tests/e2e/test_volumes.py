@@ -197,7 +197,8 @@ def bad_rows_continue_and_abort(s: TestSuite):
     try:
         write(f"{folder}/good.csv", "id,amount\n1,1.0\n2,2.0\n")
         write(f"{folder}/bad.csv", "id,amount\n10,1.5\n11,notanumber\n12,3.5\nx,4\n14\n15,6.5\n")
-        write(f"{folder}/bad.json", '{"id": 20, "amount": 1}\n{"id": "twenty-one", "amount": 2}\n{"id": 22}\n')
+        write(f"{folder}/bad.json", '{"id": 20, "amount": 1}\n{"id": "twenty-one", "amount": 2}\n\n{"id": 22}\n'
+                                    '{"id": 23, "amount": \n[1, 2]\n{"id": 25}\n')
         srv = s.server().start()
         conn = srv.connect()
         setup_db(conn)
@@ -209,7 +210,7 @@ def bad_rows_continue_and_abort(s: TestSuite):
                                            "FILES ('bad.csv')"), substring="COPY INTO stopped at file 'bad.csv'")
         eq(q(conn, "SELECT count(*) FROM t"), [(0,)], "ABORT commits nothing of the file")
         expect_mysql_error(lambda: q(conn, "COPY INTO t FROM VOLUME v USING JSON FILES ('bad.json') "
-                                           "ON_ERROR = ABORT"), substring="record 2")
+                                           "ON_ERROR = ABORT"), substring="line 2")
         eq(q(conn, "SELECT count(*) FROM t"), [(0,)], "ABORT commits nothing of the JSON file")
 
         # CONTINUE: good rows load, bad rows are counted and recorded with file and line
@@ -228,10 +229,16 @@ def bad_rows_continue_and_abort(s: TestSuite):
         eq(q(conn, "SELECT status, rows_loaded, error_rows FROM __sluice.volume_loads WHERE file_url LIKE "
                    "'%bad.csv'"), [("PARTIALLY_LOADED", 3, 3)], "load record")
 
+        # JSON lines: a value that does not fit, a line that is not JSON and one that is not an object are rejected
+        # with their line numbers; the blank line is no row at all
         res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING JSON FILES ('bad.json') ON_ERROR = CONTINUE"))
-        eq(res["bad.json"][:4], ("PARTIALLY_LOADED", 2, 1, res["bad.json"][3]), "bad.json counts")
-        eq(res["bad.json"][4], 2, "bad.json first error record")
-        eq(q(conn, "SELECT count(*) FROM t WHERE id >= 20"), [(2,)], "JSON good rows")
+        eq(res["bad.json"][:3], ("PARTIALLY_LOADED", 3, 3), "bad.json counts")
+        eq(res["bad.json"][4], 2, "bad.json first error line")
+        eq(q(conn, "SELECT id FROM t WHERE id >= 20 ORDER BY id"), [(20,), (22,), (25,)], "JSON good rows")
+        eq(q(conn, "SELECT line, column_name, reason FROM __sluice.volume_rejected_rows WHERE file_url LIKE "
+                   "'%bad.json' ORDER BY line"),
+           [(2, "id", 'Error when converting column "id": the value does not fit INTEGER'),
+            (5, "", "not a JSON object"), (6, "", "not a JSON object")], "JSON rejected rows")
         # partially loaded files count as loaded
         eq(q(conn, "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') REGEXP '.*[.]csv' "
                    "ON_ERROR = CONTINUE"), [], "no reload")
