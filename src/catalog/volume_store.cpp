@@ -26,9 +26,10 @@ std::string MaskAccessId(const std::string& access_id) {
   return access_id.substr(0, 4) + std::string(access_id.size() - 4, '*');
 }
 
-Result<std::unique_ptr<VolumeStore>> VolumeStore::Open(storage::Database& db) {
+Result<std::unique_ptr<VolumeStore>> VolumeStore::Open(storage::Database& db, const std::string& secrets_key_file) {
   ASSIGN_OR_RETURN(auto con, db.Connect());
-  auto store = std::unique_ptr<VolumeStore>(new VolumeStore(std::move(con)));
+  ASSIGN_OR_RETURN(auto secrets, SecretBox::Open(secrets_key_file));
+  auto store = std::unique_ptr<VolumeStore>(new VolumeStore(std::move(con), std::move(secrets)));
   RETURN_IF_ERROR(storage::InTransaction(*store->con_, [&] {
     return store->con_->Execute(
         "CREATE SCHEMA IF NOT EXISTS __sluice;"
@@ -90,7 +91,7 @@ Status VolumeStore::CreateConnection(const sql::CreateStorageConnection& stmt, i
   }
   return con_->Execute("INSERT INTO __sluice.storage_connections VALUES (" + QuoteLiteral(stmt.name) + ", " +
                        QuoteLiteral(type) + ", " + QuoteLiteral(endpoint) + ", " + QuoteLiteral(region) + ", " +
-                       QuoteLiteral(access_id) + ", " + QuoteLiteral(access_key) + ", " + QuoteLiteral(comment) +
+                       QuoteLiteral(access_id) + ", " + QuoteLiteral(secrets_->Seal(access_key)) + ", " + QuoteLiteral(comment) +
                        ", " + std::to_string(now_ms) + ")");
 }
 
@@ -215,7 +216,7 @@ Result<ResolvedVolume> VolumeStore::Resolve(const std::string& volume) {
     c.endpoint = *row[6];
     c.region = *row[7];
     c.access_id = *row[8];
-    c.access_key = *row[9];
+    ASSIGN_OR_RETURN(c.access_key, secrets_->Unseal(*row[9]));
     out.credentials = std::move(c);
   }
   return out;

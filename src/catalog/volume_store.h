@@ -5,7 +5,7 @@
 // transaction as the file's rows (RecordFileLoad), which is what makes a file load exactly once.
 //
 // Connection and volume names are global (not per database) and compared case-insensitively. The access key is
-// kept in the database file (protect the data directory) and leaves this class only through
+// stored sealed (SecretBox: AES-256-GCM, key in <data dir>/secrets.key) and leaves this class only through
 // ResolvedVolume::credentials, which is handed to the S3 client and nothing else.
 #include <cstdint>
 #include <memory>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/secret_box.h"
 #include "common/result_set.h"
 #include "common/status.h"
 #include "source/volume.h"
@@ -75,7 +76,8 @@ std::string MaskAccessId(const std::string& access_id);
 
 class VolumeStore {
  public:
-  static Result<std::unique_ptr<VolumeStore>> Open(storage::Database& db);
+  // `secrets_key_file`: see SecretBox::Open (empty: a key in memory, for in-memory databases).
+  static Result<std::unique_ptr<VolumeStore>> Open(storage::Database& db, const std::string& secrets_key_file);
 
   Status CreateConnection(const sql::CreateStorageConnection& stmt, int64_t now_ms);
   Status CreateVolume(const sql::CreateVolume& stmt, int64_t now_ms);
@@ -100,10 +102,12 @@ class VolumeStore {
                                    const std::vector<RejectedFileRow>& rows, int64_t now_ms);
 
  private:
-  explicit VolumeStore(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}
+  VolumeStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)
+      : con_(std::move(con)), secrets_(std::move(secrets)) {}
   Result<bool> ExistsLocked(const char* table, const std::string& name);
   std::mutex mu_;
   std::unique_ptr<storage::Connection> con_;
+  std::unique_ptr<SecretBox> secrets_;
 };
 
 }  // namespace sluice::catalog

@@ -319,6 +319,12 @@ def s3_volume_on_s3rver(s: TestSuite):
         check(secret not in str(err), "the key is not in the error")
         expect_mysql_error(lambda: q(conn, "COPY INTO t FROM VOLUME wrongvol USING CSV"), substring="HTTP 403")
 
+        check(secret not in repr(q(conn, "SELECT * FROM __sluice.storage_connections")), "the key is stored sealed")
+        # the sealed keys open again after a restart (the key file is in the data directory)
+        srv.restart()
+        conn = srv.connect(database="d")
+        eq(q(conn, "SELECT count(*) FROM DIRECTORY(lake)"), [(4,)], "S3 volume after a restart")
+        check(os.stat(os.path.join(srv.data_dir, "secrets.key")).st_mode & 0o777 == 0o600, "secrets.key is private")
         shown = repr(q(conn, "SHOW CONNECTIONS")) + repr(q(conn, "DESC CONNECTION wrong")) + \
             repr(q(conn, "SHOW VOLUMES")) + repr(q(conn, "DESC VOLUME wrongvol"))
         check(secret not in shown, "the key is not in SHOW / DESC")
