@@ -322,7 +322,8 @@ Result<FileFormat> BuildFileFormat(const std::string& format,
     if (key == "multiline") {  // Spark's spelling: multiLine = true means a JSON array / multi-line document
       if (f.kind != FileFormat::Kind::kJson) key = "?";
       else {
-        ASSIGN_OR_RETURN(std::string v, catalog::ValidateProperty({"multiLine", PropertyType::kBool, "false"}, value));
+        static const PropertySpec kMultiLine{"multiLine", PropertyType::kBool, "false", 0, 0, {}, true, ""};
+        ASSIGN_OR_RETURN(std::string v, catalog::ValidateProperty(kMultiLine, value));
         f.json_format = v == "true" ? "auto" : "lines";
         continue;
       }
