@@ -45,3 +45,10 @@ if ! command -v clickhouse-server >/dev/null 2>&1; then
 fi
 
 scripts/fetch-duckdb.sh
+
+# s3rver: the S3 API server the volume tests start on loopback (DESIGN.md, "Real parts in tests"), pinned by
+# tools/s3rver/package.json and package-lock.json.
+if [ ! -f tools/s3rver/node_modules/s3rver/bin/s3rver.js ]; then
+  echo "setup: installing s3rver into tools/s3rver"
+  (cd tools/s3rver && npm ci --no-audit --no-fund --loglevel=error)
+fi

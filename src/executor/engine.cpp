@@ -1,7 +1,12 @@
 #include "executor/engine.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "common/log.h"
 #include "executor/sql_session.h"
+#include "executor/volume_directory.h"
 
 namespace sluice {
 
@@ -10,6 +15,20 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   auto engine = std::unique_ptr<Engine>(new Engine());
   ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
+  ASSIGN_OR_RETURN(engine->volumes_,
+                   catalog::VolumeStore::Open(*engine->db_, database_file.empty() ? std::string() :
+                                              (std::filesystem::path(database_file).parent_path() / "secrets.key")
+                                                  .string()));
+  // Files fetched from object storage wait here for their load: next to the database file, or in the system's
+  // temporary folder for an in-memory database.
+  engine->scratch_dir_ = database_file.empty()
+                             ? (std::filesystem::temp_directory_path() / ("sluice-scratch-" + std::to_string(::getpid()))).string()
+                             : (std::filesystem::path(database_file).parent_path() / "scratch").string();
+  {
+    std::error_code ec;
+    std::filesystem::remove_all(engine->scratch_dir_, ec);  // leftovers of a crash
+  }
+  RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
   RETURN_IF_ERROR(engine->routine_loads_->Start());
@@ -44,7 +63,7 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
   ASSIGN_OR_RETURN(auto con, db_->Connect());
   registry_.Add(connection_id, user, client_host, "");
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
-                                              std::move(user), std::move(client_host));
+                                              std::move(user), std::move(client_host), *volumes_, scratch_dir_);
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
   return std::unique_ptr<Session>(std::move(session));
 }

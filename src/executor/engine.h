@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "catalog/volume_store.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "scheduler/routine_load_manager.h"
@@ -36,6 +37,8 @@ class Engine : public SessionFactory {
   std::unique_ptr<storage::Database> db_;
   std::unique_ptr<catalog::Catalog> catalog_;
   std::unique_ptr<scheduler::RoutineLoadManager> routine_loads_;
+  std::unique_ptr<catalog::VolumeStore> volumes_;
+  std::string scratch_dir_;
   SessionRegistry registry_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -58,7 +58,7 @@ StatementResult Ok(uint64_t affected = 0) {
 SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
                        scheduler::RoutineLoadManager& routine_loads, SessionRegistry& registry,
                        std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
-                       std::string client_host)
+                       std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir)
     : db_(db),
       catalog_(catalog),
       routine_loads_(routine_loads),
@@ -66,7 +66,9 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
       con_(std::move(con)),
       connection_id_(connection_id),
       user_(std::move(user)),
-      client_host_(std::move(client_host)) {}
+      client_host_(std::move(client_host)),
+      volumes_(volumes),
+      scratch_dir_(std::move(scratch_dir)) {}
 
 sql::SessionContext SqlSession::Context() const {
   sql::SessionContext ctx;
@@ -121,7 +123,9 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
   bool passes_through = std::holds_alternative<sql::PassThrough>(stmt);
   bool reads_only = std::holds_alternative<sql::ShowDatabases>(stmt) || std::holds_alternative<sql::ShowTables>(stmt) ||
                     std::holds_alternative<sql::DescribeTable>(stmt) ||
-                    std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt);
+                    std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt) ||
+                    std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
+                    std::holds_alternative<sql::DescribeStorageObject>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
@@ -176,6 +180,12 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             return Ok();
           },
           [&](const sql::ShowSystem& s) { return ShowSystem(s); },
+          [&](const sql::CreateStorageConnection& s) { return RunVolume(s); },
+          [&](const sql::CreateVolume& s) { return RunVolume(s); },
+          [&](const sql::ShowStorageObjects& s) { return RunVolume(s); },
+          [&](const sql::DescribeStorageObject& s) { return RunVolume(s); },
+          [&](const sql::DropStorageObject& s) { return RunVolume(s); },
+          [&](const sql::CopyIntoFromVolume& s) { return RunVolume(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);

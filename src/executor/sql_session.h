@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "catalog/volume_store.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "scheduler/routine_load_manager.h"
@@ -20,7 +21,7 @@ class SqlSession : public Session {
   SqlSession(storage::Database& db, catalog::Catalog& catalog, scheduler::RoutineLoadManager& routine_loads,
              SessionRegistry& registry,
              std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
-             std::string client_host);
+             std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir);
   ~SqlSession() override { registry_.Remove(connection_id_); }
 
   Result<StatementResult> Execute(std::string_view statement) override;
@@ -42,6 +43,13 @@ class SqlSession : public Session {
   Result<StatementResult> RunRoutineLoad(const sql::ShowRoutineLoad& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowRoutineLoadTask& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowCreateRoutineLoad& s);
+  // volume_statements.cpp
+  Result<StatementResult> RunVolume(const sql::CreateStorageConnection& s);
+  Result<StatementResult> RunVolume(const sql::CreateVolume& s);
+  Result<StatementResult> RunVolume(const sql::ShowStorageObjects& s);
+  Result<StatementResult> RunVolume(const sql::DescribeStorageObject& s);
+  Result<StatementResult> RunVolume(const sql::DropStorageObject& s);
+  Result<StatementResult> RunVolume(const sql::CopyIntoFromVolume& s);
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
@@ -58,7 +66,9 @@ class SqlSession : public Session {
   std::string client_host_;
   std::string current_db_;
   SessionVariables variables_;
-  bool in_transaction_ = false;  // a transaction is open on con_ (BEGIN, or implicitly with autocommit off)
+  bool in_transaction_ = false;
+  catalog::VolumeStore& volumes_;
+  std::string scratch_dir_;  // where files fetched from object storage wait to be loaded  // a transaction is open on con_ (BEGIN, or implicitly with autocommit off)
 };
 
 }  // namespace sluice

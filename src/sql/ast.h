@@ -94,9 +94,16 @@ struct ShowSystem {
 
 struct PassThrough { std::string sql; };  // already translated for DuckDB
 
+}  // namespace sluice::sql
+
+#include "sql/volume_ast.h"  // needs TypeSpec
+
+namespace sluice::sql {
+
 using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDatabase, ShowDatabases, ShowTables,
                                DescribeTable, ShowCreateTable, CreateTable, DropTable, UndropTable, SetVariables,
                                ShowSystem, CreateRoutineLoad, AlterRoutineLoad, ControlRoutineLoad, ShowRoutineLoad,
-                               ShowRoutineLoadTask, ShowCreateRoutineLoad>;
+                               ShowRoutineLoadTask, ShowCreateRoutineLoad, CreateStorageConnection, CreateVolume,
+                               ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume>;
 
 }  // namespace sluice::sql

@@ -4,6 +4,7 @@
 
 #include "sql/routine_load_parser.h"
 #include "sql/statement_parsers.h"
+#include "sql/volume_parser.h"
 
 namespace sluice::sql {
 
@@ -156,6 +157,10 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
+  if (IsCreateStorageObject(ts)) return ParseCreateStorageObject(ts);
+  if (IsShowStorageObjects(ts)) return ParseShowStorageObjects(ts);
+  if (IsStorageObjectStatement(ts)) return ParseDescribeOrDropStorageObject(ts);
+  if (IsCopyInto(ts)) return ParseCopyInto(ts);
   if (first.IsWord("CREATE")) return ParseCreate(ts, session);
   if (first.IsWord("DROP")) {
     if (second.IsWord("DATABASE") || second.IsWord("SCHEMA")) return ParseDropDatabase(ts);

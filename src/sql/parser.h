@@ -31,9 +31,13 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
 // Empty statements are dropped.
 std::vector<std::string> SplitStatements(std::string_view sql);
 
+// The table function DIRECTORY(volume) becomes (registered by the executor).
+inline constexpr const char* kDirectoryFunction = "sluice_directory";
+
 // Rewrites MySQL-isms DuckDB does not understand: `ident` -> "ident", LIMIT a, b -> LIMIT b OFFSET a,
 // @@[session.|global.|local.]name -> literal, DATABASE()/SCHEMA() -> literal, USER()/CURRENT_USER() ->
-// literal, VERSION() -> literal, CONNECTION_ID() -> literal. Strings and comments are left alone.
+// literal, VERSION() -> literal, CONNECTION_ID() -> literal, FROM DIRECTORY(vol) -> FROM sluice_directory('vol').
+// Strings and comments are left alone.
 std::string TranslateForDuckDB(std::string_view sql, const SessionContext& session);
 
 // Quotes an identifier for DuckDB: "na""me".

@@ -200,6 +200,10 @@ class Translator {
         return 3;
       }
     }
+    if (t.IsWord("DIRECTORY") && n1 && n1->IsSymbol("(") && Prev() &&
+        (Prev()->IsWord("FROM") || Prev()->IsWord("JOIN") || Prev()->IsSymbol(","))) {
+      if (size_t used = DirectoryCall()) return used;
+    }
     if (n1 && n1->kind == TokenKind::kString) {
       for (std::string_view intro : kIntroducers) {
         if (t.IsWord(intro)) return 1;
@@ -217,6 +221,24 @@ class Translator {
     }
     Append(t.raw, false);
     return 1;
+  }
+
+  // FROM DIRECTORY(vol), DIRECTORY(VOLUME vol) or DIRECTORY('vol') -> sluice_directory('vol'), the table function
+  // that lists a volume's files. Returns the tokens used, 0 when the call has another shape.
+  size_t DirectoryCall() {
+    const Token* a = Ahead(2);
+    const Token* b = Ahead(3);
+    const Token* c = Ahead(4);
+    if (!a || !b) return 0;
+    if (a->IsWord("VOLUME") && b->IsIdentifier() && c && c->IsSymbol(")")) {
+      Append(std::string(kDirectoryFunction) + "(" + QuoteLiteral(b->text) + ")", true);
+      return 5;
+    }
+    if ((a->IsIdentifier() || a->kind == TokenKind::kString) && b->IsSymbol(")")) {
+      Append(std::string(kDirectoryFunction) + "(" + QuoteLiteral(a->text) + ")", true);
+      return 4;
+    }
+    return 0;
   }
 
   static bool IsEscapeStringPrefix(const Token* prev, const Token& string) {

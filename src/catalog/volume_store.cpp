@@ -1,0 +1,282 @@
+#include "catalog/volume_store.h"
+
+#include <algorithm>
+
+#include "sql/parser.h"
+
+namespace sluice::catalog {
+
+namespace {
+
+using sql::QuoteLiteral;
+
+std::string Upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+std::string NameMatch(const std::string& name) { return "lower(name) = lower(" + QuoteLiteral(name) + ")"; }
+
+int64_t Int(const std::optional<std::string>& v) { return v ? std::stoll(*v) : 0; }
+
+}  // namespace
+
+std::string MaskAccessId(const std::string& access_id) {
+  if (access_id.size() < 16) return "******";
+  return access_id.substr(0, 4) + std::string(access_id.size() - 4, '*');
+}
+
+Result<std::unique_ptr<VolumeStore>> VolumeStore::Open(storage::Database& db, const std::string& secrets_key_file) {
+  ASSIGN_OR_RETURN(auto con, db.Connect());
+  ASSIGN_OR_RETURN(auto secrets, SecretBox::Open(secrets_key_file));
+  auto store = std::unique_ptr<VolumeStore>(new VolumeStore(std::move(con), std::move(secrets)));
+  RETURN_IF_ERROR(storage::InTransaction(*store->con_, [&] {
+    return store->con_->Execute(
+        "CREATE SCHEMA IF NOT EXISTS __sluice;"
+        "CREATE TABLE IF NOT EXISTS __sluice.storage_connections (name VARCHAR NOT NULL, type VARCHAR NOT NULL, "
+        "endpoint VARCHAR NOT NULL, region VARCHAR NOT NULL, access_id VARCHAR NOT NULL, access_key VARCHAR NOT NULL, "
+        "comment VARCHAR NOT NULL, created_at BIGINT NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS __sluice.volumes (name VARCHAR NOT NULL, location VARCHAR NOT NULL, "
+        "connection VARCHAR NOT NULL, recursive BOOLEAN NOT NULL, comment VARCHAR NOT NULL, "
+        "created_at BIGINT NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS __sluice.volume_loads (file_url VARCHAR NOT NULL, target VARCHAR NOT NULL, "
+        "size BIGINT NOT NULL, last_modified BIGINT NOT NULL, etag VARCHAR NOT NULL, rows_loaded BIGINT NOT NULL, "
+        "error_rows BIGINT NOT NULL, first_error VARCHAR NOT NULL, status VARCHAR NOT NULL, "
+        "loaded_at BIGINT NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS __sluice.volume_rejected_rows (target VARCHAR NOT NULL, file_url VARCHAR NOT NULL, "
+        "line BIGINT NOT NULL, column_name VARCHAR NOT NULL, reason VARCHAR NOT NULL, raw VARCHAR NOT NULL, "
+        "created_at BIGINT NOT NULL);");
+  }));
+  return store;
+}
+
+Result<bool> VolumeStore::ExistsLocked(const char* table, const std::string& name) {
+  ASSIGN_OR_RETURN(auto r, con_->Query(std::string("SELECT count(*) FROM __sluice.") + table + " WHERE " +
+                                       NameMatch(name)));
+  return r.result_set->rows[0][0] != std::optional<std::string>("0");
+}
+
+Status VolumeStore::CreateConnection(const sql::CreateStorageConnection& stmt, int64_t now_ms) {
+  std::string type, endpoint, region = "us-east-1", access_id, access_key, comment;
+  bool have_id = false, have_key = false;
+  for (const auto& [key, value] : stmt.settings) {
+    if (key == "TYPE") type = Upper(value);
+    else if (key == "ENDPOINT") endpoint = value;
+    else if (key == "REGION") region = value;
+    else if (key == "ACCESS_ID") { access_id = value; have_id = true; }
+    else if (key == "ACCESS_KEY") { access_key = value; have_key = true; }
+    else if (key == "COMMENT") comment = value;
+  }
+  if (type.empty()) return Status::InvalidArgument("CREATE STORAGE CONNECTION " + stmt.name + " needs TYPE S3");
+  if (type != "S3")
+    return Status::NotSupported("storage connection TYPE " + type + " is not supported: use TYPE S3 (also for "
+                                "S3-compatible services such as MinIO, OSS and COS)");
+  std::vector<std::string> missing;
+  if (endpoint.empty()) missing.push_back("ENDPOINT");
+  if (!have_id || access_id.empty()) missing.push_back("ACCESS_ID");
+  if (!have_key || access_key.empty()) missing.push_back("ACCESS_KEY");
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size(); i++) list += (i ? ", " : "") + missing[i];
+    return Status::InvalidArgument("CREATE STORAGE CONNECTION " + stmt.name + " is missing " + list +
+                                   ": an S3 connection needs ENDPOINT, ACCESS_ID and ACCESS_KEY");
+  }
+  if (region.empty()) return Status::InvalidArgument("REGION may not be empty: leave it out for us-east-1");
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(bool exists, ExistsLocked("storage_connections", stmt.name));
+  if (exists) {
+    if (stmt.if_not_exists) return Status::Ok();
+    return Status::AlreadyExists("a storage connection named '" + stmt.name +
+                                 "' already exists: DROP CONNECTION it first or choose another name");
+  }
+  return con_->Execute("INSERT INTO __sluice.storage_connections VALUES (" + QuoteLiteral(stmt.name) + ", " +
+                       QuoteLiteral(type) + ", " + QuoteLiteral(endpoint) + ", " + QuoteLiteral(region) + ", " +
+                       QuoteLiteral(access_id) + ", " + QuoteLiteral(secrets_->Seal(access_key)) + ", " + QuoteLiteral(comment) +
+                       ", " + std::to_string(now_ms) + ")");
+}
+
+Status VolumeStore::CreateVolume(const sql::CreateVolume& stmt, int64_t now_ms) {
+  ASSIGN_OR_RETURN(source::VolumeLocation loc, source::ParseVolumeLocation(stmt.location));
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string connection;
+  if (loc.scheme == source::VolumeLocation::Scheme::kS3) {
+    if (stmt.connection.empty())
+      return Status::InvalidArgument("the S3 volume " + stmt.name +
+                                     " needs USING CONNECTION <name> (see CREATE STORAGE CONNECTION)");
+    ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name FROM __sluice.storage_connections WHERE " +
+                                         NameMatch(stmt.connection)));
+    if (r.result_set->rows.empty())
+      return Status::NotFound("storage connection '" + stmt.connection +
+                              "' does not exist: create it with CREATE STORAGE CONNECTION (SHOW CONNECTIONS lists "
+                              "them)");
+    connection = *r.result_set->rows[0][0];
+  } else if (!stmt.connection.empty()) {
+    return Status::InvalidArgument("the folder volume " + stmt.name +
+                                   " takes no connection: leave out USING CONNECTION for 'file://' locations");
+  }
+  ASSIGN_OR_RETURN(bool exists, ExistsLocked("volumes", stmt.name));
+  if (exists) {
+    if (stmt.if_not_exists) return Status::Ok();
+    return Status::AlreadyExists("a volume named '" + stmt.name +
+                                 "' already exists: DROP VOLUME it first or choose another name");
+  }
+  return con_->Execute("INSERT INTO __sluice.volumes VALUES (" + QuoteLiteral(stmt.name) + ", " +
+                       QuoteLiteral(loc.url) + ", " + QuoteLiteral(connection) + ", " +
+                       (stmt.recursive.value_or(false) ? "true" : "false") + ", " + QuoteLiteral(stmt.comment) + ", " +
+                       std::to_string(now_ms) + ")");
+}
+
+Status VolumeStore::DropConnection(const std::string& name, bool if_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(bool exists, ExistsLocked("storage_connections", name));
+  if (!exists) {
+    if (if_exists) return Status::Ok();
+    return Status::NotFound("storage connection '" + name + "' does not exist (SHOW CONNECTIONS lists them)");
+  }
+  ASSIGN_OR_RETURN(auto users, con_->Query("SELECT name FROM __sluice.volumes WHERE lower(connection) = lower(" +
+                                           QuoteLiteral(name) + ") ORDER BY name"));
+  if (!users.result_set->rows.empty()) {
+    std::string list;
+    for (const auto& row : users.result_set->rows) list += (list.empty() ? "" : ", ") + *row[0];
+    return Status::InvalidArgument("storage connection '" + name + "' is used by volume(s) " + list +
+                                   ": drop them first");
+  }
+  return con_->Execute("DELETE FROM __sluice.storage_connections WHERE " + NameMatch(name));
+}
+
+Status VolumeStore::DropVolume(const std::string& name, bool if_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(bool exists, ExistsLocked("volumes", name));
+  if (!exists) {
+    if (if_exists) return Status::Ok();
+    return Status::NotFound("volume '" + name + "' does not exist (SHOW VOLUMES lists them)");
+  }
+  return con_->Execute("DELETE FROM __sluice.volumes WHERE " + NameMatch(name));
+}
+
+Result<std::vector<StorageConnectionInfo>> VolumeStore::ListConnections() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, type, endpoint, region, access_id, comment, created_at FROM "
+                                       "__sluice.storage_connections ORDER BY name"));
+  std::vector<StorageConnectionInfo> out;
+  for (const auto& row : r.result_set->rows) {
+    StorageConnectionInfo c;
+    c.name = *row[0];
+    c.type = *row[1];
+    c.endpoint = *row[2];
+    c.region = *row[3];
+    c.access_id_masked = MaskAccessId(*row[4]);
+    c.comment = *row[5];
+    c.created_ms = Int(row[6]);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::vector<VolumeInfo>> VolumeStore::ListVolumes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, location, connection, recursive, comment, created_at FROM "
+                                       "__sluice.volumes ORDER BY name"));
+  std::vector<VolumeInfo> out;
+  for (const auto& row : r.result_set->rows) {
+    VolumeInfo v;
+    v.name = *row[0];
+    v.location = *row[1];
+    v.connection = *row[2];
+    v.recursive = *row[3] == "true";
+    v.comment = *row[4];
+    v.created_ms = Int(row[5]);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Result<ResolvedVolume> VolumeStore::Resolve(const std::string& volume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT v.name, v.location, v.connection, v.recursive, v.comment, "
+                                       "v.created_at, c.endpoint, c.region, c.access_id, c.access_key FROM "
+                                       "__sluice.volumes v LEFT JOIN __sluice.storage_connections c ON "
+                                       "lower(c.name) = lower(v.connection) WHERE lower(v.name) = lower(" +
+                                       QuoteLiteral(volume) + ")"));
+  if (r.result_set->rows.empty())
+    return Status::NotFound("volume '" + volume + "' does not exist (SHOW VOLUMES lists them)");
+  const Row& row = r.result_set->rows[0];
+  ResolvedVolume out;
+  out.info.name = *row[0];
+  out.info.location = *row[1];
+  out.info.connection = *row[2];
+  out.info.recursive = *row[3] == "true";
+  out.info.comment = *row[4];
+  out.info.created_ms = Int(row[5]);
+  ASSIGN_OR_RETURN(out.location, source::ParseVolumeLocation(out.info.location));
+  if (out.location.scheme == source::VolumeLocation::Scheme::kS3) {
+    if (!row[6]) return Status::NotFound("volume '" + volume + "' uses connection '" + out.info.connection +
+                                         "', which no longer exists");
+    source::S3Credentials c;
+    c.endpoint = *row[6];
+    c.region = *row[7];
+    c.access_id = *row[8];
+    ASSIGN_OR_RETURN(c.access_key, secrets_->Unseal(*row[9]));
+    out.credentials = std::move(c);
+  }
+  return out;
+}
+
+Result<bool> VolumeStore::IsFileLoaded(storage::Connection& con, const FileLoadRecord& file) {
+  ASSIGN_OR_RETURN(auto r, con.Query("SELECT count(*) FROM __sluice.volume_loads WHERE file_url = " +
+                                     QuoteLiteral(file.file_url) + " AND target = " + QuoteLiteral(file.target) +
+                                     " AND size = " + std::to_string(file.size) +
+                                     // An ETag names the content: the same bytes uploaded again are not new.
+                                     // Without one (local files) the modification time decides.
+                                     (file.etag.empty() ? " AND etag = '' AND last_modified = " +
+                                                              std::to_string(file.last_modified_ms)
+                                                        : " AND etag = " + QuoteLiteral(file.etag))));
+  return r.result_set->rows[0][0] != std::optional<std::string>("0");
+}
+
+std::string VolumeStore::FileIdentityKey(const std::string& file_url, int64_t size, int64_t last_modified_ms,
+                                         const std::string& etag) {
+  // The same rule as IsFileLoaded: the ETag when there is one, else the modification time.
+  return file_url + '\n' + std::to_string(size) + '\n' + (etag.empty() ? "t" + std::to_string(last_modified_ms)
+                                                                         : "e" + etag);
+}
+
+Result<std::set<std::string>> VolumeStore::LoadedFileKeys(storage::Connection& con, const std::string& location_url,
+                                                          const std::string& target) {
+  ASSIGN_OR_RETURN(auto r, con.Query("SELECT DISTINCT file_url, size, last_modified, etag FROM __sluice.volume_loads "
+                                     "WHERE target = " + QuoteLiteral(target) + " AND starts_with(file_url, " +
+                                     QuoteLiteral(location_url) + ")"));
+  std::set<std::string> out;
+  for (const auto& row : r.result_set->rows)
+    out.insert(FileIdentityKey(*row[0], std::stoll(*row[1]), std::stoll(*row[2]), *row[3]));
+  return out;
+}
+
+Status VolumeStore::RecordFileLoad(storage::Connection& con, const FileLoadRecord& rec, int64_t now_ms) {
+  return con.Execute("INSERT INTO __sluice.volume_loads VALUES (" + QuoteLiteral(rec.file_url) + ", " +
+                     QuoteLiteral(rec.target) + ", " + std::to_string(rec.size) + ", " +
+                     std::to_string(rec.last_modified_ms) + ", " + QuoteLiteral(rec.etag) + ", " +
+                     std::to_string(rec.rows_loaded) + ", " + std::to_string(rec.error_rows) + ", " +
+                     QuoteLiteral(rec.first_error) + ", " + QuoteLiteral(rec.status) + ", " + std::to_string(now_ms) +
+                     ")");
+}
+
+Status VolumeStore::RecordRejectedRows(storage::Connection& con, const std::string& target,
+                                       const std::string& file_url, const std::vector<RejectedFileRow>& rows,
+                                       int64_t now_ms) {
+  constexpr size_t kPerStatement = 500;
+  for (size_t i = 0; i < rows.size(); i += kPerStatement) {
+    std::string sql = "INSERT INTO __sluice.volume_rejected_rows VALUES ";
+    for (size_t j = i; j < std::min(rows.size(), i + kPerStatement); j++) {
+      const auto& r = rows[j];
+      if (j > i) sql += ", ";
+      sql += "(" + QuoteLiteral(target) + ", " + QuoteLiteral(file_url) + ", " + std::to_string(r.line) + ", " +
+             QuoteLiteral(r.column) + ", " + QuoteLiteral(r.reason) + ", " + QuoteLiteral(r.raw) + ", " +
+             std::to_string(now_ms) + ")";
+    }
+    RETURN_IF_ERROR(con.Execute(sql));
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice::catalog

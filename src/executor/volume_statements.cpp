@@ -1,0 +1,152 @@
+// Storage connections, volumes and COPY INTO from a volume, as a session runs them.
+#include <chrono>
+
+#include "catalog/type_mapping.h"
+#include "common/log.h"
+#include "executor/sql_session.h"
+#include "load/volume_copy.h"
+#include "sql/lexer.h"
+
+namespace sluice {
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string TimeText(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+StatementResult Rows(ResultSet rs) {
+  StatementResult r;
+  r.result_set = std::move(rs);
+  return r;
+}
+
+ResultSet InfoRows() {
+  ResultSet rs;
+  rs.AddColumn("info_name");
+  rs.AddColumn("info_value");
+  return rs;
+}
+
+std::optional<std::string> Text(std::string s) { return std::optional<std::string>(std::move(s)); }
+
+}  // namespace
+
+Result<StatementResult> SqlSession::RunVolume(const sql::CreateStorageConnection& s) {
+  RETURN_IF_ERROR(volumes_.CreateConnection(s, NowMs()));
+  return StatementResult{};
+}
+
+Result<StatementResult> SqlSession::RunVolume(const sql::CreateVolume& s) {
+  RETURN_IF_ERROR(volumes_.CreateVolume(s, NowMs()));
+  return StatementResult{};
+}
+
+Result<StatementResult> SqlSession::RunVolume(const sql::DropStorageObject& s) {
+  if (s.kind == sql::StorageObjectKind::kConnection) {
+    RETURN_IF_ERROR(volumes_.DropConnection(s.name, s.if_exists));
+  } else {
+    RETURN_IF_ERROR(volumes_.DropVolume(s.name, s.if_exists));
+  }
+  return StatementResult{};
+}
+
+Result<StatementResult> SqlSession::RunVolume(const sql::ShowStorageObjects& s) {
+  ResultSet rs;
+  if (s.kind == sql::StorageObjectKind::kConnection) {
+    ASSIGN_OR_RETURN(auto list, volumes_.ListConnections());
+    for (const char* c : {"name", "type", "endpoint", "region", "created_time", "comment"}) rs.AddColumn(c);
+    rs.columns[4].type = ValueType::kTimestamp;
+    for (const auto& c : list)
+      if (!s.like || LikeMatch(c.name, *s.like))
+        rs.rows.push_back({c.name, c.type, c.endpoint, c.region, TimeText(c.created_ms), c.comment});
+  } else {
+    ASSIGN_OR_RETURN(auto list, volumes_.ListVolumes());
+    for (const char* c : {"name", "location", "connection", "recursive", "created_time", "comment"}) rs.AddColumn(c);
+    rs.columns[4].type = ValueType::kTimestamp;
+    for (const auto& v : list)
+      if (!s.like || LikeMatch(v.name, *s.like))
+        rs.rows.push_back({v.name, v.location, v.connection.empty() ? std::nullopt : Text(v.connection),
+                           Text(v.recursive ? "true" : "false"), TimeText(v.created_ms), v.comment});
+  }
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::RunVolume(const sql::DescribeStorageObject& s) {
+  ResultSet rs = InfoRows();
+  auto add = [&](const char* name, std::string value) { rs.rows.push_back({std::string(name), std::move(value)}); };
+  if (s.kind == sql::StorageObjectKind::kConnection) {
+    ASSIGN_OR_RETURN(auto list, volumes_.ListConnections());
+    for (const auto& c : list) {
+      if (sql::ToLower(c.name) != sql::ToLower(s.name)) continue;
+      add("name", c.name);
+      add("type", c.type);
+      add("endpoint", c.endpoint);
+      add("region", c.region);
+      add("access_id", c.access_id_masked);
+      add("access_key", "******");
+      add("created_time", TimeText(c.created_ms));
+      add("comment", c.comment);
+      return Rows(std::move(rs));
+    }
+    return Status::NotFound("storage connection '" + s.name + "' does not exist (SHOW CONNECTIONS lists them)");
+  }
+  ASSIGN_OR_RETURN(auto list, volumes_.ListVolumes());
+  for (const auto& v : list) {
+    if (sql::ToLower(v.name) != sql::ToLower(s.name)) continue;
+    add("name", v.name);
+    add("location", v.location);
+    add("type", v.location.rfind("s3://", 0) == 0 ? "S3" : "LOCAL");
+    add("connection", v.connection);
+    add("recursive", v.recursive ? "true" : "false");
+    add("created_time", TimeText(v.created_ms));
+    add("comment", v.comment);
+    return Rows(std::move(rs));
+  }
+  return Status::NotFound("volume '" + s.name + "' does not exist (SHOW VOLUMES lists them)");
+}
+
+Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) {
+  if (in_transaction_)
+    return Status::InvalidArgument("COPY INTO from a volume commits each file on its own and cannot run inside "
+                                   "BEGIN ... COMMIT: COMMIT or ROLLBACK first");
+  load::VolumeCopyRequest req;
+  ASSIGN_OR_RETURN(req.target.db, ResolveDb(s.db));
+  if (!catalog_.DatabaseExists(req.target.db))
+    return Status::UnknownDatabase("Unknown database '" + req.target.db + "'");
+  req.target.table = s.table;
+  ASSIGN_OR_RETURN(req.target.format, load::BuildFileFormat(s.format, s.options));
+  for (const auto& [name, type] : s.file_columns) {
+    ASSIGN_OR_RETURN(std::string duck, catalog::ToDuckDBType(type));
+    req.target.file_columns.emplace_back(name, duck);
+  }
+  if (!s.select_list.empty()) {
+    req.target.select_list = sql::TranslateForDuckDB(s.select_list, Context());
+    if (!s.where.empty()) req.target.where = sql::TranslateForDuckDB(s.where, Context());
+  }
+  req.target.continue_on_error = s.on_error == "CONTINUE";
+  req.target.scratch_dir = scratch_dir_;
+  ASSIGN_OR_RETURN(req.volume, volumes_.Resolve(s.volume));
+  req.files = s.files;
+  req.regexp = s.regexp;
+  req.subdirectory = s.subdirectory;
+  req.force = s.force;
+  ASSIGN_OR_RETURN(ResultSet rs, load::CopyIntoFromVolume(*con_, req));
+  int64_t total = 0;
+  for (const auto& row : rs.rows) total += std::stoll(row[2].value_or("0"));
+  log::Info("copy", "COPY INTO {}.{} FROM VOLUME {}: {} file(s), {} row(s)", req.target.db, req.target.table,
+            req.volume.info.name, rs.rows.size(), total);
+  return Rows(std::move(rs));
+}
+
+}  // namespace sluice

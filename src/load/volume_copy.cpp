@@ -1,0 +1,558 @@
+#include "load/volume_copy.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "common/log.h"
+#include "sql/parser.h"
+
+namespace sluice::load {
+
+namespace {
+
+using catalog::PropertySpec;
+using catalog::PropertyType;
+using sql::QuoteIdentifier;
+using sql::QuoteLiteral;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Option names as users write them (Lakehouse, Spark and DuckDB spellings) -> the table's name.
+std::string CanonicalOption(const std::string& name) {
+  std::string n = Lower(name);
+  if (n == "delimiter" || n == "delim" || n == "field_delimiter") return "sep";
+  if (n == "nullvalue" || n == "null" || n == "nullstr" || n == "null_if") return "null_string";
+  if (n == "skip_lines" || n == "skip_header" || n == "skiprows") return "skip";
+  if (n == "json_format" || n == "multiline") return n == "multiline" ? "multiline" : "format";
+  return n;
+}
+
+// Removes a downloaded copy when the load is over.
+struct ScratchFile {
+  std::string path;
+  ~ScratchFile() {
+    if (!path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
+  }
+};
+
+Result<std::vector<std::pair<std::string, std::string>>> TableColumns(storage::Connection& con,
+                                                                     const std::string& db,
+                                                                     const std::string& table) {
+  ASSIGN_OR_RETURN(auto r, con.Query("SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
+                                     "current_database() AND schema_name = " + QuoteLiteral(db) +
+                                     " AND table_name = " + QuoteLiteral(table) + " ORDER BY column_index"));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& row : r.result_set->rows) out.emplace_back(*row[0], *row[1]);
+  if (out.empty()) return Status::UnknownTable("Unknown table '" + db + "." + table + "'");
+  return out;
+}
+
+std::string ColumnsStruct(const std::vector<std::pair<std::string, std::string>>& cols) {
+  std::string s = "{";
+  for (size_t i = 0; i < cols.size(); i++)
+    s += (i ? ", " : "") + QuoteLiteral(cols[i].first) + ": " + QuoteLiteral(cols[i].second);
+  return s + "}";
+}
+
+std::string NameList(const std::vector<std::pair<std::string, std::string>>& cols) {
+  std::string s;
+  for (size_t i = 0; i < cols.size(); i++) s += (i ? ", " : "") + QuoteIdentifier(cols[i].first);
+  return s;
+}
+
+std::string JsonPath(const std::string& key) {
+  std::string escaped;
+  for (char c : key) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  return QuoteLiteral("$.\"" + escaped + "\"");
+}
+
+constexpr const char* kRejectsTable = "__sluice_copy_rejects";
+constexpr const char* kRejectScans = "__sluice_copy_reject_scans";
+constexpr const char* kJsonStage = "__sluice_copy_json";
+
+struct Counts {
+  int64_t loaded = 0;
+  std::vector<catalog::RejectedFileRow> rejected;
+  int64_t error_rows = 0;
+};
+
+// The INSERT for a file read as `relation`: the transform's SELECT list over it when there is one, else `plain`.
+std::string InsertSql(const std::string& table_sql, const std::string& relation, const VolumeLoadTarget& t,
+                      const std::string& plain) {
+  if (t.select_list.empty()) return plain;
+  return "INSERT INTO " + table_sql + " SELECT " + t.select_list + " FROM " + relation + " AS __file" +
+         (t.where.empty() ? "" : " WHERE " + t.where);
+}
+
+Result<Counts> LoadCsv(storage::Connection& con, const std::string& path, const std::string& table_sql,
+                       const std::vector<std::pair<std::string, std::string>>& cols, bool by_name,
+                       const VolumeLoadTarget& t) {
+  const FileFormat& f = t.format;
+  // Without a schema (a transform over a file whose columns were not given) the header names the columns, or
+  // DuckDB's column0, column1 ... do, and every value is text for the SELECT list to convert.
+  std::string args = QuoteLiteral(path) + (cols.empty() ? ", all_varchar = true"
+                                                         : ", columns = " + ColumnsStruct(cols) + ", auto_detect = false") +
+                     ", header = " + (f.header ? "true" : "false");
+  if (f.sep) args += ", delim = " + QuoteLiteral(*f.sep);
+  if (f.quote) args += ", quote = " + QuoteLiteral(*f.quote);
+  if (f.escape) args += ", escape = " + QuoteLiteral(*f.escape);
+  if (f.null_string) args += ", nullstr = " + QuoteLiteral(*f.null_string);
+  if (f.skip > 0) args += ", skip = " + std::to_string(f.skip);
+  args += ", compression = " + QuoteLiteral(f.compression);
+  if (t.continue_on_error) {
+    RETURN_IF_ERROR(con.Execute(std::string("DROP TABLE IF EXISTS temp.") + kRejectsTable +
+                                "; DROP TABLE IF EXISTS temp." + kRejectScans));
+    args += std::string(", store_rejects = true, rejects_table = '") + kRejectsTable + "', rejects_scan = '" +
+            kRejectScans + "'";
+  }
+  std::string relation = "read_csv(" + args + ")";
+  std::string insert = InsertSql(table_sql, relation, t,
+                                 "INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ") SELECT " +
+                                 NameList(cols) : " SELECT *") + " FROM " + relation);
+  Counts counts;
+  ASSIGN_OR_RETURN(auto r, con.Query(insert));
+  counts.loaded = static_cast<int64_t>(r.affected_rows);
+  if (!t.continue_on_error) return counts;
+  // No bad rows leave no reject table behind.
+  auto rej = con.Query(std::string("SELECT line, coalesce(column_name, ''), error_message, coalesce(csv_line, '') "
+                                   "FROM temp.") + kRejectsTable + " ORDER BY line, column_idx");
+  if (rej.ok()) {
+    int64_t last_line = -1;
+    for (const auto& row : rej->result_set->rows) {
+      catalog::RejectedFileRow rr;
+      rr.line = row[0] ? std::stoll(*row[0]) : 0;
+      rr.column = row[1].value_or("");
+      rr.reason = row[2].value_or("");
+      rr.raw = row[3].value_or("");
+      if (rr.line != last_line) counts.error_rows++;
+      last_line = rr.line;
+      counts.rejected.push_back(std::move(rr));
+    }
+    RETURN_IF_ERROR(con.Execute(std::string("DROP TABLE IF EXISTS temp.") + kRejectsTable +
+                                "; DROP TABLE IF EXISTS temp." + kRejectScans));
+  }
+  return counts;
+}
+
+// Whether an uncompressed JSON file starts with something other than '[' (so: one document per line).
+bool LooksLikeJsonLines(const std::string& path, const FileFormat& f) {
+  auto ends_with = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (f.compression == "gzip" || f.compression == "zstd") return false;
+  if (f.compression == "auto" && (ends_with(".gz") || ends_with(".zst") || ends_with(".zstd"))) return false;
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  while (in.get(c)) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || static_cast<unsigned char>(c) >= 0x80) continue;  // BOM too
+    return c != '[';
+  }
+  return false;
+}
+
+// JSON: each record is read as a JSON object, each column extracted by name and converted with TRY_CAST, so a value
+// that does not fit is found with its record number instead of failing the file.
+Result<Counts> LoadJson(storage::Connection& con, const std::string& path, const std::string& table_sql,
+                        const std::vector<std::pair<std::string, std::string>>& cols, const VolumeLoadTarget& t) {
+  const FileFormat& f = t.format;
+  std::string format = f.json_format == "lines" ? "newline_delimited" : f.json_format;
+  // read_json spells compression its own way.
+  std::string compression = f.compression == "auto" ? "auto_detect" : f.compression == "none" ? "uncompressed"
+                                                                                             : f.compression;
+  if (cols.empty()) {  // a transform without a schema: DuckDB detects the keys and types
+    std::string relation = "read_json(" + QuoteLiteral(path) + ", format = " + QuoteLiteral(format) +
+                           ", compression = " + QuoteLiteral(compression) + ")";
+    ASSIGN_OR_RETURN(auto r, con.Query(InsertSql(table_sql, relation, t, "")));
+    Counts counts;
+    counts.loaded = static_cast<int64_t>(r.affected_rows);
+    return counts;
+  }
+  // JSON lines are read line by line, so a line that is not JSON is a rejected row with its line number rather
+  // than a file that cannot be read; arrays (and compressed files of unknown shape) go through read_json_objects.
+  const bool line_mode = f.json_format == "lines" || (f.json_format == "auto" && LooksLikeJsonLines(path, f));
+  std::string stage = "CREATE OR REPLACE TEMP TABLE " + std::string(kJsonStage) + " AS SELECT __record, __raw, ";
+  stage += line_mode ? "CASE WHEN json_valid(__raw) THEN json_type(__raw) = 'OBJECT' ELSE false END AS __valid"
+                     : "true AS __valid";
+  for (size_t i = 0; i < cols.size(); i++)
+    stage += ", json_extract_string(CASE WHEN __valid THEN __raw END, " + JsonPath(cols[i].first) + ") AS __v" +
+             std::to_string(i);
+  if (line_mode) {
+    stage += " FROM (SELECT row_number() OVER () AS __record, line AS __raw FROM read_csv(" + QuoteLiteral(path) +
+             ", columns = {'line': 'VARCHAR'}, header = false, delim = E'\\x01', quote = '', escape = '', "
+             "auto_detect = false, compression = " + QuoteLiteral(f.compression) +
+             ")) WHERE __raw IS NOT NULL AND trim(__raw) <> ''";
+  } else {
+    stage += " FROM (SELECT row_number() OVER () AS __record, json AS __raw FROM read_json_objects(" +
+             QuoteLiteral(path) + ", format = " + QuoteLiteral(format) + ", compression = " +
+             QuoteLiteral(compression) + "))";
+  }
+  RETURN_IF_ERROR(con.Execute(stage));
+  std::string bad = "(NOT __valid)", first_bad = "CASE WHEN NOT __valid THEN ''";
+  for (size_t i = 0; i < cols.size(); i++) {
+    std::string v = "__v" + std::to_string(i);
+    std::string cond = "(" + v + " IS NOT NULL AND TRY_CAST(" + v + " AS " + cols[i].second + ") IS NULL)";
+    bad += " OR " + cond;
+    first_bad += " WHEN " + cond + " THEN " + QuoteLiteral(cols[i].first);
+  }
+  first_bad += " END";
+  Counts counts;
+  ASSIGN_OR_RETURN(auto br, con.Query("SELECT __record, " + first_bad + ", __raw FROM " + kJsonStage + " WHERE " +
+                                      bad + " ORDER BY __record"));
+  for (const auto& row : br.result_set->rows) {
+    catalog::RejectedFileRow rr;
+    rr.line = std::stoll(*row[0]);
+    rr.column = row[1].value_or("");
+    if (rr.column.empty()) {
+      rr.reason = "not a JSON object";
+    } else {
+      const auto& type = std::find_if(cols.begin(), cols.end(), [&](auto& c) { return c.first == rr.column; })->second;
+      rr.reason = "Error when converting column \"" + rr.column + "\": the value does not fit " + type;
+    }
+    rr.raw = row[2].value_or("");
+    counts.rejected.push_back(std::move(rr));
+  }
+  counts.error_rows = static_cast<int64_t>(counts.rejected.size());
+  if (!t.continue_on_error && !counts.rejected.empty()) {
+    const auto& r = counts.rejected.front();
+    return Status::InvalidArgument((line_mode ? "line " : "record ") + std::to_string(r.line) + ": " + r.reason +
+                                   " (" + r.raw + ")");
+  }
+  std::string select;
+  for (size_t i = 0; i < cols.size(); i++)
+    select += (i ? ", " : "") + std::string("TRY_CAST(__v") + std::to_string(i) + " AS " + cols[i].second + ") AS " +
+              QuoteIdentifier(cols[i].first);
+  std::string relation = "(SELECT " + select + " FROM " + kJsonStage +
+                         " WHERE NOT (" + bad + ") ORDER BY __record)";
+  ASSIGN_OR_RETURN(auto ir, con.Query(InsertSql(table_sql, relation, t,
+                                                "INSERT INTO " + table_sql + " (" + NameList(cols) + ") SELECT " +
+                                                    NameList(cols) + " FROM " + relation)));
+  counts.loaded = static_cast<int64_t>(ir.affected_rows);
+  RETURN_IF_ERROR(con.Execute(std::string("DROP TABLE IF EXISTS temp.") + kJsonStage));
+  return counts;
+}
+
+Result<Counts> LoadParquet(storage::Connection& con, const std::string& path, const std::string& table_sql,
+                           const std::vector<std::pair<std::string, std::string>>& file_columns,
+                           const VolumeLoadTarget& t) {
+  std::string select = "*";
+  if (!file_columns.empty()) {
+    select.clear();
+    for (size_t i = 0; i < file_columns.size(); i++)
+      select += (i ? ", " : "") + std::string("CAST(") + QuoteIdentifier(file_columns[i].first) + " AS " +
+                file_columns[i].second + ") AS " + QuoteIdentifier(file_columns[i].first);
+  }
+  std::string relation = "(SELECT " + select + " FROM read_parquet(" + QuoteLiteral(path) + "))";
+  ASSIGN_OR_RETURN(auto r, con.Query(InsertSql(table_sql, relation, t,
+                                               "INSERT INTO " + table_sql + " BY NAME SELECT * FROM " + relation)));
+  Counts counts;
+  counts.loaded = static_cast<int64_t>(r.affected_rows);
+  return counts;
+}
+
+}  // namespace
+
+const std::vector<PropertySpec>& CsvCopyOptions() {
+  static const std::vector<PropertySpec> kTable = {
+      {"header", PropertyType::kBool, "false", 0, 0, {}, true, "the first line (after skip) names the columns"},
+      {"sep", PropertyType::kString, ",", 0, 0, {}, true, "column separator, 1 to 4 bytes (also: delimiter)"},
+      {"quote", PropertyType::kByte, "\"", 0, 0, {}, true, "quote character"},
+      {"escape", PropertyType::kByte, "\"", 0, 0, {}, true, "escape character inside quotes (default: the quote)"},
+      {"null_string", PropertyType::kString, "", 0, 0, {}, true,
+       "text that means NULL, e.g. \\N (also: nullValue); empty fields are NULL by default"},
+      {"compression", PropertyType::kEnum, "auto", 0, 0, {"auto", "none", "gzip", "zstd"}, true,
+       "auto: by file extension (.gz, .zst)"},
+      {"skip", PropertyType::kInt, "0", 0, 1e9, {}, true, "lines to skip at the start of each file (also: skip_lines)"},
+  };
+  return kTable;
+}
+
+const std::vector<PropertySpec>& JsonCopyOptions() {
+  static const std::vector<PropertySpec> kTable = {
+      {"format", PropertyType::kEnum, "auto", 0, 0, {"auto", "lines", "array"}, true,
+       "lines: one JSON object per line; array: a JSON array of objects; auto: either"},
+      {"compression", PropertyType::kEnum, "auto", 0, 0, {"auto", "none", "gzip", "zstd"}, true,
+       "auto: by file extension (.gz, .zst)"},
+  };
+  return kTable;
+}
+
+Result<FileFormat> BuildFileFormat(const std::string& format,
+                                   const std::vector<std::pair<std::string, std::string>>& options) {
+  FileFormat f;
+  const std::vector<PropertySpec>* table = nullptr;
+  if (format == "CSV") {
+    f.kind = FileFormat::Kind::kCsv;
+    table = &CsvCopyOptions();
+  } else if (format == "JSON") {
+    f.kind = FileFormat::Kind::kJson;
+    table = &JsonCopyOptions();
+  } else if (format == "PARQUET") {
+    f.kind = FileFormat::Kind::kParquet;
+    if (!options.empty())
+      return Status::InvalidArgument("unknown option '" + options.front().first +
+                                     "' for PARQUET: Parquet files take no OPTIONS (they describe themselves)");
+    return f;
+  } else {
+    return Status::InvalidArgument("unknown file format " + format + ": use CSV, JSON or PARQUET");
+  }
+  std::vector<std::string> seen;
+  for (const auto& [name, value] : options) {
+    std::string key = CanonicalOption(name);
+    if (key == "multiline") {  // Spark's spelling: multiLine = true means a JSON array / multi-line document
+      if (f.kind != FileFormat::Kind::kJson) key = "?";
+      else {
+        static const PropertySpec kMultiLine{"multiLine", PropertyType::kBool, "false", 0, 0, {}, true, ""};
+        ASSIGN_OR_RETURN(std::string v, catalog::ValidateProperty(kMultiLine, value));
+        f.json_format = v == "true" ? "auto" : "lines";
+        continue;
+      }
+    }
+    const PropertySpec* spec = catalog::FindProperty(*table, key);
+    if (!spec) {
+      std::string list;
+      for (const auto& p : *table) list += (list.empty() ? "" : ", ") + std::string(p.name);
+      return Status::InvalidArgument("unknown option '" + name + "' for " + format + ": the options are " + list);
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return Status::InvalidArgument("option '" + name + "' is given twice");
+    seen.push_back(key);
+    ASSIGN_OR_RETURN(std::string v, catalog::ValidateProperty(*spec, value));
+    if (key == "header") f.header = v == "true";
+    else if (key == "sep") {
+      if (v.empty() || v.size() > 4)
+        return Status::InvalidArgument("option 'sep' must be 1 to 4 bytes, got \"" + v + "\"");
+      f.sep = v;
+    } else if (key == "quote") f.quote = v;
+    else if (key == "escape") f.escape = v;
+    else if (key == "null_string") f.null_string = v;
+    else if (key == "compression") f.compression = v;
+    else if (key == "skip") f.skip = std::stoll(v);
+    else if (key == "format") f.json_format = v;
+  }
+  return f;
+}
+
+namespace {
+
+// DuckDB's readers expand glob characters in a path; a file whose name has them is read through a copy.
+bool HasGlobCharacters(const std::string& path) { return path.find_first_of("*?[{") != std::string::npos; }
+
+std::string SafeFileName(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+// One load of a given file into a given table at a time in this process, so two statements (or a statement and a
+// pipe) cannot both find the file not yet loaded and both load it.
+class FileLoadLocks {
+ public:
+  class Guard {
+   public:
+    Guard(FileLoadLocks& locks, std::string key) : locks_(locks), key_(std::move(key)) {
+      std::unique_lock<std::mutex> lock(locks_.mu_);
+      locks_.cv_.wait(lock, [&] { return locks_.busy_.count(key_) == 0; });
+      locks_.busy_.insert(key_);
+    }
+    ~Guard() {
+      {
+        std::lock_guard<std::mutex> lock(locks_.mu_);
+        locks_.busy_.erase(key_);
+      }
+      locks_.cv_.notify_all();
+    }
+
+   private:
+    FileLoadLocks& locks_;
+    std::string key_;
+  };
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> busy_;
+};
+
+FileLoadLocks& GlobalFileLoadLocks() {
+  static FileLoadLocks locks;
+  return locks;
+}
+
+}  // namespace
+
+Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
+                                       const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
+                                       const VolumeLoadTarget& t, bool force) {
+  FileLoadLocks::Guard guard(GlobalFileLoadLocks(), volume.location.url + file.path + "\n" + t.db + "." + t.table);
+  if (!force) {
+    catalog::FileLoadRecord id;
+    id.file_url = volume.location.url + file.path;
+    id.target = t.db + "." + t.table;
+    id.size = file.size;
+    id.last_modified_ms = file.last_modified_ms;
+    id.etag = file.etag;
+    ASSIGN_OR_RETURN(bool loaded, catalog::VolumeStore::IsFileLoaded(con, id));
+    if (loaded) {
+      FileLoadOutcome skipped;
+      skipped.status = "SKIPPED";
+      return skipped;
+    }
+  }
+  ScratchFile scratch;
+  ASSIGN_OR_RETURN(std::string local, reader.Fetch(file, t.scratch_dir));
+  if (reader.FetchCopies()) scratch.path = local;
+  if (HasGlobCharacters(local)) {
+    static std::atomic<uint64_t> counter{0};
+    std::error_code ec;
+    std::filesystem::create_directories(t.scratch_dir, ec);
+    std::string copy = (std::filesystem::path(t.scratch_dir) /
+                        ("copy-" + std::to_string(counter++) + "-" +
+                         SafeFileName(std::filesystem::path(file.path).filename().string())))
+                           .string();
+    std::filesystem::copy_file(local, copy, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return Status::IoError("cannot copy '" + local + "' to '" + copy + "': " + ec.message());
+    if (!scratch.path.empty()) std::filesystem::remove(scratch.path, ec);
+    scratch.path = local = copy;
+  }
+  std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
+  catalog::FileLoadRecord record;
+  record.file_url = volume.location.url + file.path;
+  record.target = t.db + "." + t.table;
+  record.size = file.size;
+  record.last_modified_ms = file.last_modified_ms;
+  record.etag = file.etag;
+  Counts counts;
+  RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
+    std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
+    bool by_name = !cols.empty();
+    if (cols.empty() && t.select_list.empty()) {
+      ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
+    }
+    switch (t.format.kind) {
+      case FileFormat::Kind::kCsv: {
+        ASSIGN_OR_RETURN(counts, LoadCsv(con, local, table_sql, cols, by_name, t));
+        break;
+      }
+      case FileFormat::Kind::kJson: {
+        ASSIGN_OR_RETURN(counts, LoadJson(con, local, table_sql, cols, t));
+        break;
+      }
+      case FileFormat::Kind::kParquet: {
+        ASSIGN_OR_RETURN(counts, LoadParquet(con, local, table_sql, t.file_columns, t));
+        break;
+      }
+    }
+    record.rows_loaded = counts.loaded;
+    record.error_rows = counts.error_rows;
+    if (!counts.rejected.empty()) {
+      const auto& r = counts.rejected.front();
+      record.first_error = "line " + std::to_string(r.line) + ": " + r.reason;
+    }
+    record.status = counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
+    int64_t now = NowMs();
+    RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, record, now));
+    return catalog::VolumeStore::RecordRejectedRows(con, record.target, record.file_url, counts.rejected, now);
+  }));
+  FileLoadOutcome out;
+  out.status = record.status;
+  out.rows_loaded = record.rows_loaded;
+  out.error_rows = record.error_rows;
+  out.first_error = record.first_error;
+  out.first_error_line = counts.rejected.empty() ? 0 : counts.rejected.front().line;
+  return out;
+}
+
+Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& req) {
+  const auto& t = req.target;
+  // The table must exist before any file is touched.
+  {
+    auto cols = TableColumns(con, t.db, t.table);
+    if (!cols.ok()) return cols.status();
+  }
+  ASSIGN_OR_RETURN(auto reader, source::OpenVolume(req.volume.location, req.volume.credentials));
+  bool recursive = req.volume.info.recursive || !req.files.empty();
+  ASSIGN_OR_RETURN(auto listed, reader->List(req.subdirectory.value_or(""), recursive));
+  std::vector<source::VolumeFile> chosen;
+  if (!req.files.empty()) {
+    for (const auto& name : req.files) {
+      std::string want = name;
+      while (!want.empty() && want.front() == '/') want.erase(0, 1);
+      auto it = std::find_if(listed.begin(), listed.end(), [&](const auto& f) { return f.path == want; });
+      if (it == listed.end())
+        return Status::NotFound("file '" + name + "' is not in volume " + req.volume.info.name + " (" +
+                                req.volume.info.location + "); SELECT * FROM DIRECTORY(" + req.volume.info.name +
+                                ") lists its files");
+      if (std::find_if(chosen.begin(), chosen.end(), [&](const auto& f) { return f.path == want; }) == chosen.end())
+        chosen.push_back(*it);
+    }
+  } else if (req.regexp) {
+    std::regex re;
+    try {
+      re = std::regex(*req.regexp, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("REGEXP '" + *req.regexp + "' is not a valid regular expression: " + e.what());
+    }
+    for (const auto& f : listed)
+      if (std::regex_match(f.path, re)) chosen.push_back(f);
+  } else {
+    chosen = std::move(listed);
+  }
+  ResultSet rs;
+  rs.AddColumn("file");
+  rs.AddColumn("status");
+  rs.AddColumn("rows_loaded", ValueType::kBigInt);
+  rs.AddColumn("error_rows", ValueType::kBigInt);
+  rs.AddColumn("first_error");
+  rs.AddColumn("first_error_line", ValueType::kBigInt);
+  std::set<std::string> loaded;
+  if (!req.force) {
+    ASSIGN_OR_RETURN(loaded, catalog::VolumeStore::LoadedFileKeys(con, req.volume.location.url, t.db + "." + t.table));
+  }
+  for (const auto& file : chosen) {
+    if (loaded.count(catalog::VolumeStore::FileIdentityKey(req.volume.location.url + file.path, file.size,
+                                                           file.last_modified_ms, file.etag)))
+      continue;
+    auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
+    if (outcome.ok() && outcome->status == "SKIPPED") continue;
+    if (!outcome.ok()) {
+      log::Warn("copy", "loading {} from volume {} into {}.{} failed: {}", file.path, req.volume.info.name, t.db,
+                t.table, outcome.status().message());
+      if (!t.continue_on_error)
+        return Status(outcome.status().code(), "COPY INTO stopped at file '" + file.path + "' of volume " +
+                                                   req.volume.info.name + " (nothing of it was loaded; files before "
+                                                   "it were): " + outcome.status().message());
+      rs.rows.push_back({file.path, std::string("LOAD_FAILED"), std::string("0"), std::string("0"),
+                         outcome.status().message(), std::nullopt});
+      continue;
+    }
+    rs.rows.push_back({file.path, outcome->status, std::to_string(outcome->rows_loaded),
+                       std::to_string(outcome->error_rows),
+                       outcome->first_error.empty() ? std::nullopt : std::optional<std::string>(outcome->first_error),
+                       outcome->first_error_line ? std::optional<std::string>(std::to_string(outcome->first_error_line))
+                                                 : std::nullopt});
+  }
+  return rs;
+}
+
+}  // namespace sluice::load

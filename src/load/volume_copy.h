@@ -1,0 +1,87 @@
+#pragma once
+// One-shot COPY INTO t FROM VOLUME v: picks the volume's files, and loads each in its own transaction together
+// with its load record, so a file is loaded whole or not at all, and once (unless FORCE). DuckDB parses the files
+// (read_csv with its reject table, read_json_objects, read_parquet); S3 objects are first downloaded into a
+// scratch folder. Volume pipes run the same per-file load (LoadVolumeFile).
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/property_table.h"
+#include "catalog/volume_store.h"
+#include "common/result_set.h"
+#include "common/status.h"
+#include "source/volume.h"
+#include "storage/database.h"
+
+namespace sluice::load {
+
+// A file format with its OPTIONS (...) validated.
+struct FileFormat {
+  enum class Kind { kCsv, kJson, kParquet };
+  Kind kind = Kind::kCsv;
+  bool header = false;
+  std::optional<std::string> sep, quote, escape, null_string;
+  std::string compression = "auto";  // auto (by file extension), none, gzip, zstd
+  int64_t skip = 0;                  // CSV: lines skipped before the header / first row
+  std::string json_format = "auto";  // auto, lines, array
+};
+
+// The option tables (names lower case); the docs list them.
+const std::vector<catalog::PropertySpec>& CsvCopyOptions();
+const std::vector<catalog::PropertySpec>& JsonCopyOptions();
+
+// `format` is CSV, JSON or PARQUET; options as written (names case-insensitive). Unknown options and bad values are
+// InvalidArgument naming the option and what is allowed.
+Result<FileFormat> BuildFileFormat(const std::string& format,
+                                   const std::vector<std::pair<std::string, std::string>>& options);
+
+// Where a volume load writes, and how to read its files.
+struct VolumeLoadTarget {
+  std::string db;
+  std::string table;
+  // The files' columns as (name, DuckDB type); empty: the table's columns, in order.
+  std::vector<std::pair<std::string, std::string>> file_columns;
+  FileFormat format;
+  // The transform form, COPY INTO t FROM (SELECT <select_list> FROM VOLUME ... [WHERE <where>]): DuckDB SQL over the
+  // file's columns (named by `file_columns`, else by the file: CSV header names or column0..., as text; JSON keys and
+  // Parquet columns with their detected types), inserted into the table's columns by position. Empty: no transform.
+  std::string select_list;
+  std::string where;
+  bool continue_on_error = false;  // ON_ERROR = CONTINUE: bad rows are recorded and skipped
+  std::string scratch_dir;         // where S3 objects are downloaded
+};
+
+struct FileLoadOutcome {
+  std::string status;              // LOADED, PARTIALLY_LOADED, SKIPPED (loaded before)
+  int64_t rows_loaded = 0;
+  int64_t error_rows = 0;
+  std::string first_error;
+  int64_t first_error_line = 0;
+};
+
+// Loads one file in one transaction on `con` (rows + load record + rejected rows). Unless `force`, a file already
+// loaded into the table is not read again (status SKIPPED); loads of the same file into the same table are serialized
+// within the process, so concurrent statements cannot both load it. A file that cannot be loaded at all is an error
+// (nothing committed), whatever ON_ERROR says; the caller decides what follows.
+Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
+                                       const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
+                                       const VolumeLoadTarget& target, bool force);
+
+struct VolumeCopyRequest {
+  VolumeLoadTarget target;
+  catalog::ResolvedVolume volume;
+  std::vector<std::string> files;  // FILES (...)
+  std::optional<std::string> regexp;
+  std::optional<std::string> subdirectory;
+  bool force = false;
+};
+
+// Runs COPY INTO: one row per file tried (file, status, rows_loaded, error_rows, first_error, first_error_line).
+// Files loaded before (same volume location, path and size, same ETag or, without one, modification time, into the
+// same table) are skipped unless `force`. Under ON_ERROR = ABORT the first failing file fails the statement; files before it
+// stay loaded.
+Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& request);
+
+}  // namespace sluice::load
