@@ -301,8 +301,6 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
       else group->source_position.clear();
       group->behind = outcome.ok() && outcome->committed && !outcome->caught_up;
-      // A caught-up group sleeps until its next run: no fetching meanwhile, so idle jobs cost (almost) nothing.
-      if (outcome.ok() && outcome->caught_up) group->source->PauseFetching();
     }
   }
 

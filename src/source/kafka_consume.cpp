@@ -6,7 +6,6 @@
 #include "source/kafka_source.h"
 #include "source/kafka_source_state.h"
 #include "source/kafka_status.h"
-#include "source/list_offsets.h"
 
 namespace sluice::source {
 
@@ -242,20 +241,6 @@ Result<ConsumeResult> KafkaSource::Consume(const ConsumeLimits& limits,
     return Status::InvalidArgument(fmt::format(
         "topic '{}': a previous Consume() failed after delivering messages; call Assign() with the committed "
         "offsets first", state_->config.topic));
-  if (state_->paused) {
-    // While paused nothing was fetched, so no end-of-partition event can tell us about new data: ask the leaders.
-    // A partition whose end cannot be read is treated as having data; the fetch will find out.
-    auto deadline = std::min(limits.deadline, Clock::now() + kDiagnosisBudget);
-    for (auto& [partition, progress] : state_->assigned) {
-      if (!progress.at_eof) continue;
-      ListOffsetAnswer end = ListOffset(state_->rk.get(), state_->config.topic, partition, RD_KAFKA_OFFSET_END,
-                                        deadline);
-      if (end.err != RD_KAFKA_RESP_ERR_NO_ERROR || end.offset > progress.next_offset) progress.at_eof = false;
-    }
-    bool any_new = std::any_of(state_->assigned.begin(), state_->assigned.end(),
-                               [](const auto& entry) { return !entry.second.at_eof; });
-    if (any_new) ResumeFetching();  // otherwise stay paused: the call returns at once with nothing
-  }
   return ConsumeRun(*this, *state_, limits, on_message).Run();
 }
 

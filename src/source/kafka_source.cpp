@@ -106,7 +106,6 @@ Status KafkaSource::Assign(const std::map<int32_t, int64_t>& start_offsets) {
   for (const auto& [partition, offset] : start_offsets)
     rd_kafka_topic_partition_list_add(list.get(), state_->config.topic.c_str(), partition)->offset = offset;
 
-  ResumeFetching();
   // Messages fetched for the old assignment must not leak into the new one: librdkafka purges its queue by
   // version, and we drop what we had already taken from it.
   state_->batch.Clear();
@@ -119,30 +118,6 @@ Status KafkaSource::Assign(const std::map<int32_t, int64_t>& start_offsets) {
   for (const auto& [partition, offset] : start_offsets) state_->assigned[partition] = PartitionProgress{offset, false};
   state_->needs_assign = false;
   return Status::Ok();
-}
-
-namespace {
-
-PartitionList AssignedList(const KafkaSource::State& state) {
-  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(state.assigned.size())));
-  for (const auto& [partition, progress] : state.assigned)
-    rd_kafka_topic_partition_list_add(list.get(), state.config.topic.c_str(), partition);
-  return list;
-}
-
-}  // namespace
-
-void KafkaSource::PauseFetching() {
-  if (state_->paused || state_->assigned.empty()) return;
-  PartitionList list = AssignedList(*state_);
-  if (rd_kafka_pause_partitions(state_->rk.get(), list.get()) == RD_KAFKA_RESP_ERR_NO_ERROR) state_->paused = true;
-}
-
-void KafkaSource::ResumeFetching() {
-  if (!state_->paused) return;
-  state_->paused = false;
-  PartitionList list = AssignedList(*state_);
-  rd_kafka_resume_partitions(state_->rk.get(), list.get());
 }
 
 Status KafkaSource::CommitGroupOffsets(const std::map<int32_t, int64_t>& next_offsets,

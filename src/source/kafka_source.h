@@ -120,12 +120,6 @@ class KafkaSource {
   Result<ConsumeResult> Consume(const ConsumeLimits& limits,
                                 const std::function<bool(const KafkaMessage&)>& on_message);
 
-  // Stops background fetching for the assigned partitions until the next Consume() or Assign(). A caller that
-  // caught up and will not read again for a while calls it, so an idle job costs no fetch round trips. The next
-  // Consume() asks the leaders once whether partitions that were at their end got new data (one ListOffsets
-  // request per such partition), then fetches again.
-  void PauseFetching();
-
   // Best effort: commits these next offsets for the group, so kafka-consumer-groups and lag tools see progress.
   // Sluice's progress never depends on it; callers only log a failure. Waits at most `timeout`.
   Status CommitGroupOffsets(const std::map<int32_t, int64_t>& next_offsets,
@@ -137,7 +131,6 @@ class KafkaSource {
 
  private:
   explicit KafkaSource(std::unique_ptr<State> state);
-  void ResumeFetching();
   std::unique_ptr<State> state_;
 };
 

@@ -34,8 +34,6 @@ struct KafkaSource::State {
   std::map<int32_t, PartitionProgress> assigned;
   // Set when Consume() failed after delivering messages: positions are past what the caller keeps.
   bool needs_assign = false;
-  // PauseFetching() paused the assigned partitions; Consume() and Assign() resume them.
-  bool paused = false;
 };
 
 namespace internal {

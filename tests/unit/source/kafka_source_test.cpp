@@ -231,43 +231,6 @@ TEST_F(KafkaSourceTest, CaughtUpRightAwayAtHighWatermarkAndAgainLater) {
   EXPECT_TRUE(r->caught_up);
 }
 
-TEST_F(KafkaSourceTest, PausedSourceFindsNewDataOnTheNextConsume) {
-  kafka_.CreateTopic("orders", 2);
-  ProduceNumbered(kafka_, "orders", 2, 5);
-  auto source = Source(Config("orders"));
-  ASSERT_TRUE(source->Assign({{0, 0}, {1, 0}}).ok());
-  std::vector<Got> got;
-  ASSERT_TRUE(Drain(*source, got, 10s, 0, 10).caught_up);
-
-  // Paused without new data: the next call answers at once, caught up, and stays paused.
-  source->PauseFetching();
-  auto start = std::chrono::steady_clock::now();
-  auto r = ConsumeInto(*source, Within(5s), got);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(r->caught_up);
-  EXPECT_EQ(r->messages, 0u);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
-
-  // Data that arrives while paused is found by the next call, which resumes fetching.
-  for (int i = 5; i < 8; ++i) kafka_.Produce("orders", 1, Payload(1, i));
-  kafka_.Flush();
-  r = ConsumeInto(*source, Within(5s, 3), got);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->messages, 3u);
-  EXPECT_EQ(r->next_offsets, (std::map<int32_t, int64_t>{{0, 5}, {1, 8}}));
-  ASSERT_TRUE(Drain(*source, got, 5s).caught_up);
-  EXPECT_EQ(got.size(), 13u);
-
-  // Assign() after a pause fetches again from the given offsets.
-  source->PauseFetching();
-  ASSERT_TRUE(source->Assign({{0, 3}}).ok());
-  std::vector<Got> again;
-  ConsumeResult last = Drain(*source, again, 5s, 0, 2);
-  EXPECT_TRUE(last.caught_up);
-  ASSERT_EQ(again.size(), 2u);
-  EXPECT_EQ(again[0].offset, 3);
-}
-
 TEST_F(KafkaSourceTest, NothingAssignedIsCaughtUp) {
   kafka_.CreateTopic("orders", 1);
   auto source = Source(Config("orders"));
