@@ -241,13 +241,22 @@ FROM KAFKA ("kafka_broker_list" = "{broker().bootstrap}", "kafka_topic" = "{topi
         progress = kh.show_job(c, "crash_job")["Progress"]
         return sum(int(v) + 1 for v in progress.values() if v.lstrip("-").isdigit())
 
+    total = PARTITIONS * PER_PARTITION
     kills, behind_kills, history = 0, 0, []
     deadline = time.monotonic() + 150
-    while behind_kills < MIN_KILLS or produced["rounds"] < ROUNDS:
+    # Kill at random moments, preferably while the job is behind, until MIN_KILLS such kills happened and the
+    # producer is done — or, on a machine fast enough to never fall behind again, until everything is loaded.
+    before = 0
+    while produced["rounds"] < ROUNDS or (behind_kills < MIN_KILLS and before < total):
         check(time.monotonic() < deadline, f"kill loop did not finish; history {history}")
         time.sleep(rng.uniform(0.05, 0.8))
-        before = committed(conn)
-        behind = before < produced["rounds"] * chunk * PARTITIONS
+        wait_behind = time.monotonic() + 3.0
+        while True:  # a round was just produced or is about to be: catch the job behind it
+            before = committed(conn)
+            behind = before < produced["rounds"] * chunk * PARTITIONS
+            if behind or time.monotonic() > wait_behind or before >= total:
+                break
+            time.sleep(0.02)
         if not behind and behind_kills >= MIN_KILLS:
             continue
         srv.restart(signal.SIGKILL)
@@ -260,6 +269,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker().bootstrap}", "kafka_topic" = "{topi
         check(after >= before, f"kill {kills}: progress went back from {before} to {after}")
         kh.wait_state(conn, "crash_job", "RUNNING", 60)
     print(f"  {kills} kills, {behind_kills} while behind (committed before, after): {history}", flush=True)
+    check(behind_kills >= 1 and kills >= MIN_KILLS, f"too few kills mid-load: {history}")
     prod.join(60)
     check(not prod.is_alive(), "the producer did not finish")
     if produced["error"] is not None:
