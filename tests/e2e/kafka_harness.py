@@ -51,6 +51,46 @@ def default_testbroker_path() -> str:
 TESTBROKER_PATH = default_testbroker_path()
 
 
+_shared: dict = {}
+
+
+def shared_broker() -> "TestBroker":
+    """One test broker for a whole test file, started on first use (and again if it died); each test creates its
+    own topics on it with new_topic(). run_suite() stops it."""
+    b = _shared.get("broker")
+    if b is None or not b.alive():
+        b = TestBroker({"warmup": 1}).start()
+        _shared["broker"] = b
+    return b
+
+
+def adopt_broker(b: "TestBroker") -> "TestBroker":
+    """A broker a test started itself, to be stopped by run_suite() like the shared one."""
+    _shared["broker"] = b
+    return b
+
+
+def new_topic(name: str, partitions: int) -> str:
+    shared_broker().command(f"create {name} {partitions}")
+    return name
+
+
+def run_suite(suite) -> int:
+    """main() of a Kafka e2e file: runs `suite` with the command line, then stops the broker (printing its log
+    tail when something failed)."""
+    argv = parse_args()
+    rc = 1
+    try:
+        rc = suite.run(argv)
+    finally:
+        b = _shared.pop("broker", None)
+        if b is not None:
+            if rc != 0:
+                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
+            b.cleanup()
+    return rc
+
+
 def parse_args(argv: list[str] | None = None) -> list[str]:
     """Takes `--testbroker PATH` (or `--testbroker=PATH`) out of argv (default sys.argv[1:]), remembers it in
     TESTBROKER_PATH and returns the remaining arguments for TestSuite.run()."""

@@ -29,22 +29,11 @@ import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check  # noqa: E402
 
 suite = TestSuite("test_routine_load_avro")
-state: dict = {}
 
 LOAD_TIMEOUT = 90.0
 
-
-def broker() -> kh.TestBroker:
-    b = state.get("broker")
-    if b is None or not b.alive():
-        b = kh.TestBroker({"warmup": 1}).start()
-        state["broker"] = b
-    return b
-
-
-def new_topic(name: str, partitions: int) -> str:
-    broker().command(f"create {name} {partitions}")
-    return name
+broker = kh.shared_broker
+new_topic = kh.new_topic
 
 
 def start_server(s: TestSuite, **kw):
@@ -368,17 +357,7 @@ def test_wrong_credentials_pause_the_job(s):
 
 
 def main() -> int:
-    argv = kh.parse_args()
-    rc = 1
-    try:
-        rc = suite.run(argv)
-    finally:
-        b = state.get("broker")
-        if b is not None:
-            if rc != 0:
-                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
-            b.cleanup()
-    return rc
+    return kh.run_suite(suite)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
 
 suite = TestSuite("test_routine_load_exactly_once")
-state: dict = {}
 
 PARTITIONS = 4
 PER_PARTITION = 50_000
@@ -51,8 +50,7 @@ def test_sigkill_during_load_keeps_exactly_once(s):
     seed = int(os.environ.get("SLUICE_TEST_SEED", str(int(time.time()))))
     rng = random.Random(seed)
     print(f"  seed {seed} (set SLUICE_TEST_SEED to repeat)", flush=True)
-    broker = kh.TestBroker({"eo": PARTITIONS}).start()
-    state["broker"] = broker
+    broker = kh.adopt_broker(kh.TestBroker({"eo": PARTITIONS}).start())
     srv = s.server().start()
     conn = srv.connect()
     kh.query(conn, "CREATE DATABASE d")
@@ -190,17 +188,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "eo",
 
 
 def main() -> int:
-    argv = kh.parse_args()
-    rc = 1
-    try:
-        rc = suite.run(argv)
-    finally:
-        b = state.get("broker")
-        if b is not None:
-            if rc != 0:
-                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
-            b.cleanup()
-    return rc
+    return kh.run_suite(suite)
 
 
 if __name__ == "__main__":

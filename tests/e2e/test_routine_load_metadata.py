@@ -24,17 +24,11 @@ import kafka_harness as kh  # noqa: E402
 from harness import TestSuite, check, eq  # noqa: E402
 
 suite = TestSuite("test_routine_load_metadata")
-state: dict = {}
 
 LOAD_TIMEOUT = 60.0
 
 
-def broker() -> kh.TestBroker:
-    b = state.get("broker")
-    if b is None or not b.alive():
-        b = kh.TestBroker({"warmup": 1}).start()
-        state["broker"] = b
-    return b
+broker = kh.shared_broker
 
 
 def produce_one(topic: str, partition: int, payload: str, key: str | bytes | None,
@@ -173,17 +167,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker().bootstrap}", "kafka_topic" = "{topi
 
 
 def main() -> int:
-    argv = kh.parse_args()
-    rc = 1
-    try:
-        rc = suite.run(argv)
-    finally:
-        b = state.get("broker")
-        if b is not None:
-            if rc != 0:
-                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
-            b.cleanup()
-    return rc
+    return kh.run_suite(suite)
 
 
 if __name__ == "__main__":
