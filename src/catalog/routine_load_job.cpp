@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/kafka_metadata.h"
+#include "common/secret_redaction.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -450,16 +451,6 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& text) {
     if (kv.is_array() && kv.size() == 2) d.custom_properties.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
   if (j.contains("schema_registry_url")) d.schema_registry_url = j.value("schema_registry_url", "");
   return d;
-}
-
-std::string StripUrlCredentials(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  size_t host_start = scheme + 3;
-  size_t at = url.find('@', host_start);
-  size_t slash = url.find('/', host_start);
-  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
-  return url.substr(0, host_start) + url.substr(at + 1);
 }
 
 namespace {

@@ -64,7 +64,5 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& json);
 
 // CREATE ROUTINE LOAD text that recreates the job (secrets masked).
 std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& def);
-// Masks secrets in a URL's user-info: http://key:secret@host -> http://host (as SHOW prints it).
-std::string StripUrlCredentials(const std::string& url);
 
 }  // namespace sluice::catalog

@@ -20,4 +20,14 @@ std::string RedactSecrets(std::string_view sql) {
   return std::regex_replace(out, kKeyword, "$1$2$3******$3");
 }
 
+std::string StripUrlCredentials(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  size_t host_start = scheme + 3;
+  size_t at = url.find('@', host_start);
+  size_t slash = url.find('/', host_start);
+  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
+  return url.substr(0, host_start) + url.substr(at + 1);
+}
+
 }  // namespace sluice

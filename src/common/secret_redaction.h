@@ -11,4 +11,8 @@ namespace sluice {
 // IDENTIFIED BY, and the `key:secret@` of a URL (`http://******@host`). Everything else is kept.
 std::string RedactSecrets(std::string_view sql);
 
+// `scheme://key:secret@host/...` without its `key:secret@`, for showing a URL (a schema registry's, say). A URL
+// without credentials comes back unchanged.
+std::string StripUrlCredentials(const std::string& url);
+
 }  // namespace sluice

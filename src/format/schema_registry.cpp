@@ -1,5 +1,7 @@
 #include "format/schema_registry.h"
 
+#include "common/secret_redaction.h"
+
 #include <curl/curl.h>
 
 #include <nlohmann/json.hpp>
@@ -26,15 +28,7 @@ void InitCurlOnce() {
 
 }  // namespace
 
-std::string RegistryUrlForDisplay(const std::string& url) {
-  size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  size_t host_start = scheme + 3;
-  size_t at = url.find('@', host_start);
-  size_t slash = url.find('/', host_start);
-  if (at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
-  return url.substr(0, host_start) + url.substr(at + 1);
-}
+std::string RegistryUrlForDisplay(const std::string& url) { return StripUrlCredentials(url); }
 
 std::shared_ptr<SchemaRegistry> SchemaRegistry::ForUrl(const std::string& url) {
   static std::mutex mu;

@@ -29,6 +29,19 @@ class Adapter : public MessageDecoder {
   Decoder decoder_;
 };
 
+// "jsonpaths", checked against the COLUMNS they map onto in order; empty when the property is not set.
+Result<std::vector<std::string>> JsonPaths(const catalog::RoutineLoadDefinition& def,
+                                           const std::vector<std::string>& source_columns) {
+  std::string paths = def.Property("jsonpaths");
+  if (paths.empty()) return std::vector<std::string>{};
+  ASSIGN_OR_RETURN(auto parsed, format::ParseJsonPathsProperty(paths));
+  if (parsed.size() != source_columns.size())
+    return Status::InvalidArgument("property \"jsonpaths\" has " + std::to_string(parsed.size()) +
+                                   " paths but COLUMNS names " + std::to_string(source_columns.size()) +
+                                   " source columns; they map onto each other in order");
+  return parsed;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
@@ -48,13 +61,7 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
   if (format == "json") {
     format::JsonOptions o;
     o.columns = source_columns;
-    if (std::string paths = def.Property("jsonpaths"); !paths.empty()) {
-      ASSIGN_OR_RETURN(o.jsonpaths, format::ParseJsonPathsProperty(paths));
-      if (o.jsonpaths.size() != source_columns.size())
-        return Status::InvalidArgument("property \"jsonpaths\" has " + std::to_string(o.jsonpaths.size()) +
-                                       " paths but COLUMNS names " + std::to_string(source_columns.size()) +
-                                       " source columns; they map onto each other in order");
-    }
+    ASSIGN_OR_RETURN(o.jsonpaths, JsonPaths(def, source_columns));
     o.json_root = def.Property("json_root");
     o.strip_outer_array = def.BoolProperty("strip_outer_array");
     ASSIGN_OR_RETURN(auto decoder, format::JsonDecoder::Create(std::move(o)));
@@ -68,13 +75,7 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
                                      "with avro, address fields through \"jsonpaths\"");
     format::AvroOptions o;
     o.columns = source_columns;
-    if (std::string paths = def.Property("jsonpaths"); !paths.empty()) {
-      ASSIGN_OR_RETURN(o.jsonpaths, format::ParseJsonPathsProperty(paths));
-      if (o.jsonpaths.size() != source_columns.size())
-        return Status::InvalidArgument("property \"jsonpaths\" has " + std::to_string(o.jsonpaths.size()) +
-                                       " paths but COLUMNS names " + std::to_string(source_columns.size()) +
-                                       " source columns; they map onto each other in order");
-    }
+    ASSIGN_OR_RETURN(o.jsonpaths, JsonPaths(def, source_columns));
     // Every task of every job naming this registry shares one client and its cache of schemas.
     std::shared_ptr<format::SchemaRegistry> registry = format::SchemaRegistry::ForUrl(*def.schema_registry_url);
     o.schema_lookup = [registry](int32_t id) { return registry->Get(id); };

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/property_table.h"
+#include "common/secret_redaction.h"
 #include "scheduler/job_registry.h"
 
 namespace sluice::scheduler {
@@ -154,7 +155,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     for (int32_t p : snap.partitions.empty() ? d.partitions : snap.partitions)
       parts += (parts.empty() ? "" : ",") + std::to_string(p);
     json source = {{"topic", d.topic}, {"currentKafkaPartitions", parts}, {"brokerList", d.broker_list}};
-    if (d.schema_registry_url) source["confluent.schema.registry.url"] = catalog::StripUrlCredentials(*d.schema_registry_url);
+    if (d.schema_registry_url) source["confluent.schema.registry.url"] = StripUrlCredentials(*d.schema_registry_url);
     json custom = json::object();
     custom["kafka_default_offsets"] = d.default_offset.text;
     for (const auto& [k, v] : d.custom_properties) custom[k] = catalog::IsSecretKey(k) ? catalog::kMask : v;
