@@ -1,5 +1,8 @@
 #include "catalog/routine_load_store.h"
 
+#include "common/secret_redaction.h"
+#include "source/kafka_source.h"
+
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -24,9 +27,31 @@ std::string BlobLiteral(const std::string& bytes) {
 
 }  // namespace
 
-Result<std::unique_ptr<RoutineLoadStore>> RoutineLoadStore::Open(storage::Database& db) {
+std::string RoutineLoadStore::StoredDefinition(const RoutineLoadDefinition& def) const {
+  RoutineLoadDefinition sealed = def;
+  for (auto& [key, value] : sealed.custom_properties)
+    if (source::IsSecretProperty(key)) value = secrets_->Seal(value);
+  if (sealed.schema_registry_url && StripUrlCredentials(*sealed.schema_registry_url) != *sealed.schema_registry_url)
+    sealed.schema_registry_url = secrets_->Seal(*sealed.schema_registry_url);
+  return DefinitionToJson(sealed);
+}
+
+Result<RoutineLoadDefinition> RoutineLoadStore::LoadedDefinition(const std::string& stored) const {
+  ASSIGN_OR_RETURN(RoutineLoadDefinition def, DefinitionFromJson(stored));
+  for (auto& [key, value] : def.custom_properties) {
+    ASSIGN_OR_RETURN(value, secrets_->Unseal(value));
+  }
+  if (def.schema_registry_url) {
+    ASSIGN_OR_RETURN(*def.schema_registry_url, secrets_->Unseal(*def.schema_registry_url));
+  }
+  return def;
+}
+
+Result<std::unique_ptr<RoutineLoadStore>> RoutineLoadStore::Open(storage::Database& db,
+                                                                const std::string& secrets_key_file) {
   ASSIGN_OR_RETURN(auto con, db.Connect());
-  auto store = std::unique_ptr<RoutineLoadStore>(new RoutineLoadStore(std::move(con)));
+  ASSIGN_OR_RETURN(auto secrets, SecretBox::Open(secrets_key_file));
+  auto store = std::unique_ptr<RoutineLoadStore>(new RoutineLoadStore(std::move(con), std::move(secrets)));
   RETURN_IF_ERROR(storage::InTransaction(*store->con_, [&] {
     return store->con_->Execute(
         "CREATE SCHEMA IF NOT EXISTS __sluice;"
@@ -67,7 +92,7 @@ Result<int64_t> RoutineLoadStore::CreateJob(const RoutineLoadDefinition& def, in
     ASSIGN_OR_RETURN(auto idr, con_->Query("SELECT nextval('__sluice.routine_load_ids')"));
     id = std::stoll(*idr.result_set->rows[0][0]);
     return con_->Execute("INSERT INTO __sluice.routine_loads VALUES (" + Str(id) + ", " + QuoteLiteral(def.db) + ", " +
-                         QuoteLiteral(def.name) + ", " + QuoteLiteral(DefinitionToJson(def)) + ", 'NEED_SCHEDULE', '', " +
+                         QuoteLiteral(def.name) + ", " + QuoteLiteral(StoredDefinition(def)) + ", 'NEED_SCHEDULE', '', " +
                          Str(now_ms) + ", 0, 0)");
   }));
   return id;
@@ -75,7 +100,7 @@ Result<int64_t> RoutineLoadStore::CreateJob(const RoutineLoadDefinition& def, in
 
 Status RoutineLoadStore::UpdateJob(const StoredJob& job) {
   std::lock_guard<std::mutex> lock(mu_);
-  return con_->Execute("UPDATE __sluice.routine_loads SET definition = " + QuoteLiteral(DefinitionToJson(job.def)) +
+  return con_->Execute("UPDATE __sluice.routine_loads SET definition = " + QuoteLiteral(StoredDefinition(job.def)) +
                        ", state = " + QuoteLiteral(JobStateName(job.state)) + ", reason = " + QuoteLiteral(job.reason) +
                        ", pause_time = " + Str(job.pause_time_ms) + ", end_time = " + Str(job.end_time_ms) +
                        " WHERE id = " + Str(job.id));
@@ -89,7 +114,7 @@ Result<std::vector<StoredJob>> RoutineLoadStore::LoadJobs() {
   for (const auto& row : r.result_set->rows) {
     StoredJob j;
     j.id = std::stoll(*row[0]);
-    ASSIGN_OR_RETURN(j.def, DefinitionFromJson(*row[1]));
+    ASSIGN_OR_RETURN(j.def, LoadedDefinition(*row[1]));
     j.state = ParseJobState(*row[2]).value_or(JobState::kPaused);
     j.reason = row[3].value_or("");
     j.create_time_ms = std::stoll(*row[4]);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "catalog/routine_load_job.h"
+#include "catalog/secret_box.h"
 #include "common/text_batch.h"
 #include "storage/database.h"
 
@@ -49,7 +50,10 @@ struct TaskCounts {
 
 class RoutineLoadStore {
  public:
-  static Result<std::unique_ptr<RoutineLoadStore>> Open(storage::Database& db);
+  // `secrets_key_file`: where the key that seals secret job properties lives (SecretBox::Open; empty: a key in
+  // memory, for in-memory databases). Secret property values and registry credentials are stored sealed, so
+  // SELECTing __sluice.routine_loads shows no usable secret; LoadJobs() unseals them.
+  static Result<std::unique_ptr<RoutineLoadStore>> Open(storage::Database& db, const std::string& secrets_key_file);
 
   // Fails with AlreadyExists when a job of that name is not yet STOPPED or CANCELLED in the database.
   Result<int64_t> CreateJob(const RoutineLoadDefinition& def, int64_t now_ms);
@@ -76,9 +80,13 @@ class RoutineLoadStore {
   Result<ResultSet> RejectedRows(int64_t job_id, int64_t limit);
 
  private:
-  explicit RoutineLoadStore(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}
+  RoutineLoadStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)
+      : con_(std::move(con)), secrets_(std::move(secrets)) {}
+  std::string StoredDefinition(const RoutineLoadDefinition& def) const;
+  Result<RoutineLoadDefinition> LoadedDefinition(const std::string& stored) const;
   std::mutex mu_;
   std::unique_ptr<storage::Connection> con_;
+  std::unique_ptr<SecretBox> secrets_;
 };
 
 }  // namespace sluice::catalog

@@ -15,10 +15,12 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   auto engine = std::unique_ptr<Engine>(new Engine());
   ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
-  ASSIGN_OR_RETURN(engine->volumes_,
-                   catalog::VolumeStore::Open(*engine->db_, database_file.empty() ? std::string() :
-                                              (std::filesystem::path(database_file).parent_path() / "secrets.key")
-                                                  .string()));
+  // Secrets (storage keys, Kafka passwords) are stored sealed under a key kept next to the database file.
+  const std::string secrets_key_file =
+      database_file.empty() ? std::string()
+                            : (std::filesystem::path(database_file).parent_path() / "secrets.key").string();
+  ASSIGN_OR_RETURN(engine->volumes_, catalog::VolumeStore::Open(*engine->db_, secrets_key_file));
+  scheduler_options.secrets_key_file = secrets_key_file;
   // Files fetched from object storage wait here for their load: next to the database file, or in the system's
   // temporary folder for an in-memory database.
   engine->scratch_dir_ = database_file.empty()

@@ -59,7 +59,7 @@ Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const 
 // ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
 
 Status JobRegistry::Start() {
-  ASSIGN_OR_RETURN(store_, catalog::RoutineLoadStore::Open(db_));
+  ASSIGN_OR_RETURN(store_, catalog::RoutineLoadStore::Open(db_, options_.secrets_key_file));
   ASSIGN_OR_RETURN(auto stored, store_->LoadJobs());
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -27,6 +27,8 @@ struct SchedulerOptions {
   double max_retry_backoff_seconds = 300;
   // Base URL error-log links point at (the HTTP port), e.g. "http://127.0.0.1:8030".
   std::string http_base_url;
+  // Key file sealing secret job properties in the catalog (catalog::SecretBox); empty: a key in memory.
+  std::string secrets_key_file;
 };
 
 class JobRegistry;
