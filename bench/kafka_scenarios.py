@@ -14,6 +14,7 @@ from benchlib import (REPO, TABLE_DDL, Broker, count_messages, measure_kcat, par
                       proc_status_kib, produce_topic, routine_load_sql)
 
 from kafka_clickhouse import clickhouse, render_clickhouse  # noqa: E402
+from volume_files import render_volume_files, volume_files  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 from harness import SluiceServer  # noqa: E402  (tests/e2e/harness.py)
@@ -329,4 +330,4 @@ def render_backlog(r: dict) -> str:
 
 SCENARIOS = {"clickhouse": (clickhouse, render_clickhouse), "scale": (scale, render_scale),
              "freshness": (freshness, render_freshness), "idle": (idle_jobs, render_idle),
-             "backlog": (backlog, render_backlog)}
+             "backlog": (backlog, render_backlog), "volume": (volume_files, render_volume_files)}

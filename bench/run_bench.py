@@ -283,6 +283,17 @@ SCENARIO_TEXT = {
         f"{a.idle_jobs} routine loads on a topic with no new data (each first loads the topic's 10 messages), "
         f"`max_batch_interval` {a.idle_interval} s; the server's CPU (utime+stime) over {a.idle_seconds:g} s.",
     ],
+    "volume": lambda a: [
+        "### Volume files against DuckDB's own readers",
+        "",
+        f"About {a.volume_mb:g} MB of the orders data in {a.volume_files} files per format in a local folder: CSV "
+        "with a header, and JSON lines. Sluice: `CREATE VOLUME files LOCATION 'file:///...'` and `COPY INTO t FROM "
+        "VOLUME files USING CSV OPTIONS ('header' = 'true')` / `USING JSON`, timed around the statement (one "
+        "transaction per file, with its load record). DuckDB: `bench/duckdb_load` (a small program on the same "
+        "libduckdb) running `INSERT INTO t SELECT ... FROM read_csv('dir/*.csv', header = true)` / "
+        "`read_json('dir/*.jsonl', format = 'newline_delimited')` and a CHECKPOINT into a fresh database file, "
+        "timed around the process. Ratio = DuckDB seconds / Sluice seconds, per run, back to back.",
+    ],
     "backlog": lambda a: [
         "### Memory with a backlog",
         "",
@@ -345,6 +356,8 @@ def main(argv=None) -> int:
     ap.add_argument("--idle-jobs", type=int, default=None, help="routine loads for idle (100)")
     ap.add_argument("--idle-seconds", type=float, default=None, help="seconds idle CPU is measured (60)")
     ap.add_argument("--idle-interval", default="10", help="max_batch_interval of the idle jobs (10, the default)")
+    ap.add_argument("--volume-mb", type=float, default=None, help="MB of files per format for volume (100)")
+    ap.add_argument("--volume-files", type=int, default=None, help="files per format for volume (20)")
     ap.add_argument("--backlog-rows", type=int, default=None, help="messages waiting for backlog (5000000)")
     ap.add_argument("--backlog-partitions", type=int, default=None, help="partitions for backlog (128)")
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
@@ -369,7 +382,8 @@ def main(argv=None) -> int:
         args.partitions = 4 if args.smoke else 32
     smoke_or = {"ch_rows": (20000, 1000000), "ch_runs": (1, args.runs), "scale_rows": (2000, 30000), "fresh_rate": (2000, 10000), "fresh_seconds": (5, 60),
                 "idle_jobs": (10, 100), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
-                "backlog_partitions": (4, 128)}
+                "backlog_partitions": (4, 128),
+                "volume_mb": (2, 100), "volume_files": (4, 20)}
     for key, (small, full) in smoke_or.items():
         if getattr(args, key) is None:
             setattr(args, key, small if args.smoke else full)
