@@ -135,6 +135,28 @@ def test_sensor_log_example(s):
         c.done()
 
 
+@suite.test(timeout=180)
+def test_include_metadata_with_avro(s):
+    """INCLUDE METADATA applies to avro as to json: the partition and offset of each record land next to its fields,
+    usable in COLUMNS expressions."""
+    topic = new_topic("sensor_meta", 2)
+    with ah.SchemaRegistry({1: SENSOR_SCHEMA}) as registry:
+        srv, conn = start_server(s)
+        kh.query(conn, "CREATE TABLE sensor_meta (id bigint NOT NULL, name varchar(64), src varchar(64)) "
+                       "DUPLICATE KEY(id)")
+        records = [sensor_record(i) for i in range(60)]
+        for p in (0, 1):
+            ah.produce_avro(broker().bootstrap, topic, p, 1, SENSOR_SCHEMA, records[p::2])
+        create_job(conn, "meta_job", "sensor_meta", topic, registry.url(),
+                   columns="INCLUDE METADATA (PARTITION AS m_partition, OFFSET AS m_offset), "
+                           "COLUMNS (id, name, src = concat(m_partition, ':', m_offset))")
+        kh.wait_rows(conn, "sensor_meta", len(records), LOAD_TIMEOUT, job="meta_job")
+        actual = rows_of(conn, "SELECT id, name, src FROM sensor_meta ORDER BY id")
+        # record i went to partition i % 2, at offset i // 2
+        expected = [(r["id"], r["name"], f"{i % 2}:{i // 2}") for i, r in enumerate(records)]
+        compare_rows(actual, expected, "sensor_meta")
+
+
 # ---- nested types --------------------------------------------------------------------------------------------------
 
 NESTED_SCHEMA = {
