@@ -582,22 +582,18 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       const FileFormat& f = t.format;
       std::string compression = f.compression == "auto" ? "auto_detect" : f.compression == "none" ? "uncompressed"
                                                                                                  : f.compression;
-      // As LoadJson does, file by file: each column extracted by its key as text and converted with CAST (LoadJson's
-      // TRY_CAST that finds no bad value), so a group loads exactly what its files would one by one; a line that is
-      // not a JSON object fails the group like it fails the file.
-      std::string paths, select;
-      for (size_t i = 0; i < cols.size(); i++) {
-        paths += (i ? ", " : "") + JsonPath(cols[i].first);
-        select += "CAST(__v[" + std::to_string(i + 1) + "] AS " + cols[i].second + ") AS " +
-                  QuoteIdentifier(cols[i].first) + ", ";
+      // As LoadJson does, file by file: each column's value as text (JSON text for arrays and objects), converted
+      // with CAST (LoadJson's TRY_CAST that finds no bad value), so a group loads exactly what its files would one by
+      // one; a record that is not a JSON object fails the group (records = 'true') like it fails the file.
+      std::vector<std::pair<std::string, std::string>> text_cols;
+      std::string select;
+      for (const auto& [name, type] : cols) {
+        text_cols.emplace_back(name, "VARCHAR");
+        select += "CAST(" + QuoteIdentifier(name) + " AS " + type + ") AS " + QuoteIdentifier(name) + ", ";
       }
-      relation = "(SELECT " + select + "filename AS " + kSourceFileColumn + " FROM (SELECT json_extract_string(json, [" +
-                 paths + "]) AS __v, json, filename FROM read_json_objects(" + list + ", format = " +
-                 QuoteLiteral(json_format) + ", compression = " + QuoteLiteral(compression) + ", filename = true))";
-      if (json_format == "newline_delimited")
-        relation += " WHERE CASE WHEN left(json, 1) = '{' OR json_type(json) = 'OBJECT' THEN true "
-                    "ELSE error('a line is not a JSON object') END";
-      relation += ")";
+      relation = "(SELECT " + select + kSourceFileColumn + " FROM read_json(" + list + ", format = " +
+                 QuoteLiteral(json_format) + ", records = 'true', compression = " + QuoteLiteral(compression) +
+                 ", columns = " + ColumnsStruct(text_cols) + ", filename = '" + kSourceFileColumn + "'))";
     }
     if (t.format.kind == FileFormat::Kind::kCsv) relation += std::string(", filename = '") + kSourceFileColumn + "')";
     ASSIGN_OR_RETURN(auto ins, con.Query("INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ")" : "") +
