@@ -1,6 +1,7 @@
 #pragma once
 // One-shot COPY INTO t FROM VOLUME v: picks the volume's files, and loads each in its own transaction together
-// with its load record, so a file is loaded whole or not at all, and once (unless FORCE). DuckDB parses the files
+// with its load record (or a group of files in one transaction with every file's record), so a file is loaded whole
+// or not at all, and once (unless FORCE). DuckDB parses the files
 // (read_csv with its reject table, read_json_objects, read_parquet); S3 objects are first downloaded into a
 // scratch folder. Volume pipes run the same per-file load (LoadVolumeFile).
 #include <optional>
