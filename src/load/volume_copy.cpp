@@ -8,6 +8,8 @@
 #include <set>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <regex>
 
 #include "common/log.h"
@@ -105,21 +107,26 @@ std::string InsertSql(const std::string& table_sql, const std::string& relation,
          (t.where.empty() ? "" : " WHERE " + t.where);
 }
 
-Result<Counts> LoadCsv(storage::Connection& con, const std::string& path, const std::string& table_sql,
-                       const std::vector<std::pair<std::string, std::string>>& cols, bool by_name,
-                       const VolumeLoadTarget& t) {
-  const FileFormat& f = t.format;
-  // Without a schema (a transform over a file whose columns were not given) the header names the columns, or
-  // DuckDB's column0, column1 ... do, and every value is text for the SELECT list to convert.
-  std::string args = QuoteLiteral(path) + (cols.empty() ? ", all_varchar = true"
-                                                         : ", columns = " + ColumnsStruct(cols) + ", auto_detect = false") +
-                     ", header = " + (f.header ? "true" : "false");
+// read_csv's arguments after the path(s). Without a schema (a transform over a file whose columns were not given)
+// the header names the columns, or DuckDB's column0, column1 ... do, and every value is text for the SELECT list to
+// convert.
+std::string CsvReaderOptions(const std::vector<std::pair<std::string, std::string>>& cols, const FileFormat& f) {
+  std::string args = (cols.empty() ? ", all_varchar = true"
+                                   : ", columns = " + ColumnsStruct(cols) + ", auto_detect = false") +
+                     std::string(", header = ") + (f.header ? "true" : "false");
   if (f.sep) args += ", delim = " + QuoteLiteral(*f.sep);
   if (f.quote) args += ", quote = " + QuoteLiteral(*f.quote);
   if (f.escape) args += ", escape = " + QuoteLiteral(*f.escape);
   if (f.null_string) args += ", nullstr = " + QuoteLiteral(*f.null_string);
   if (f.skip > 0) args += ", skip = " + std::to_string(f.skip);
   args += ", compression = " + QuoteLiteral(f.compression);
+  return args;
+}
+
+Result<Counts> LoadCsv(storage::Connection& con, const std::string& path, const std::string& table_sql,
+                       const std::vector<std::pair<std::string, std::string>>& cols, bool by_name,
+                       const VolumeLoadTarget& t) {
+  std::string args = QuoteLiteral(path) + CsvReaderOptions(cols, t.format);
   if (t.continue_on_error) {
     RETURN_IF_ERROR(con.Execute(std::string("DROP TABLE IF EXISTS temp.") + kRejectsTable +
                                 "; DROP TABLE IF EXISTS temp." + kRejectScans));
@@ -483,6 +490,146 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
   return out;
 }
 
+namespace {
+
+// A group loaded by one INSERT stays under these bounds (and is loaded file by file when it fails).
+constexpr int64_t kGroupMaxBytes = int64_t{1} << 30;
+constexpr size_t kGroupMaxFiles = 256;
+constexpr const char* kSourceFileColumn = "__sluice_source_file";
+
+// Whether COPY may load its files in groups: ON_ERROR = ABORT (a bad row fails the statement anyway, so a group
+// that fails is loaded again file by file to name the file and keep the files before it), no transform (its
+// expressions may depend on the file), CSV or JSON.
+bool GroupLoadFits(const VolumeLoadTarget& t) {
+  return !t.continue_on_error && t.select_list.empty() &&
+         (t.format.kind == FileFormat::Kind::kCsv || t.format.kind == FileFormat::Kind::kJson);
+}
+
+// read_json's format for a downloaded file, or "" when only the per-file load can tell (compressed, format auto).
+std::string JsonGroupFormat(const std::string& local, const FileFormat& f) {
+  if (f.json_format == "lines") return "newline_delimited";
+  if (f.json_format == "array") return "array";
+  bool compressed = f.compression == "gzip" || f.compression == "zstd" ||
+                    (f.compression == "auto" && (local.ends_with(".gz") || local.ends_with(".zst") ||
+                                                 local.ends_with(".zstd")));
+  if (compressed) return "";
+  return LooksLikeJsonLines(local, f) ? "newline_delimited" : "array";
+}
+
+// Loads `files` (in the order given, none of them loaded before unless `force`) with ONE INSERT over all of them, in
+// one transaction together with every file's load record: the group is loaded whole or not at all. Any failure (a
+// bad row, a file that cannot be read, a file loaded meanwhile by another statement) rolls everything back and is
+// returned; the caller then loads the files one by one, which names the failing file and line.
+Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, source::VolumeReader& reader,
+                                                     const catalog::ResolvedVolume& volume,
+                                                     const std::vector<source::VolumeFile>& files,
+                                                     const VolumeLoadTarget& t, bool force) {
+  // The same per-file locks as LoadVolumeFile, taken in one order so two groups cannot wait for each other.
+  std::vector<std::string> keys;
+  for (const auto& file : files) keys.push_back(volume.location.url + file.path + "\n" + t.db + "." + t.table);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<std::unique_ptr<FileLoadLocks::Guard>> guards;
+  for (const auto& key : keys) guards.push_back(std::make_unique<FileLoadLocks::Guard>(GlobalFileLoadLocks(), key));
+  std::vector<catalog::FileLoadRecord> records(files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    auto& r = records[i];
+    r.file_url = volume.location.url + files[i].path;
+    r.target = t.db + "." + t.table;
+    r.size = files[i].size;
+    r.last_modified_ms = files[i].last_modified_ms;
+    r.etag = files[i].etag;
+    if (!force) {
+      ASSIGN_OR_RETURN(bool loaded, catalog::VolumeStore::IsFileLoaded(con, r));
+      if (loaded) return Status::Conflict("file '" + files[i].path + "' was loaded meanwhile");
+    }
+  }
+  std::vector<ScratchFile> scratch(files.size());
+  std::vector<std::string> locals;
+  std::string json_format;
+  for (size_t i = 0; i < files.size(); i++) {
+    ASSIGN_OR_RETURN(std::string local, reader.Fetch(files[i], t.scratch_dir));
+    if (reader.FetchCopies()) scratch[i].path = local;
+    if (HasGlobCharacters(local)) return Status::NotSupported("file name '" + local + "' has glob characters");
+    if (t.format.kind == FileFormat::Kind::kJson) {
+      std::string fmt = JsonGroupFormat(local, t.format);
+      if (fmt.empty() || (!json_format.empty() && fmt != json_format))
+        return Status::NotSupported("JSON files of unknown or mixed shape");
+      json_format = fmt;
+    }
+    locals.push_back(std::move(local));
+  }
+  std::map<std::string, size_t> index;
+  std::string list = "[";
+  for (size_t i = 0; i < locals.size(); i++) {
+    if (!index.emplace(locals[i], i).second) return Status::NotSupported("two files share the path " + locals[i]);
+    list += (i ? ", " : "") + QuoteLiteral(locals[i]);
+  }
+  list += "]";
+  std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
+  std::vector<int64_t> rows(files.size(), 0);
+  RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
+    std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
+    bool by_name = !cols.empty();
+    if (cols.empty()) {
+      ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
+    }
+    std::string relation;
+    if (t.format.kind == FileFormat::Kind::kCsv) {
+      relation = "read_csv(" + list + CsvReaderOptions(cols, t.format);
+    } else {
+      by_name = true;  // JSON keys name the columns
+      const FileFormat& f = t.format;
+      std::string compression = f.compression == "auto" ? "auto_detect" : f.compression == "none" ? "uncompressed"
+                                                                                                 : f.compression;
+      // As LoadJson does, file by file: each column's value as text (JSON text for arrays and objects), converted
+      // with CAST (LoadJson's TRY_CAST that finds no bad value), so a group loads exactly what its files would one by
+      // one; a record that is not a JSON object fails the group (records = 'true') like it fails the file.
+      std::vector<std::pair<std::string, std::string>> text_cols;
+      std::string select;
+      for (const auto& [name, type] : cols) {
+        text_cols.emplace_back(name, "VARCHAR");
+        select += "CAST(" + QuoteIdentifier(name) + " AS " + type + ") AS " + QuoteIdentifier(name) + ", ";
+      }
+      relation = "(SELECT " + select + kSourceFileColumn + " FROM read_json(" + list + ", format = " +
+                 QuoteLiteral(json_format) + ", records = 'true', compression = " + QuoteLiteral(compression) +
+                 ", columns = " + ColumnsStruct(text_cols) + ", filename = '" + kSourceFileColumn + "'))";
+    }
+    if (t.format.kind == FileFormat::Kind::kCsv) relation += std::string(", filename = '") + kSourceFileColumn + "')";
+    ASSIGN_OR_RETURN(auto ins, con.Query("INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ")" : "") +
+                                         " SELECT " + NameList(cols) + " FROM " + relation));
+    // Rows per file: the files are read again, counting only (DuckDB skips converting the columns).
+    ASSIGN_OR_RETURN(auto per_file, con.Query(std::string("SELECT ") + kSourceFileColumn + ", count(*) FROM " +
+                                              relation + " GROUP BY 1"));
+    int64_t total = 0;
+    for (const auto& row : per_file.result_set->rows) {
+      auto it = row[0] ? index.find(*row[0]) : index.end();
+      if (it == index.end() || !row[1]) return Status::Internal("rows from an unexpected file " + row[0].value_or(""));
+      rows[it->second] = std::stoll(*row[1]);
+      total += rows[it->second];
+    }
+    if (total != static_cast<int64_t>(ins.affected_rows))
+      return Status::Internal("the files' rows (" + std::to_string(total) + ") do not add up to the rows inserted (" +
+                              std::to_string(ins.affected_rows) + ")");
+    int64_t now = NowMs();
+    for (size_t i = 0; i < files.size(); i++) {
+      records[i].rows_loaded = rows[i];
+      records[i].error_rows = 0;
+      records[i].status = "LOADED";
+      RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, records[i], now));
+    }
+    return Status::Ok();
+  }));
+  std::vector<FileLoadOutcome> out(files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    out[i].status = "LOADED";
+    out[i].rows_loaded = rows[i];
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& req) {
   const auto& t = req.target;
   // The table must exist before any file is touched.
@@ -529,12 +676,21 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   if (!req.force) {
     ASSIGN_OR_RETURN(loaded, catalog::VolumeStore::LoadedFileKeys(con, req.volume.location.url, t.db + "." + t.table));
   }
-  for (const auto& file : chosen) {
-    if (loaded.count(catalog::VolumeStore::FileIdentityKey(req.volume.location.url + file.path, file.size,
-                                                           file.last_modified_ms, file.etag)))
-      continue;
+  std::vector<source::VolumeFile> todo;
+  for (const auto& file : chosen)
+    if (!loaded.count(catalog::VolumeStore::FileIdentityKey(req.volume.location.url + file.path, file.size,
+                                                            file.last_modified_ms, file.etag)))
+      todo.push_back(file);
+  auto add_row = [&](const std::string& path, const FileLoadOutcome& o) {
+    rs.rows.push_back({path, o.status, std::to_string(o.rows_loaded), std::to_string(o.error_rows),
+                       o.first_error.empty() ? std::nullopt : std::optional<std::string>(o.first_error),
+                       o.first_error_line ? std::optional<std::string>(std::to_string(o.first_error_line))
+                                          : std::nullopt});
+  };
+  // One file in its own transaction; an error stops the statement.
+  auto load_one = [&](const source::VolumeFile& file) -> Status {
     auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
-    if (outcome.ok() && outcome->status == "SKIPPED") continue;
+    if (outcome.ok() && outcome->status == "SKIPPED") return Status::Ok();
     if (!outcome.ok()) {
       log::Warn("copy", "loading {} from volume {} into {}.{} failed: {}", file.path, req.volume.info.name, t.db,
                 t.table, outcome.status().message());
@@ -544,13 +700,41 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
                                                    "it were): " + outcome.status().message());
       rs.rows.push_back({file.path, std::string("LOAD_FAILED"), std::string("0"), std::string("0"),
                          outcome.status().message(), std::nullopt});
+      return Status::Ok();
+    }
+    add_row(file.path, *outcome);
+    return Status::Ok();
+  };
+  size_t next = 0;
+  while (next < todo.size()) {
+    // Under ON_ERROR = ABORT without a transform, files go in groups, each loaded by one INSERT in one transaction;
+    // a group that fails is loaded again file by file, which stops at the failing file as documented.
+    std::vector<source::VolumeFile> group;
+    int64_t bytes = 0;
+    if (GroupLoadFits(t)) {
+      while (next + group.size() < todo.size() && group.size() < kGroupMaxFiles &&
+             (group.empty() || bytes + todo[next + group.size()].size <= kGroupMaxBytes)) {
+        bytes += todo[next + group.size()].size;
+        group.push_back(todo[next + group.size()]);
+      }
+    }
+    if (group.size() >= 2) {
+      auto outcomes = LoadVolumeGroup(con, *reader, req.volume, group, t, req.force);
+      if (outcomes.ok()) {
+        log::Info("copy", "loaded {} files ({} bytes) from volume {} into {}.{} in one transaction", group.size(),
+                  bytes, req.volume.info.name, t.db, t.table);
+        for (size_t i = 0; i < group.size(); i++) add_row(group[i].path, (*outcomes)[i]);
+        next += group.size();
+        continue;
+      }
+      log::Info("copy", "loading {} files from volume {} into {}.{} at once failed ({}); loading them one by one",
+                group.size(), req.volume.info.name, t.db, t.table, outcomes.status().message());
+      for (const auto& file : group) RETURN_IF_ERROR(load_one(file));
+      next += group.size();
       continue;
     }
-    rs.rows.push_back({file.path, outcome->status, std::to_string(outcome->rows_loaded),
-                       std::to_string(outcome->error_rows),
-                       outcome->first_error.empty() ? std::nullopt : std::optional<std::string>(outcome->first_error),
-                       outcome->first_error_line ? std::optional<std::string>(std::to_string(outcome->first_error_line))
-                                                 : std::nullopt});
+    RETURN_IF_ERROR(load_one(todo[next]));
+    next++;
   }
   return rs;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // One-shot COPY INTO t FROM VOLUME v: picks the volume's files, and loads each in its own transaction together
-// with its load record, so a file is loaded whole or not at all, and once (unless FORCE). DuckDB parses the files
+// with its load record (or a group of files in one transaction with every file's record), so a file is loaded whole
+// or not at all, and once (unless FORCE). DuckDB parses the files
 // (read_csv with its reject table, read_json_objects, read_parquet); S3 objects are first downloaded into a
 // scratch folder. Volume pipes run the same per-file load (LoadVolumeFile).
 #include <optional>
@@ -81,7 +82,9 @@ struct VolumeCopyRequest {
 // Runs COPY INTO: one row per file tried (file, status, rows_loaded, error_rows, first_error, first_error_line).
 // Files loaded before (same volume location, path and size, same ETag or, without one, modification time, into the
 // same table) are skipped unless `force`. Under ON_ERROR = ABORT the first failing file fails the statement; files before it
-// stay loaded.
+// stay loaded. Under ON_ERROR = ABORT without a transform, CSV and JSON files load in groups (up to 256 files / 1 GiB):
+// one INSERT over the group's files and every file's load record in one transaction; a group that fails is rolled
+// back and loaded again file by file (LoadVolumeFile), which stops at the bad file as above.
 Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& request);
 
 }  // namespace sluice::load

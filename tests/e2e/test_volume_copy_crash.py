@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """COPY INTO from a volume survives a crash (issue 4, part 5): each file's rows and its load record commit in one
-transaction, so a server killed with SIGKILL in the middle of a COPY of many files leaves every file either wholly
-loaded (and recorded) or not at all; running the COPY again after the restart loads exactly the rest.
+transaction (file by file, or a group of files together with every file's record), so a server killed with SIGKILL
+in the middle of a COPY of many files leaves every file either wholly loaded (and recorded) or not at all;
+running the COPY again after the restart loads exactly the rest.
 
     /usr/bin/python3 tests/e2e/test_volume_copy_crash.py --server build/sluice
 """
@@ -20,8 +21,6 @@ from harness import TestSuite, check, eq  # noqa: E402
 
 suite = TestSuite("test_volume_copy_crash")
 
-FILES = 400
-ROWS_PER_FILE = 5
 
 
 def q(conn, sql):
@@ -30,13 +29,12 @@ def q(conn, sql):
         return [tuple(r) for r in cur.fetchall()]
 
 
-@suite.test(timeout=150)
-def sigkill_during_copy_loads_every_file_once(s: TestSuite):
+def sigkill_during_copy(s: TestSuite, files: int, rows_per_file: int, clause: str, min_loaded: int):
     folder = tempfile.mkdtemp(prefix="sluice-crash-")
     try:
-        for f in range(FILES):
+        for f in range(files):
             with open(f"{folder}/part-{f:04d}.csv", "w") as out:
-                out.write("".join(f"{f},{r}\n" for r in range(ROWS_PER_FILE)))
+                out.write("".join(f"{f},{r}\n" for r in range(rows_per_file)))
         srv = s.server().start()
         conn = srv.connect()
         q(conn, "CREATE DATABASE d")
@@ -49,7 +47,7 @@ def sigkill_during_copy_loads_every_file_once(s: TestSuite):
         def copy():
             try:
                 c = srv.connect(database="d", read_timeout=120)
-                outcome["rows"] = q(c, "COPY INTO t FROM VOLUME v USING CSV")
+                outcome["rows"] = q(c, "COPY INTO t FROM VOLUME v USING CSV" + clause)
             except Exception as e:  # the server dies under it
                 outcome["error"] = e
 
@@ -60,10 +58,10 @@ def sigkill_during_copy_loads_every_file_once(s: TestSuite):
         loaded = 0
         while time.monotonic() < deadline:
             loaded = q(conn, "SELECT count(*) FROM __sluice.volume_loads")[0][0]
-            if loaded >= 20:
+            if loaded >= min_loaded:
                 break
             time.sleep(0.02)
-        check(loaded >= 20, f"the COPY made progress before the kill ({loaded} files)")
+        check(loaded >= min_loaded, f"the COPY made progress before the kill ({loaded} files)")
         srv.restart(signal.SIGKILL)
         worker.join(30)
         check("error" in outcome, f"the COPY was cut short by the kill (it returned {len(outcome.get('rows', []))} rows)")
@@ -73,20 +71,33 @@ def sigkill_during_copy_loads_every_file_once(s: TestSuite):
         records = q(conn, "SELECT file_url FROM __sluice.volume_loads")
         recorded = {int(url.rsplit("part-", 1)[1][:4]) for (url,) in records}
         eq(len(records), len(recorded), "one load record per file")
-        check(0 < len(recorded) < FILES, f"the kill landed mid-COPY ({len(recorded)} of {FILES} files recorded)")
+        check(0 < len(recorded) < files, f"the kill landed mid-COPY ({len(recorded)} of {files} files recorded)")
         eq(set(per_file), recorded, "files with rows are exactly the recorded files")
-        check(all(n == ROWS_PER_FILE for n in per_file.values()), f"no file is half loaded: {per_file}")
+        check(all(n == rows_per_file for n in per_file.values()), f"no file is half loaded: {per_file}")
 
         # again: exactly the files that were missing
-        rows = q(conn, "COPY INTO t FROM VOLUME v USING CSV")
-        eq(len(rows), FILES - len(recorded), "the second COPY loads the rest")
-        eq(q(conn, "SELECT count(DISTINCT file), count(*) FROM t"), [(FILES, FILES * ROWS_PER_FILE)],
+        rows = q(conn, "COPY INTO t FROM VOLUME v USING CSV" + clause)
+        eq(len(rows), files - len(recorded), "the second COPY loads the rest")
+        eq(q(conn, "SELECT count(DISTINCT file), count(*) FROM t"), [(files, files * rows_per_file)],
            "every file exactly once")
-        eq(q(conn, "COPY INTO t FROM VOLUME v USING CSV"), [], "nothing left to load")
+        eq(q(conn, "COPY INTO t FROM VOLUME v USING CSV" + clause), [], "nothing left to load")
         check(not os.listdir(os.path.join(srv.data_dir, "scratch")) if os.path.isdir(
             os.path.join(srv.data_dir, "scratch")) else True, "the scratch folder is empty")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@suite.test(timeout=150)
+def sigkill_during_copy_file_by_file(s: TestSuite):
+    # ON_ERROR = CONTINUE loads each file in its own transaction
+    sigkill_during_copy(s, 400, 5, " ON_ERROR = CONTINUE", 20)
+
+
+@suite.test(timeout=150)
+def sigkill_during_copy_in_groups(s: TestSuite):
+    # ON_ERROR = ABORT loads up to 256 files per transaction: 600 files are 3 groups, big enough that the kill lands
+    # after the first group and before the last
+    sigkill_during_copy(s, 600, 3000, "", 1)
 
 
 if __name__ == "__main__":
