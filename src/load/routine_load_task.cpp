@@ -22,6 +22,7 @@ int64_t NowMs() {
 // The text of a decoded row, for a row the transform rejected: the source bytes are gone by then, so Sluice
 // shows the fields it read, in the message's own format.
 std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def) {
+  if (def.pipe) return std::string(batch.Field(batch.num_columns() - 1, row));  // a pipe's row is a message value
   if (def.Property("format") == "json" || def.Property("format") == "avro") {
     nlohmann::json j = nlohmann::json::object();
     for (size_t c = 0; c < batch.num_columns(); c++) {
@@ -60,11 +61,12 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.deadline = started + limits.consume_time;
   consume.max_messages = limits.max_rows;
   consume.max_bytes = limits.max_bytes;
+  consume.want_headers = decoder->wants_headers();
   size_t rows = 0;
   Status decode_status;
   ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
                      size_t before = batch.num_rows() + batch.rejected().size();
-                     decode_status = decoder->Decode(m.payload, RowOrigin{m.partition, m.offset}, batch);
+                     decode_status = decoder->DecodeMessage(m, batch);
                      if (!decode_status.ok()) return false;
                      rows += batch.num_rows() + batch.rejected().size() - before;
                      if (m.timestamp_ms >= 0) result.last_timestamp_ms[m.partition] = m.timestamp_ms;
@@ -123,6 +125,12 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
     result.total_rows = decoded_rows + decode_errors;
     result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
 
+    if (def.pipe && result.counts.error_rows > def.pipe->max_errors) {
+      result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
+                            " rows in a batch were error rows, above max errors " +
+                            std::to_string(def.pipe->max_errors) + " (READ_KAFKA argument 11)";
+      return Status::Conflict("abort");
+    }
     double ratio = def.DoubleProperty("max_filter_ratio");
     if (result.total_rows > 0 && static_cast<double>(result.counts.error_rows) / result.total_rows > ratio) {
       result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +

@@ -71,6 +71,7 @@ Status JobRegistry::Start() {
       jobs_[job->stored.id] = job;
     }
   }
+  RETURN_IF_ERROR(LoadVclusters());
   ASSIGN_OR_RETURN(pool_, WorkerPool::Start(db_, std::max(1, options_.worker_threads)));
   scheduler_ = std::thread([this] { SchedulerLoop(); });
   log::Info("scheduler", "{} routine load job(s) loaded; {} worker(s)", stored.size(), pool_->size());

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "sql/pipe_ast.h"
 #include "sql/routine_load_ast.h"
 
 namespace sluice::sql {
@@ -97,6 +98,7 @@ struct PassThrough { std::string sql; };  // already translated for DuckDB
 using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDatabase, ShowDatabases, ShowTables,
                                DescribeTable, ShowCreateTable, CreateTable, DropTable, UndropTable, SetVariables,
                                ShowSystem, CreateRoutineLoad, AlterRoutineLoad, ControlRoutineLoad, ShowRoutineLoad,
-                               ShowRoutineLoadTask, ShowCreateRoutineLoad>;
+                               ShowRoutineLoadTask, ShowCreateRoutineLoad, CreatePipe, DropPipe, AlterPipe,
+                               ShowPipes, DescPipe, CreateVcluster, DropVcluster, ShowVclusters>;
 
 }  // namespace sluice::sql

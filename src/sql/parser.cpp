@@ -156,6 +156,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
+  if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
   if (first.IsWord("CREATE")) return ParseCreate(ts, session);
   if (first.IsWord("DROP")) {
     if (second.IsWord("DATABASE") || second.IsWord("SCHEMA")) return ParseDropDatabase(ts);

@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""Kafka pipes (Lakehouse CREATE PIPE ... READ_KAFKA) on the test broker, through the routine load engine.
+
+1. The JSON log pipe of the reference: {"time", "level", "message"} messages on two partitions loaded into
+   kafka_logs(log_time TIMESTAMP, level STRING, message STRING) with PARSE_JSON expressions and a WHERE, checked row
+   by row; DROP PIPE, more messages, CREATE PIPE with the same group id: it resumes, nothing is loaded twice; a new
+   group with RESET_KAFKA_GROUP_OFFSETS = 'latest' loads only what comes after it.
+2. max errors (READ_KAFKA argument 11): within it, bad rows are recorded and skipped; beyond it the batch is not
+   committed, and after MAX_SKIP_BATCH_COUNT_ON_ERROR batches the pipe is FAILED with the reason; SHOW PIPES says so.
+3. SIGKILL during loads: every message is in the table exactly once after restarts.
+
+    /usr/bin/python3 tests/e2e/test_kafka_pipes.py --server build/sluice --testbroker build/tools/testbroker/testbroker
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kafka_harness as kh  # noqa: E402
+from harness import Collector, TestSuite, check, eq  # noqa: E402
+
+suite = TestSuite("test_kafka_pipes")
+state: dict = {}
+LEVELS = ["info", "warn", "error", "debug"]
+
+
+def broker():
+    if "broker" not in state:
+        state["broker"] = kh.TestBroker({"logs": 2, "bad": 1, "crash": 2}).start()
+    return state["broker"]
+
+
+def log_message(p: int, i: int) -> dict:
+    return {"time": f"2024-05-01 10:{(i // 60) % 60:02d}:{i % 60:02d}", "level": LEVELS[i % 4],
+            "message": f"m-{p}-{i}"}
+
+
+def produce_logs(b, topic: str, p: int, lo: int, hi: int):
+    kh.produce(b.bootstrap, topic, p, [json.dumps(log_message(p, i)) for i in range(lo, hi)])
+
+
+def pipe_rows(conn, like: str = "%") -> list[dict]:
+    with conn.cursor() as cur:
+        cur.execute(f"SHOW PIPES LIKE '{like}'")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def desc_pipe(conn, name: str, extended: bool = False) -> dict:
+    rows = kh.query(conn, f"DESC PIPE {'EXTENDED ' if extended else ''}{name}")
+    return {k: v for k, v in rows}
+
+
+def wait_status(conn, name: str, status: str, timeout: float = 60.0) -> dict:
+    return kh.wait_until(lambda: next((r for r in pipe_rows(conn, name) if r["status"] == status), None), timeout,
+                         f"pipe {name} to be {status} (now {pipe_rows(conn, name)})")
+
+
+def create_log_pipe(conn, bootstrap: str, group: str, extra: str = "", name: str = "logs_pipe"):
+    kh.query(conn, f"""CREATE PIPE {name} VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '1' {extra}
+AS COPY INTO kafka_logs FROM (
+    SELECT CAST(PARSE_JSON(value::STRING)['time'] AS TIMESTAMP),
+           PARSE_JSON(value::STRING)['level']::STRING,
+           PARSE_JSON(value::STRING)['message']::STRING
+    FROM READ_KAFKA('{bootstrap}', 'logs', '', '{group}', '', '', '', '', 'raw', 'raw', 0, map())
+    WHERE PARSE_JSON(value::STRING)['level']::STRING <> 'debug'
+)""")
+
+
+def expected_logs(ranges) -> list[tuple]:
+    out = []
+    for p, lo, hi in ranges:
+        for i in range(lo, hi):
+            m = log_message(p, i)
+            if m["level"] != "debug":
+                out.append((m["time"], m["level"], m["message"]))
+    return sorted(out, key=lambda r: r[2])
+
+
+def table_logs(conn) -> list[tuple]:
+    rows = kh.query(conn, "SELECT strftime(log_time, '%Y-%m-%d %H:%M:%S'), level, message FROM kafka_logs "
+                          "ORDER BY message")
+    return [tuple(r) for r in rows]
+
+
+@suite.test(timeout=180)
+def test_json_log_pipe_resumes_by_group(s):
+    b = broker()
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE lake")
+    kh.query(conn, "USE lake")
+    kh.query(conn, "CREATE TABLE kafka_logs (log_time TIMESTAMP, level STRING, message STRING)")
+    for p in range(2):
+        produce_logs(b, "logs", p, 0, 300)
+    create_log_pipe(conn, b.bootstrap, "log_group", "RESET_KAFKA_GROUP_OFFSETS = 'earliest'")
+    first = expected_logs([(0, 0, 300), (1, 0, 300)])
+    kh.wait_rows(conn, "kafka_logs", len(first), 60)
+    c = Collector()
+    c.eq(table_logs(conn), first, "rows of the first 600 messages (debug ones filtered)")
+    pipe = pipe_rows(conn, "logs_pipe")[0]
+    c.eq((pipe["status"], pipe["pipe_kind"], pipe["virtual_cluster"]), ("RUNNING", "READ_KAFKA", "default"), "SHOW PIPES")
+    lat = kh.wait_until(lambda: (lambda d: d if d["kafka"]["offsetLag"] == 0 and d["kafka"]["timeLag"] >= 0 else None)(
+        json.loads(desc_pipe(conn, "logs_pipe")["pipe_latency"])), 30, "offsetLag 0")
+    c.eq(lat["kafka"]["lags"], {"0": 0, "1": 0}, "per-partition lags")
+    ext = desc_pipe(conn, "logs_pipe", extended=True)
+    c.eq(int(ext["loaded_rows"]), len(first), "DESC PIPE EXTENDED loaded_rows")
+    c.eq(int(ext["filtered_rows"]), 600 - len(first), "DESC PIPE EXTENDED filtered_rows (WHERE)")
+    c.eq(json.loads(ext["next_offsets"]), {"0": 300, "1": 300}, "next offsets")
+    c.done()
+
+    # DROP PIPE keeps the data and the group's progress; CREATE PIPE with the same group resumes
+    kh.query(conn, "DROP PIPE logs_pipe")
+    eq(pipe_rows(conn), [], "SHOW PIPES after DROP PIPE")
+    for p in range(2):
+        produce_logs(b, "logs", p, 300, 450)
+    time.sleep(1.5)
+    eq(kh.scalar(conn, "SELECT count(*) FROM kafka_logs"), len(first), "rows while no pipe exists")
+    create_log_pipe(conn, b.bootstrap, "log_group")
+    second = expected_logs([(0, 0, 450), (1, 0, 450)])
+    kh.wait_rows(conn, "kafka_logs", len(second), 60)
+    time.sleep(2.0)  # a pipe that re-read old messages would add them now
+    eq(table_logs(conn), second, "rows after the pipe was recreated with the same group (no duplicates)")
+
+    # another group starting at 'latest' loads only what is produced after it
+    kh.query(conn, "CREATE TABLE later_logs (log_time TIMESTAMP, level STRING, message STRING)")
+    kh.query(conn, f"""CREATE PIPE later_pipe BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'latest'
+AS COPY INTO later_logs FROM (SELECT CAST(PARSE_JSON(value::STRING)['time'] AS TIMESTAMP) AS log_time,
+    PARSE_JSON(value::STRING)['message']::STRING AS message
+    FROM READ_KAFKA('{b.bootstrap}', 'logs', '', 'later_group', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    kh.wait_until(lambda: json.loads(desc_pipe(conn, "later_pipe", True)["next_offsets"]) == {"0": 450, "1": 450}, 30,
+                  "later_pipe to start at the end")
+    produce_logs(b, "logs", 1, 450, 460)
+    kh.wait_rows(conn, "later_logs", 10, 30)
+    eq(kh.query(conn, "SELECT min(message), max(message), count(level) FROM later_logs")[0], ("m-1-450", "m-1-459", 0),
+       "later_pipe loaded only the new messages, into the columns its aliases name")
+
+
+@suite.test(timeout=120)
+def test_max_errors_and_failed(s):
+    b = broker()
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE lake")
+    kh.query(conn, "USE lake")
+    msgs = [json.dumps(log_message(0, i)) for i in range(10)]
+    msgs[3] = "not json at all"
+    msgs[7] = '{"level": "info", "message": "no time"}'
+    kh.produce(b.bootstrap, "bad", 0, msgs)
+    for t in ("tolerant", "strict"):
+        kh.query(conn, f"CREATE TABLE {t} (log_time TIMESTAMP NOT NULL, message STRING)")
+
+    def create(name, table, group, max_errors, extra=""):
+        kh.query(conn, f"""CREATE PIPE {name} BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest' {extra}
+AS COPY INTO {table} FROM (SELECT CAST(PARSE_JSON(value::STRING)['time'] AS TIMESTAMP), PARSE_JSON(value::STRING)['message']::STRING
+    FROM READ_KAFKA('{b.bootstrap}', 'bad', '', '{group}', '', '', '', '', 'raw', 'raw', {max_errors}, map()))""")
+
+    create("tolerant_pipe", "tolerant", "g_tolerant", 2)
+    create("strict_pipe", "strict", "g_strict", 1, "MAX_SKIP_BATCH_COUNT_ON_ERROR = '2'")
+    kh.wait_rows(conn, "tolerant", 8, 30)
+    c = Collector()
+    c.eq([r[0] for r in kh.query(conn, "SELECT message FROM tolerant ORDER BY message")],
+         [f"m-0-{i}" for i in range(10) if i not in (3, 7)], "good rows of the tolerant pipe")
+    ext = kh.wait_until(lambda: (lambda d: d if d["error_rows"] == "2" else None)(desc_pipe(conn, "tolerant_pipe", True)),
+                        20, "error_rows 2")
+    c.eq(ext["pipe_status"], "RUNNING", "tolerant pipe status")
+    rejected = kh.query(conn, "SELECT RawData, Reason FROM __sluice.routine_load_rejected_rows WHERE JobName = "
+                              "'tolerant_pipe' ORDER BY \"Offset\"")
+    c.eq([r[0] for r in rejected], [msgs[3], msgs[7]], "rejected rows keep the message value")
+    c.check(all("log_time" in r[1] for r in rejected), f"reasons name the column: {rejected}")
+
+    failed = wait_status(conn, "strict_pipe", "FAILED", 40)
+    c.check("above max errors 1 (READ_KAFKA argument 11)" in failed["last_error"] and
+            "MAX_SKIP_BATCH_COUNT_ON_ERROR 2" in failed["last_error"], f"last_error: {failed['last_error']}")
+    c.eq(kh.scalar(conn, "SELECT count(*) FROM strict"), 0, "nothing of the failing batch is committed")
+    d = desc_pipe(conn, "strict_pipe")
+    c.eq(d["pipe_status"], "FAILED", "DESC PIPE pipe_status")
+    c.check("above max errors" in d["invalid_reason"], f"invalid_reason: {d['invalid_reason']}")
+    c.eq(json.loads(d["pipe_latency"])["kafka"]["timeLag"], -1, "timeLag while failing")
+    # altered, it runs again (and fails again: the data did not change)
+    kh.query(conn, "ALTER PIPE strict_pipe SET PIPE_EXECUTION_PAUSED = false")
+    c.eq(pipe_rows(conn, "strict_pipe")[0]["status"], "RUNNING", "status after ALTER ... PAUSED = false")
+    wait_status(conn, "strict_pipe", "FAILED", 40)
+    c.done()
+
+
+@suite.test(timeout=240)
+def test_sigkill_exactly_once(s):
+    b = broker()
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE lake")
+    kh.query(conn, "USE lake")
+    kh.query(conn, "CREATE TABLE events (p INT, seq BIGINT, kafka_offset BIGINT, message STRING)")
+    per_round, rounds = 4000, 5
+    total = 2 * per_round * rounds
+    kh.query(conn, f"""CREATE PIPE crash_pipe BATCH_INTERVAL_IN_SECONDS = '1' BATCH_SIZE_PER_KAFKA_PARTITION = '700'
+    RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO events FROM (SELECT partition, PARSE_JSON(value::STRING)['seq']::BIGINT, offset, PARSE_JSON(value::STRING)['message']::STRING
+    FROM READ_KAFKA('{b.bootstrap}', 'crash', '', 'crash_group', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    produced = {"rounds": 0, "error": None}
+
+    def producer():
+        try:
+            for r in range(rounds):
+                for p in range(2):
+                    kh.produce(b.bootstrap, "crash", p, [json.dumps({"seq": r * per_round + i, "message": f"e-{p}-{r * per_round + i}"})
+                                                         for i in range(per_round)])
+                produced["rounds"] = r + 1
+                time.sleep(0.7)
+        except Exception as e:  # noqa: BLE001
+            produced["error"] = e
+
+    prod = threading.Thread(target=producer, daemon=True)
+    prod.start()
+    kills, behind_kills = 0, 0
+    deadline = time.monotonic() + 150
+    while (behind_kills < 3 or prod.is_alive()) and time.monotonic() < deadline:
+        time.sleep(0.4)
+        before = kh.scalar(conn, "SELECT count(*) FROM events")
+        behind = 0 < before < produced["rounds"] * per_round * 2
+        if not behind and behind_kills >= 3:
+            continue
+        srv.restart(signal.SIGKILL)
+        kills += 1
+        behind_kills += behind
+        conn = srv.connect()
+        kh.query(conn, "USE lake")
+        after = kh.scalar(conn, "SELECT count(*) FROM events")
+        check(after >= before, f"kill {kills}: {before} rows before, {after} after")
+        eq(kh.scalar(conn, "SELECT count(DISTINCT message) FROM events"), after, f"kill {kills}: no duplicates")
+    prod.join(60)
+    if produced["error"] is not None:
+        raise produced["error"]
+    check(behind_kills >= 3, f"only {behind_kills} kills while the pipe was behind ({kills} kills)")
+    kh.wait_rows(conn, "events", total, 90)
+    c = Collector()
+    c.eq(kh.scalar(conn, "SELECT count(DISTINCT message) FROM events"), total, "distinct messages")
+    c.eq(kh.query(conn, "SELECT p, count(*), min(kafka_offset), max(kafka_offset), count(DISTINCT seq) FROM events "
+                        "GROUP BY p ORDER BY p"),
+         [(p, total // 2, 0, total // 2 - 1, total // 2) for p in range(2)], "per partition: rows, offsets, seqs")
+    c.eq(kh.scalar(conn, "SELECT count(*) FROM events WHERE message <> concat('e-', p, '-', seq)"), 0,
+         "partition and value agree")
+    c.eq(pipe_rows(conn, "crash_pipe")[0]["status"], "RUNNING", "status")
+    c.done()
+
+
+def main() -> int:
+    argv = kh.parse_args()
+    rc = 1
+    try:
+        rc = suite.run(argv)
+    finally:
+        b = state.get("broker")
+        if b is not None:
+            if rc != 0:
+                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
+            b.cleanup()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
