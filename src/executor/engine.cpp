@@ -1,6 +1,7 @@
 #include "executor/engine.h"
 
 #include "common/log.h"
+#include "executor/read_kafka.h"
 #include "executor/sql_session.h"
 
 namespace sluice {
@@ -13,6 +14,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
   RETURN_IF_ERROR(engine->routine_loads_->Start());
+  {
+    ASSIGN_OR_RETURN(auto con, engine->db_->Connect());
+    RETURN_IF_ERROR(RegisterReadKafka(*con));
+  }
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
   return engine;
 }
@@ -42,6 +47,7 @@ void Engine::UpkeepLoop() {
 Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std::string user, std::string client_host,
                                                     std::string database) {
   ASSIGN_OR_RETURN(auto con, db_->Connect());
+  RETURN_IF_ERROR(DefineReadKafkaMacro(*con));
   registry_.Add(connection_id, user, client_host, "");
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
                                               std::move(user), std::move(client_host));

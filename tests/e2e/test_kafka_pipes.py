@@ -238,6 +238,7 @@ AS COPY INTO events FROM (SELECT partition, PARSE_JSON(value::STRING)['seq']::BI
     if produced["error"] is not None:
         raise produced["error"]
     check(behind_kills >= 3, f"only {behind_kills} kills while the pipe was behind ({kills} kills)")
+    print(f"  {kills} kills, {behind_kills} while the pipe was behind", flush=True)
     kh.wait_rows(conn, "events", total, 90)
     c = Collector()
     c.eq(kh.scalar(conn, "SELECT count(DISTINCT message) FROM events"), total, "distinct messages")
@@ -247,6 +248,40 @@ AS COPY INTO events FROM (SELECT partition, PARSE_JSON(value::STRING)['seq']::BI
     c.eq(kh.scalar(conn, "SELECT count(*) FROM events WHERE message <> concat('e-', p, '-', seq)"), 0,
          "partition and value agree")
     c.eq(pipe_rows(conn, "crash_pipe")[0]["status"], "RUNNING", "status")
+    c.done()
+
+
+@suite.test(timeout=120)
+def test_read_kafka_preview(s):
+    b = broker()
+    srv = s.server().start()
+    conn = srv.connect()
+    args = lambda start="", end="", ts_start="", ts_end="": (  # noqa: E731
+        f"'{b.bootstrap}', 'logs', '', 'preview_group', '{start}', '{end}', '{ts_start}', '{ts_end}', 'raw', 'raw', 0, map()")
+    # topic logs holds what the first test produced (or nothing yet): produce a known tail to preview
+    before = {p: kh.scalar(conn, f"SELECT count(*) FROM READ_KAFKA({args()}) WHERE partition = {p}") for p in range(2)}
+    produce_logs(b, "logs", 0, 1000, 1020)
+    c = Collector()
+    rows = kh.query(conn, f"""SELECT topic, partition, "offset", timestamp_type, headers, key,
+        PARSE_JSON_TEXT FROM (SELECT *, json_extract_string(value, '$.message') AS PARSE_JSON_TEXT
+        FROM READ_KAFKA({args(start=f"0:{before[0]}")})) ORDER BY "offset" """)
+    c.eq([r[6] for r in rows], [f"m-0-{i}" for i in range(1000, 1020)], "values of partition 0 from an offset")
+    c.eq({(r[0], r[1], r[3], r[4], r[5]) for r in rows}, {("logs", 0, "CreateTime", "{}", None)}, "metadata columns")
+    c.eq([r[2] for r in rows], list(range(before[0], before[0] + 20)), "offsets")
+    # offsets bound the range (the end is exclusive); LIMIT stops early
+    c.eq(kh.scalar(conn, f"SELECT count(*) FROM READ_KAFKA({args(start=f'0:{before[0] + 5}', end=f'0:{before[0] + 8}')})"),
+         3, "a range of offsets")
+    c.eq(kh.scalar(conn, f"SELECT count(*) FROM (SELECT * FROM READ_KAFKA({args()}) LIMIT 4)"), 4, "LIMIT")
+    # timestamps: everything from a moment on
+    time.sleep(0.05)
+    cut = int(time.time() * 1000)
+    time.sleep(0.05)
+    produce_logs(b, "logs", 1, 2000, 2003)
+    c.eq([r[0] for r in kh.query(conn, f"SELECT json_extract_string(value, '$.message') FROM READ_KAFKA({args(ts_start=cut)}) "
+                                        "ORDER BY \"offset\"")],
+         ["m-1-2000", "m-1-2001", "m-1-2002"], "messages from a timestamp on")
+    c.eq(kh.scalar(conn, f"SELECT count(*) FROM READ_KAFKA({args(ts_end=cut)}) WHERE partition = 1"), before[1],
+         "messages before a timestamp")
     c.done()
 
 
