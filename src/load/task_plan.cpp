@@ -46,7 +46,7 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
                                      (def.pipe ? "the SELECT list" : "COLUMNS"));
   }
   spec.where = def.load.where;
-  spec.table_name = def.table;
+  if (def.pipe) spec.table_name = def.table;
   spec.strict_mode = def.BoolProperty("strict_mode");
   spec.timezone = def.Property("timezone");
   plan->source_columns = spec.source_columns;

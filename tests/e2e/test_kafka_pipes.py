@@ -31,7 +31,7 @@ LEVELS = ["info", "warn", "error", "debug"]
 
 def broker():
     if "broker" not in state:
-        state["broker"] = kh.TestBroker({"logs": 2, "bad": 1, "crash": 2}).start()
+        state["broker"] = kh.TestBroker({"logs": 2, "bad": 1, "crash": 2, "vc": 2}).start()
     return state["broker"]
 
 
@@ -282,6 +282,40 @@ def test_read_kafka_preview(s):
          ["m-1-2000", "m-1-2001", "m-1-2002"], "messages from a timestamp on")
     c.eq(kh.scalar(conn, f"SELECT count(*) FROM READ_KAFKA({args(ts_end=cut)}) WHERE partition = 1"), before[1],
          "messages before a timestamp")
+    c.done()
+
+
+@suite.test(timeout=120)
+def test_virtual_cluster_bounds_tasks(s):
+    b = broker()
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE lake")
+    kh.query(conn, "USE lake")
+    kh.query(conn, "CREATE VCLUSTER one_at_a_time VCLUSTER_SIZE = 1")
+    per_partition = 3000
+    for p in range(2):
+        kh.produce(b.bootstrap, "vc", p, [json.dumps({"n": i}) for i in range(per_partition)])
+    for name in ("a", "b"):
+        kh.query(conn, f"CREATE TABLE vc_{name} (n BIGINT)")
+        kh.query(conn, f"""CREATE PIPE vc_pipe_{name} VIRTUAL_CLUSTER = 'one_at_a_time' BATCH_INTERVAL_IN_SECONDS = '1'
+    BATCH_SIZE_PER_KAFKA_PARTITION = '100' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO vc_{name} FROM (SELECT PARSE_JSON(value::STRING)['n']::BIGINT
+    FROM READ_KAFKA('{b.bootstrap}', 'vc', '', 'vc_group_{name}', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    seen = []
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        rows = {r[0]: r for r in kh.query(conn, "SHOW VCLUSTERS")}
+        seen.append(rows["one_at_a_time"][2])
+        if kh.scalar(conn, "SELECT (SELECT count(*) FROM vc_a) + (SELECT count(*) FROM vc_b)") == 4 * per_partition:
+            break
+        time.sleep(0.01)
+    c = Collector()
+    for name in ("a", "b"):
+        c.eq(kh.scalar(conn, f"SELECT count(DISTINCT n) FROM vc_{name}"), per_partition, f"pipe {name} loaded everything")
+    c.check(max(seen) <= 1, f"running tasks of a size-1 virtual cluster: {sorted(set(seen))}")
+    c.check(1 in seen, f"no task of the cluster was seen running ({len(seen)} samples)")
+    c.eq(rows["one_at_a_time"][1:4:2], (1, 2), "SHOW VCLUSTERS size and pipes")
     c.done()
 
 
