@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/load_history.h"
 #include "common/log.h"
 #include "sql/parser.h"
 #include "storage/batch_table_function.h"
@@ -47,6 +48,30 @@ int64_t Count(const StatementResult& r, size_t col) {
 
 }  // namespace
 
+catalog::LoadHistoryEntry RoutineLoadTask::HistoryEntry(const std::map<int32_t, int64_t>& start,
+                                                        const TaskResult& result, const char* status) const {
+  const auto& def = plan_->def;
+  catalog::LoadHistoryEntry e;
+  e.db = def.db;
+  e.table = def.table;
+  e.job = def.name;
+  e.job_kind = def.pipe ? "PIPE" : "ROUTINE_LOAD";
+  e.topic = def.topic;
+  for (const auto& [p, from] : start) {
+    auto to = result.next_offsets.find(p);
+    if (to != result.next_offsets.end()) e.ranges[p] = {from, to->second};
+  }
+  e.loaded_rows = result.counts.loaded_rows;
+  e.error_rows = result.counts.error_rows;
+  e.filtered_rows = result.counts.unselected_rows;
+  e.first_error = result.first_error;
+  e.status = status;
+  e.start_ms = result.started_ms;
+  e.end_ms = NowMs();
+  if (e.status == "FAILED") e.loaded_rows = 0;
+  return e;
+}
+
 Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Connection& con,
                                         const std::map<int32_t, int64_t>& start_offsets, bool assigned,
                                         const TaskLimits& limits,
@@ -55,6 +80,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   ASSIGN_OR_RETURN(auto decoder, MakeDecoder(plan_->def, plan_->source_columns));
   TextBatch batch(plan_->source_columns);
   TaskResult result;
+  result.started_ms = NowMs();
 
   if (!assigned) RETURN_IF_ERROR(source.Assign(start_offsets));
   source::ConsumeLimits consume;
@@ -87,6 +113,11 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   Status st = Commit(con, batch, start_offsets, result, rejected_rows_to_keep, still_current);
   if (!st.ok() && result.abort_reason.empty()) return st;
+  if (!result.abort_reason.empty()) {
+    // The batch was rolled back; its FAILED history row stands on its own (best effort).
+    Status h = catalog::RecordLoadHistory(con, HistoryEntry(start_offsets, result, "FAILED"));
+    if (!h.ok()) log::Warn("load", "could not record a failed batch in load_history: {}", h.message());
+  }
   return result;
 }
 
@@ -131,6 +162,16 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                             std::to_string(def.pipe->max_errors) + " (READ_KAFKA argument 11)";
       return Status::Conflict("abort");
     }
+    if (result.counts.error_rows > 0) {
+      if (!batch.rejected().empty()) {
+        result.first_error = batch.rejected().front().reason;
+      } else {
+        ASSIGN_OR_RETURN(auto first, con.Query("SELECT __sluice_error FROM " + transform + " WHERE __sluice_error IS "
+                                               "NOT NULL ORDER BY __sluice_row LIMIT 1"));
+        if (first.result_set && !first.result_set->rows.empty())
+          result.first_error = first.result_set->rows[0][0].value_or("");
+      }
+    }
     double ratio = def.DoubleProperty("max_filter_ratio");
     if (result.total_rows > 0 && static_cast<double>(result.counts.error_rows) / result.total_rows > ratio) {
       result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
@@ -165,6 +206,8 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
 
     RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, plan_->job_id, start, result.next_offsets,
                                                                result.counts));
+    RETURN_IF_ERROR(catalog::RecordLoadHistory(
+        con, HistoryEntry(start, result, result.counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED")));
     if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
     result.committed = true;
     return Status::Ok();

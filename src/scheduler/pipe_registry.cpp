@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/load_history.h"
 #include "catalog/pipe_definition.h"
 #include "catalog/property_table.h"
 #include "common/log.h"
@@ -77,6 +78,7 @@ Result<ResultSet> RoutineLoadManager::ShowVclusters(const sql::ShowVclusters& s)
 
 Status JobRegistry::LoadVclusters() {
   ASSIGN_OR_RETURN(auto con, db_.Connect());
+  RETURN_IF_ERROR(catalog::EnsureLoadHistoryTable(*con));
   RETURN_IF_ERROR(con->Execute("CREATE SCHEMA IF NOT EXISTS __sluice; CREATE TABLE IF NOT EXISTS __sluice.vclusters "
                                "(name VARCHAR NOT NULL, size INTEGER NOT NULL, create_time BIGINT NOT NULL)"));
   ASSIGN_OR_RETURN(auto rows, con->Query("SELECT name, size FROM __sluice.vclusters"));

@@ -112,6 +112,26 @@ def test_json_log_pipe_resumes_by_group(s):
     c.eq(int(ext["loaded_rows"]), len(first), "DESC PIPE EXTENDED loaded_rows")
     c.eq(int(ext["filtered_rows"]), 600 - len(first), "DESC PIPE EXTENDED filtered_rows (WHERE)")
     c.eq(json.loads(ext["next_offsets"]), {"0": 300, "1": 300}, "next offsets")
+    # load_history: one row per committed batch, whose offset ranges cover each partition once, without gaps
+    hist = kh.query(conn, "SELECT job_name, job_kind, source, loaded_rows, error_rows, filtered_rows, first_error, "
+                          "status, start_time <= end_time FROM load_history('lake.kafka_logs')")
+    c.check(len(hist) >= 1, "load_history has rows")
+    c.eq({(h[0], h[1], h[4], h[6], h[7], h[8]) for h in hist}, {("logs_pipe", "PIPE", 0, None, "LOADED", True)},
+         "load_history rows: name, kind, no errors, LOADED")
+    c.eq(sum(h[3] for h in hist), len(first), "load_history loaded_rows add up")
+    c.eq(sum(h[5] for h in hist), 600 - len(first), "load_history filtered_rows add up")
+    covered = {0: [], 1: []}
+    for h in hist:
+        check(h[2].startswith("kafka://logs/"), f"source {h[2]}")
+        for part in h[2][len("kafka://logs/"):].split("),"):
+            p, rng = part.split(":")
+            lo, hi = rng.strip("[)").split(",")
+            covered[int(p)].append((int(lo), int(hi)))
+    for p in (0, 1):
+        spans = sorted(covered[p])
+        c.check(spans[0][0] == 0 and spans[-1][1] == 300 and all(a[1] == b[0] for a, b in zip(spans, spans[1:])),
+                f"partition {p} ranges {spans}")
+    c.eq(kh.query(conn, "SELECT count(*) FROM load_history('kafka_logs')"), [(len(hist),)], "load_history('table')")
     c.done()
 
     # DROP PIPE keeps the data and the group's progress; CREATE PIPE with the same group resumes
@@ -126,6 +146,18 @@ def test_json_log_pipe_resumes_by_group(s):
     kh.wait_rows(conn, "kafka_logs", len(second), 60)
     time.sleep(2.0)  # a pipe that re-read old messages would add them now
     eq(table_logs(conn), second, "rows after the pipe was recreated with the same group (no duplicates)")
+
+    # a routine load over the same topic writes to load_history too
+    kh.query(conn, "CREATE TABLE rl_logs (level STRING, message STRING)")
+    kh.query(conn, f"""CREATE ROUTINE LOAD lake.rl ON rl_logs COLUMNS (level, message)
+PROPERTIES ("format" = "json", "max_batch_interval" = "1")
+FROM KAFKA ("kafka_broker_list" = "{b.bootstrap}", "kafka_topic" = "logs", "kafka_partitions" = "0",
+            "kafka_offsets" = "OFFSET_BEGINNING")""")
+    kh.wait_rows(conn, "rl_logs", 450, 60)
+    eq(kh.query(conn, "SELECT DISTINCT job_name, job_kind, status FROM load_history('lake.rl_logs')"),
+       [("rl", "ROUTINE_LOAD", "LOADED")], "load_history of a routine load")
+    eq(kh.scalar(conn, "SELECT sum(loaded_rows) FROM load_history('lake.rl_logs')"), 450, "routine load rows")
+    kh.query(conn, "STOP ROUTINE LOAD FOR rl")
 
     # another group starting at 'latest' loads only what is produced after it
     kh.query(conn, "CREATE TABLE later_logs (log_time TIMESTAMP, level STRING, message STRING)")
@@ -173,11 +205,16 @@ AS COPY INTO {table} FROM (SELECT CAST(PARSE_JSON(value::STRING)['time'] AS TIME
                               "'tolerant_pipe' ORDER BY \"Offset\"")
     c.eq([r[0] for r in rejected], [msgs[3], msgs[7]], "rejected rows keep the message value")
     c.check(all("log_time" in r[1] for r in rejected), f"reasons name the column: {rejected}")
+    hist = kh.query(conn, "SELECT status, loaded_rows, error_rows, first_error FROM load_history('lake.tolerant')")
+    c.eq([h[:3] for h in hist], [("PARTIALLY_LOADED", 8, 2)], "load_history of the tolerant pipe")
+    c.check(hist and "log_time" in (hist[0][3] or ""), f"first_error: {hist}")
 
     failed = wait_status(conn, "strict_pipe", "FAILED", 40)
     c.check("above max errors 1 (READ_KAFKA argument 11)" in failed["last_error"] and
             "MAX_SKIP_BATCH_COUNT_ON_ERROR 2" in failed["last_error"], f"last_error: {failed['last_error']}")
     c.eq(kh.scalar(conn, "SELECT count(*) FROM strict"), 0, "nothing of the failing batch is committed")
+    failed_hist = kh.query(conn, "SELECT DISTINCT status, loaded_rows, error_rows, source FROM load_history('strict')")
+    c.eq(failed_hist, [("FAILED", 0, 2, "kafka://bad/0:[0,10)")], "load_history of the failing batches")
     d = desc_pipe(conn, "strict_pipe")
     c.eq(d["pipe_status"], "FAILED", "DESC PIPE pipe_status")
     c.check("above max errors" in d["invalid_reason"], f"invalid_reason: {d['invalid_reason']}")
@@ -248,6 +285,8 @@ AS COPY INTO events FROM (SELECT partition, PARSE_JSON(value::STRING)['seq']::BI
     c.eq(kh.scalar(conn, "SELECT count(*) FROM events WHERE message <> concat('e-', p, '-', seq)"), 0,
          "partition and value agree")
     c.eq(pipe_rows(conn, "crash_pipe")[0]["status"], "RUNNING", "status")
+    c.eq(int(kh.scalar(conn, "SELECT sum(loaded_rows) FROM load_history('lake.events')")), total,
+         "load_history agrees with the table across crashes (written in the batch's transaction)")
     c.done()
 
 
