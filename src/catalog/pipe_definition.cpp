@@ -122,6 +122,7 @@ std::string PipeSettingsToJson(const PipeSettings& p) {
   j["initial_delay_seconds"] = p.initial_delay_seconds;
   j["reset_offsets"] = p.reset_offsets;
   j["modified_time_ms"] = p.modified_time_ms;
+  j["creator"] = p.creator;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -140,6 +141,7 @@ PipeSettings PipeSettingsFromJson(const std::string& text) {
   p.initial_delay_seconds = j.value("initial_delay_seconds", int64_t{0});
   p.reset_offsets = j.value("reset_offsets", "none");
   p.modified_time_ms = j.value("modified_time_ms", int64_t{0});
+  p.creator = j.value("creator", "");
   return p;
 }
 
@@ -165,6 +167,7 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
     RETURN_IF_ERROR(ApplyProperty(def, k, v, /*creating=*/true));
   }
   if (stmt.comment) p.comment = *stmt.comment;
+  p.creator = stmt.creator;
 
   // READ_KAFKA(bootstrap_servers, topic, topic_pattern, group_id, 4 x range, key_format, value_format, max_errors, map)
   const auto& a = stmt.kafka_args;

@@ -46,6 +46,7 @@ struct PipeSettings {
   int64_t initial_delay_seconds = 0;
   std::string reset_offsets = "none";
   int64_t modified_time_ms = 0;
+  std::string creator;  // the user who created it
 };
 
 struct RoutineLoadDefinition {

@@ -17,7 +17,9 @@ StatementResult PipeRows(ResultSet rs) {
 
 Result<StatementResult> SqlSession::RunRoutineLoad(const sql::CreatePipe& s) {
   ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
-  RETURN_IF_ERROR(routine_loads_.CreatePipe(s, db));
+  sql::CreatePipe stmt = s;
+  stmt.creator = user_;
+  RETURN_IF_ERROR(routine_loads_.CreatePipe(stmt, db));
   return PipeOk();
 }
 

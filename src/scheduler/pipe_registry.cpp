@@ -391,6 +391,7 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
   rs.AddColumn("info_value");
   auto add = [&](const std::string& k, const std::string& v) { rs.rows.push_back({k, v}); };
   add("name", d.name);
+  add("creator", p.creator);
   add("created_time", FormatTimeMs(s.stored.create_time_ms));
   add("last_modified_time", FormatTimeMs(std::max(p.modified_time_ms, s.stored.create_time_ms)));
   add("comment", p.comment);

@@ -31,6 +31,7 @@ struct CreatePipe {
   std::vector<std::pair<std::string, std::string>> kafka_settings;
   std::optional<std::string> where;  // source text
   std::string copy_text;             // `COPY INTO ...` as written
+  std::string creator;               // not parsed: the session fills in its user
 };
 
 struct DropPipe {
