@@ -234,48 +234,51 @@ def test_sigkill_exactly_once(s):
     kh.query(conn, "CREATE DATABASE lake")
     kh.query(conn, "USE lake")
     kh.query(conn, "CREATE TABLE events (p INT, seq BIGINT, kafka_offset BIGINT, message STRING)")
-    per_round, rounds = 4000, 5
-    total = 2 * per_round * rounds
+    per_round, max_rounds = 4000, 30
     kh.query(conn, f"""CREATE PIPE crash_pipe BATCH_INTERVAL_IN_SECONDS = '1' BATCH_SIZE_PER_KAFKA_PARTITION = '700'
     RESET_KAFKA_GROUP_OFFSETS = 'earliest'
 AS COPY INTO events FROM (SELECT partition, PARSE_JSON(value::STRING)['seq']::BIGINT, offset, PARSE_JSON(value::STRING)['message']::STRING
     FROM READ_KAFKA('{b.bootstrap}', 'crash', '', 'crash_group', '', '', '', '', 'raw', 'raw', 0, map()))""")
-    produced = {"rounds": 0, "error": None}
+    produced = {"rounds": 0, "error": None, "stop": False}
 
     def producer():
+        # rounds of messages until the killer has what it needs (or max_rounds)
         try:
-            for r in range(rounds):
+            for r in range(max_rounds):
+                if produced["stop"]:
+                    break
                 for p in range(2):
                     kh.produce(b.bootstrap, "crash", p, [json.dumps({"seq": r * per_round + i, "message": f"e-{p}-{r * per_round + i}"})
                                                          for i in range(per_round)])
                 produced["rounds"] = r + 1
-                time.sleep(0.7)
+                time.sleep(0.3)
         except Exception as e:  # noqa: BLE001
             produced["error"] = e
 
     prod = threading.Thread(target=producer, daemon=True)
     prod.start()
-    kills, behind_kills = 0, 0
+    kills = 0
     deadline = time.monotonic() + 150
-    while (behind_kills < 3 or prod.is_alive()) and time.monotonic() < deadline:
-        time.sleep(0.4)
+    # Kill only while the pipe is behind (rows produced that are not loaded yet), 3 times.
+    while kills < 3 and time.monotonic() < deadline and prod.is_alive():
+        time.sleep(0.2)
         before = kh.scalar(conn, "SELECT count(*) FROM events")
-        behind = 0 < before < produced["rounds"] * per_round * 2
-        if not behind and behind_kills >= 3:
+        if not 0 < before < produced["rounds"] * per_round * 2:
             continue
         srv.restart(signal.SIGKILL)
         kills += 1
-        behind_kills += behind
         conn = srv.connect()
         kh.query(conn, "USE lake")
         after = kh.scalar(conn, "SELECT count(*) FROM events")
         check(after >= before, f"kill {kills}: {before} rows before, {after} after")
         eq(kh.scalar(conn, "SELECT count(DISTINCT message) FROM events"), after, f"kill {kills}: no duplicates")
+    produced["stop"] = True
     prod.join(60)
     if produced["error"] is not None:
         raise produced["error"]
-    check(behind_kills >= 3, f"only {behind_kills} kills while the pipe was behind ({kills} kills)")
-    print(f"  {kills} kills, {behind_kills} while the pipe was behind", flush=True)
+    check(kills >= 3, f"only {kills} kills while the pipe was behind ({produced['rounds']} rounds produced)")
+    print(f"  {kills} kills while the pipe was behind; {produced['rounds']} rounds produced", flush=True)
+    total = produced["rounds"] * per_round * 2
     kh.wait_rows(conn, "events", total, 90)
     c = Collector()
     c.eq(kh.scalar(conn, "SELECT count(DISTINCT message) FROM events"), total, "distinct messages")
@@ -332,7 +335,7 @@ def test_virtual_cluster_bounds_tasks(s):
     kh.query(conn, "CREATE DATABASE lake")
     kh.query(conn, "USE lake")
     kh.query(conn, "CREATE VCLUSTER one_at_a_time VCLUSTER_SIZE = 1")
-    per_partition = 3000
+    per_partition = 6000
     for p in range(2):
         kh.produce(b.bootstrap, "vc", p, [json.dumps({"n": i}) for i in range(per_partition)])
     for name in ("a", "b"):
