@@ -290,6 +290,8 @@ AS COPY INTO events FROM (SELECT partition, PARSE_JSON(value::STRING)['seq']::BI
     c.eq(pipe_rows(conn, "crash_pipe")[0]["status"], "RUNNING", "status")
     c.eq(int(kh.scalar(conn, "SELECT sum(loaded_rows) FROM load_history('lake.events')")), total,
          "load_history agrees with the table across crashes (written in the batch's transaction)")
+    c.check(kh.scalar(conn, "SELECT max(loaded_rows) FROM load_history('lake.events')") <= 700,
+            "a batch reads at most BATCH_SIZE_PER_KAFKA_PARTITION messages per partition (one partition per task here)")
     c.done()
 
 
@@ -359,6 +361,35 @@ AS COPY INTO vc_{name} FROM (SELECT PARSE_JSON(value::STRING)['n']::BIGINT
     c.check(1 in seen, f"no task of the cluster was seen running ({len(seen)} samples)")
     c.eq(rows["one_at_a_time"][1:4:2], (1, 2), "SHOW VCLUSTERS size and pipes")
     c.done()
+
+
+@suite.test(timeout=60)
+def test_initial_delay_and_execute(s):
+    b = broker()
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE lake")
+    kh.query(conn, "USE lake")
+    kh.query(conn, "CREATE TABLE delayed (message STRING)")
+    produce_logs(b, "logs", 1, 5000, 5005)
+    in_topic = kh.scalar(conn, f"SELECT count(*) FROM READ_KAFKA('{b.bootstrap}', 'logs', '', '', '', '', '', '', "
+                               "'raw', 'raw', 0, map())")
+    start = time.monotonic()
+    kh.query(conn, f"""CREATE PIPE delayed_pipe INITIAL_DELAY_IN_SECONDS = '3' BATCH_INTERVAL_IN_SECONDS = '3600'
+    RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO delayed FROM (SELECT PARSE_JSON(value::STRING)['message']::STRING
+    FROM READ_KAFKA('{b.bootstrap}', 'logs', '', 'delay_group', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    time.sleep(1.5)
+    eq(kh.scalar(conn, "SELECT count(*) FROM delayed"), 0, "nothing before INITIAL_DELAY_IN_SECONDS")
+    kh.wait_rows(conn, "delayed", in_topic, 20)
+    check(time.monotonic() - start >= 3.0, "the first batch ran before the initial delay")
+    produce_logs(b, "logs", 1, 5005, 5008)
+    time.sleep(1.5)
+    eq(kh.scalar(conn, "SELECT count(*) FROM delayed"), in_topic, "no batch before the next interval (an hour)")
+    kh.query(conn, "ALTER PIPE delayed_pipe EXECUTE")
+    kh.wait_rows(conn, "delayed", in_topic + 3, 20)
+    eq(kh.scalar(conn, "SELECT count(*) FROM delayed WHERE message IN ('m-1-5005', 'm-1-5006', 'm-1-5007')"), 3,
+       "ALTER PIPE ... EXECUTE ran a batch now")
 
 
 def main() -> int:
