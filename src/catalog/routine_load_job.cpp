@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/kafka_metadata.h"
+#include "catalog/pipe_definition.h"
 #include "common/secret_redaction.h"
 #include "sql/parser.h"
 
@@ -400,6 +401,7 @@ std::string DefinitionToJson(const RoutineLoadDefinition& d) {
   for (const auto& [k, v] : d.custom_properties) custom.push_back(json::array({k, v}));
   j["custom_properties"] = custom;
   if (d.schema_registry_url) j["schema_registry_url"] = *d.schema_registry_url;
+  if (d.pipe) j["pipe"] = json::parse(PipeSettingsToJson(*d.pipe));
   return j.dump();
 }
 
@@ -450,6 +452,7 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& text) {
   for (const auto& kv : j.value("custom_properties", json::array()))
     if (kv.is_array() && kv.size() == 2) d.custom_properties.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
   if (j.contains("schema_registry_url")) d.schema_registry_url = j.value("schema_registry_url", "");
+  if (j.contains("pipe")) d.pipe = PipeSettingsFromJson(j["pipe"].dump());
   return d;
 }
 

@@ -30,6 +30,25 @@ Result<OffsetSpec> ParseOffsetSpec(const std::string& text);
 const std::vector<PropertySpec>& JobPropertyTable();
 const std::vector<PropertySpec>& KafkaPropertyTable();
 
+// A Kafka pipe (CREATE PIPE ... AS COPY INTO t FROM (SELECT ... FROM READ_KAFKA(...))) is a routine load job of
+// kind pipe: the same scheduler, tasks and commit path, with these settings on top (catalog/pipe_definition.h).
+struct PipeSettings {
+  std::string virtual_cluster = "default";
+  std::string comment;
+  std::string copy_statement;  // as written, secrets masked
+  // Explicit properties as written (upper-case names, normalized values), for SHOW / DESC.
+  std::vector<std::pair<std::string, std::string>> properties;
+  // The SELECT list resolved against the target table: (target column, expression over the READ_KAFKA columns).
+  std::vector<std::pair<std::string, std::string>> select;
+  int64_t max_errors = 0;        // READ_KAFKA argument 11: error rows a batch may skip
+  int64_t batch_size_per_partition = 500000;
+  int64_t max_skip_batches = 30;  // MAX_SKIP_BATCH_COUNT_ON_ERROR
+  int64_t initial_delay_seconds = 0;
+  std::string reset_offsets = "none";
+  int64_t modified_time_ms = 0;
+  std::string creator;  // the user who created it
+};
+
 struct RoutineLoadDefinition {
   std::string db;
   std::string name;
@@ -44,6 +63,7 @@ struct RoutineLoadDefinition {
   OffsetSpec default_offset;                              // property.kafka_default_offsets (OFFSET_END)
   std::vector<std::pair<std::string, std::string>> custom_properties;  // property.* without the prefix
   std::optional<std::string> schema_registry_url;
+  std::optional<PipeSettings> pipe;  // set for a pipe
 
   // The value of a job property, or its default.
   std::string Property(const std::string& name) const;

@@ -1,5 +1,6 @@
 #include "catalog/routine_load_store.h"
 
+#include "catalog/load_history.h"
 #include "common/secret_redaction.h"
 #include "source/kafka_source.h"
 
@@ -76,6 +77,7 @@ Result<std::unique_ptr<RoutineLoadStore>> RoutineLoadStore::Open(storage::Databa
         "make_timestamp(r.created_at * 1000) AS CreateTime "
         "FROM __sluice.rejected_rows r JOIN __sluice.routine_loads j ON r.job_id = j.id;");
   }));
+  RETURN_IF_ERROR(EnsureLoadHistoryTable(*store->con_));  // tasks write a row per batch (load_history.h)
   return store;
 }
 

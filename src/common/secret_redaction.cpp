@@ -5,9 +5,10 @@
 namespace sluice {
 
 std::string RedactSecrets(std::string_view sql) {
-  // "key" = "value" and 'key' = 'value', where the key mentions a secret.
+  // "key" = "value" and 'key' = 'value', where the key mentions a secret; also map('key', 'value') (READ_KAFKA's
+  // settings) and DuckDB's MAP {'key': 'value'}.
   static const std::regex kQuotedProperty(
-      R"re((["'][^"']*(password|passwd|secret|token|jaas|access_key|access\.key|key\.pem|credential)[^"']*["']\s*=\s*)(["'])((?:\\.|(?!\3).)*)\3)re",
+      R"re((["'][^"']*(password|passwd|secret|token|jaas|access_key|access\.key|key\.pem|credential)[^"']*["']\s*[=,:]\s*)(["'])((?:\\.|(?!\3).)*)\3)re",
       std::regex::icase);
   // Keyword forms: PASSWORD 'x', IDENTIFIED BY 'x', ACCESS_KEY 'x', ACCESS_ID 'x', ACCESS_KEY = 'x'.
   static const std::regex kKeyword(

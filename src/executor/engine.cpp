@@ -4,7 +4,9 @@
 
 #include <filesystem>
 
+#include "catalog/load_history.h"
 #include "common/log.h"
+#include "executor/read_kafka.h"
 #include "executor/sql_session.h"
 #include "executor/volume_directory.h"
 
@@ -34,6 +36,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
   RETURN_IF_ERROR(engine->routine_loads_->Start());
+  {
+    ASSIGN_OR_RETURN(auto con, engine->db_->Connect());
+    RETURN_IF_ERROR(RegisterReadKafka(*con));
+  }
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
   return engine;
 }
@@ -55,6 +61,11 @@ void Engine::UpkeepLoop() {
     auto purged = catalog_->PurgeExpiredDroppedTables();
     if (!purged.ok()) log::Warn("engine", "purging dropped tables failed: {}", purged.status().message());
     else if (*purged > 0) log::Info("engine", "purged {} dropped table(s) past their retention", *purged);
+    if (auto con = db_->Connect(); con.ok()) {
+      auto history = catalog::PurgeLoadHistory(**con, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                          std::chrono::system_clock::now().time_since_epoch()).count());
+      if (!history.ok()) log::Warn("engine", "purging load_history failed: {}", history.status().message());
+    }
     lock.lock();
     cv_.wait_for(lock, std::chrono::seconds(30), [&] { return stopping_; });
   }
@@ -63,6 +74,8 @@ void Engine::UpkeepLoop() {
 Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std::string user, std::string client_host,
                                                     std::string database) {
   ASSIGN_OR_RETURN(auto con, db_->Connect());
+  RETURN_IF_ERROR(DefineReadKafkaMacro(*con));
+  RETURN_IF_ERROR(con->Execute(catalog::LoadHistoryMacroSql()));
   registry_.Add(connection_id, user, client_host, "");
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
                                               std::move(user), std::move(client_host), *volumes_, scratch_dir_);

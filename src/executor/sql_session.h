@@ -50,6 +50,15 @@ class SqlSession : public Session {
   Result<StatementResult> RunVolume(const sql::DescribeStorageObject& s);
   Result<StatementResult> RunVolume(const sql::DropStorageObject& s);
   Result<StatementResult> RunVolume(const sql::CopyIntoFromVolume& s);
+  // Pipes and virtual clusters (pipe_statements.cpp): the Lakehouse dialect over the same jobs.
+  Result<StatementResult> RunRoutineLoad(const sql::CreatePipe& s);
+  Result<StatementResult> RunRoutineLoad(const sql::DropPipe& s);
+  Result<StatementResult> RunRoutineLoad(const sql::AlterPipe& s);
+  Result<StatementResult> RunRoutineLoad(const sql::ShowPipes& s);
+  Result<StatementResult> RunRoutineLoad(const sql::DescPipe& s);
+  Result<StatementResult> RunRoutineLoad(const sql::CreateVcluster& s);
+  Result<StatementResult> RunRoutineLoad(const sql::DropVcluster& s);
+  Result<StatementResult> RunRoutineLoad(const sql::ShowVclusters& s);
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;

@@ -7,6 +7,7 @@
 #include "format/json_decoder.h"
 #include "format/json_paths_property.h"
 #include "format/schema_registry.h"
+#include "load/raw_decoder.h"
 
 namespace sluice::load {
 
@@ -82,6 +83,7 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
     ASSIGN_OR_RETURN(auto decoder, format::AvroDecoder::Create(std::move(o)));
     return std::unique_ptr<MessageDecoder>(new Adapter<format::AvroDecoder>(std::move(decoder)));
   }
+  if (format == "raw") return MakeRawDecoder(def.topic);  // pipes: READ_KAFKA's columns
   return Status::NotSupported("format " + format + " is not supported; use csv, json or avro");
 }
 

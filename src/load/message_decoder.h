@@ -6,6 +6,7 @@
 #include "catalog/routine_load_job.h"
 #include "common/status.h"
 #include "common/text_batch.h"
+#include "source/kafka_source.h"
 
 namespace sluice::load {
 
@@ -15,6 +16,12 @@ class MessageDecoder {
   // Appends the message's rows (and rejected rows) to `out`. An error means the message could not be decoded for a
   // reason outside it (e.g. Unavailable: the schema registry is down); the task then commits nothing.
   virtual Status Decode(std::string_view message, RowOrigin origin, TextBatch& out) = 0;
+  // The whole message: the raw format (pipes) reads its key, headers and metadata; the others decode the payload.
+  virtual Status DecodeMessage(const source::KafkaMessage& m, TextBatch& out) {
+    return Decode(m.payload, RowOrigin{m.partition, m.offset}, out);
+  }
+  // Whether DecodeMessage reads headers (the consumer then collects them).
+  virtual bool wants_headers() const { return false; }
 };
 
 // A decoder for the job's format and options; `source_columns` are the batch's columns, in order.

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/load_history.h"
 #include "common/log.h"
 #include "sql/parser.h"
 #include "storage/batch_table_function.h"
@@ -24,6 +25,7 @@ int64_t NowMs() {
 // shows the fields it read, in the message's own format.
 std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def,
                     size_t payload_columns) {
+  if (def.pipe) return std::string(batch.Field(batch.num_columns() - 1, row));  // a pipe's row is a message value
   if (def.Property("format") == "json" || def.Property("format") == "avro") {
     nlohmann::json j = nlohmann::json::object();
     for (size_t c = 0; c < payload_columns; c++) {
@@ -99,6 +101,30 @@ int64_t Count(const StatementResult& r, size_t col) {
 
 }  // namespace
 
+catalog::LoadHistoryEntry RoutineLoadTask::HistoryEntry(const std::map<int32_t, int64_t>& start,
+                                                        const TaskResult& result, const char* status) const {
+  const auto& def = plan_->def;
+  catalog::LoadHistoryEntry e;
+  e.db = def.db;
+  e.table = def.table;
+  e.job = def.name;
+  e.job_kind = def.pipe ? "PIPE" : "ROUTINE_LOAD";
+  e.topic = def.topic;
+  for (const auto& [p, from] : start) {
+    auto to = result.next_offsets.find(p);
+    if (to != result.next_offsets.end()) e.ranges[p] = {from, to->second};
+  }
+  e.loaded_rows = result.counts.loaded_rows;
+  e.error_rows = result.counts.error_rows;
+  e.filtered_rows = result.counts.unselected_rows;
+  e.first_error = result.first_error;
+  e.status = status;
+  e.start_ms = result.started_ms;
+  e.end_ms = NowMs();
+  if (e.status == "FAILED") e.loaded_rows = 0;
+  return e;
+}
+
 Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Connection& con,
                                         const std::map<int32_t, int64_t>& start_offsets, bool assigned,
                                         const TaskLimits& limits,
@@ -107,19 +133,20 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   ASSIGN_OR_RETURN(auto decoder, MakeDecoder(plan_->def, plan_->source_columns));
   TextBatch batch(plan_->batch_columns);
   TaskResult result;
+  result.started_ms = NowMs();
 
   if (!assigned) RETURN_IF_ERROR(source.Assign(start_offsets));
   source::ConsumeLimits consume;
   consume.deadline = started + limits.consume_time;
   consume.max_messages = limits.max_rows;
   consume.max_bytes = limits.max_bytes;
-  consume.want_headers = WantsHeaders(*plan_);
+  consume.want_headers = decoder->wants_headers() || WantsHeaders(*plan_);
   size_t rows = 0;
   Status decode_status;
   ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
                      const size_t first_row = batch.num_rows();
                      size_t before = batch.num_rows() + batch.rejected().size();
-                     decode_status = decoder->Decode(m.payload, RowOrigin{m.partition, m.offset}, batch);
+                     decode_status = decoder->DecodeMessage(m, batch);
                      if (!decode_status.ok()) return false;
                      if (!plan_->metadata.empty()) SetMetadata(*plan_, m, first_row, batch);
                      rows += batch.num_rows() + batch.rejected().size() - before;
@@ -141,6 +168,11 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   Status st = Commit(con, batch, start_offsets, result, rejected_rows_to_keep, still_current);
   if (!st.ok() && result.abort_reason.empty()) return st;
+  if (!result.abort_reason.empty()) {
+    // The batch was rolled back; its FAILED history row stands on its own (best effort).
+    Status h = catalog::RecordLoadHistory(con, HistoryEntry(start_offsets, result, "FAILED"));
+    if (!h.ok()) log::Warn("load", "could not record a failed batch in load_history: {}", h.message());
+  }
   return result;
 }
 
@@ -195,6 +227,22 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
     result.total_rows = decoded_rows + decode_errors;
     result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
 
+    if (def.pipe && result.counts.error_rows > def.pipe->max_errors) {
+      result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
+                            " rows in a batch were error rows, above max errors " +
+                            std::to_string(def.pipe->max_errors) + " (READ_KAFKA argument 11)";
+      return Status::Conflict("abort");
+    }
+    if (result.counts.error_rows > 0) {
+      if (!batch.rejected().empty()) {
+        result.first_error = batch.rejected().front().reason;
+      } else {
+        ASSIGN_OR_RETURN(auto first, con.Query("SELECT __sluice_error FROM " + transform + " WHERE __sluice_error IS "
+                                               "NOT NULL ORDER BY __sluice_row LIMIT 1"));
+        if (first.result_set && !first.result_set->rows.empty())
+          result.first_error = first.result_set->rows[0][0].value_or("");
+      }
+    }
     double ratio = def.DoubleProperty("max_filter_ratio");
     if (result.total_rows > 0 && static_cast<double>(result.counts.error_rows) / result.total_rows > ratio) {
       result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
@@ -229,6 +277,8 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
 
     RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, plan_->job_id, start, result.next_offsets,
                                                                result.counts));
+    RETURN_IF_ERROR(catalog::RecordLoadHistory(
+        con, HistoryEntry(start, result, result.counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED")));
     if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
     result.committed = true;
     return Status::Ok();

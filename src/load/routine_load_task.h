@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "catalog/load_history.h"
 #include "catalog/routine_load_store.h"
 #include "common/status.h"
 #include "load/message_decoder.h"
@@ -33,6 +34,8 @@ struct TaskResult {
   std::map<int32_t, int64_t> next_offsets;
   std::map<int32_t, int64_t> last_timestamp_ms;  // per partition, of the last message read (for TimestampProgress)
   std::string abort_reason;     // set when the task read data but did not commit it by the rules (filter ratio)
+  int64_t started_ms = 0;       // wall clock, for load_history
+  std::string first_error;      // the first error row's reason, for load_history
 };
 
 class RoutineLoadTask {
@@ -55,6 +58,8 @@ class RoutineLoadTask {
                     const std::map<int32_t, int64_t>& start, TaskResult& result, int64_t rejected_rows_to_keep,
                     const std::function<bool()>& still_current);
 
+  catalog::LoadHistoryEntry HistoryEntry(const std::map<int32_t, int64_t>& start, const TaskResult& result,
+                                         const char* status) const;
   std::shared_ptr<const TaskPlan> plan_;
   int64_t task_id_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "catalog/pipe_definition.h"
 #include "load/message_decoder.h"
 #include "sql/parser.h"
 
@@ -16,7 +17,15 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
 
   transform::TransformSpec spec;
   for (const auto& c : table.columns) spec.table.push_back({c.name, c.duckdb_type, c.nullable});
-  if (def.load.columns) {
+  if (def.pipe) {
+    // A pipe: SELECT <exprs> FROM READ_KAFKA(...) [WHERE ...] over the raw decoder's columns.
+    for (const auto& [name, type] : catalog::ReadKafkaColumns()) {
+      spec.source_columns.push_back(name);
+      spec.source_types.emplace_back(name, type);
+    }
+    spec.sources_are_inputs = true;
+    spec.derived = def.pipe->select;
+  } else if (def.load.columns) {
     for (const auto& m : *def.load.columns) {
       if (m.expr) spec.derived.emplace_back(m.name, *m.expr);
       else spec.source_columns.push_back(m.name);
@@ -33,13 +42,15 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
                   std::any_of(spec.derived.begin(), spec.derived.end(), [&](const auto& d) { return d.first == c.name; });
     if (!filled)
       return Status::InvalidArgument("column '" + c.name + "' of table '" + def.table +
-                                     "' is NOT NULL and has no default, but the load does not fill it; add it to COLUMNS");
+                                     "' is NOT NULL and has no default, but the load does not fill it; add it to " +
+                                     (def.pipe ? "the SELECT list" : "COLUMNS"));
   }
   if (def.load.include_metadata) {
     ASSIGN_OR_RETURN(plan->metadata, catalog::ResolveIncludeMetadata(*def.load.include_metadata, def.Property("format")));
     for (const auto& m : plan->metadata) spec.metadata.push_back({m.alias, m.spec->duckdb_type});
   }
   spec.where = def.load.where;
+  if (def.pipe) spec.table_name = def.table;
   spec.strict_mode = def.BoolProperty("strict_mode");
   spec.timezone = def.Property("timezone");
   plan->source_columns = spec.source_columns;

@@ -35,6 +35,16 @@ class JobRegistry {
   Result<ResultSet> ShowTasks(const sql::ShowRoutineLoadTask& stmt, const std::string& db);
   Result<std::string> ShowCreate(const std::string& db, const std::string& name);
   Result<ResultSet> RejectedRows(const std::string& db, const std::string& name, int64_t limit);
+  // pipe_registry.cpp: Kafka pipes, run as jobs of kind pipe, and the virtual clusters that bound their tasks.
+  Status CreatePipe(const sql::CreatePipe& stmt, const std::string& db);
+  Status DropPipe(const sql::DropPipe& stmt, const std::string& db);
+  Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
+  Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);
+  Result<ResultSet> DescPipe(const sql::DescPipe& stmt, const std::string& db);
+  Status CreateVcluster(const sql::CreateVcluster& stmt);
+  Status DropVcluster(const sql::DropVcluster& stmt);
+  Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
+  Status LoadVclusters();
 
  private:
   // job_scheduling.cpp
@@ -48,6 +58,13 @@ class JobRegistry {
                                                          const std::vector<int32_t>& partitions,
                                                          const std::map<int32_t, catalog::PartitionProgress>& progress,
                                                          storage::Connection& con);
+
+  // pipe_registry.cpp
+  std::shared_ptr<JobRuntime> FindPipeLocked(const std::string& db, const std::string& name);
+  // Pipe jobs' tasks may start on `cluster` now (its size minus its running tasks).
+  bool VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const;
+  Status CheckVclusterExists(const std::string& name);
+  void WaitForTasksToEnd(const std::shared_ptr<JobRuntime>& job);
 
   // routine_load_manager.cpp
   std::shared_ptr<JobRuntime> FindLocked(const std::string& db, const std::string& name, bool include_final);
@@ -69,6 +86,7 @@ class JobRegistry {
   bool stopping_ = false;
   int running_tasks_ = 0;
   std::map<int64_t, std::shared_ptr<JobRuntime>> jobs_;
+  std::map<std::string, int> vclusters_;  // name -> size (tasks at once); "default" is the worker pool
   std::atomic<int64_t> next_task_id_{1};
   std::thread scheduler_;
 };

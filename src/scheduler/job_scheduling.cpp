@@ -34,6 +34,12 @@ void JobRegistry::SchedulerLoop() {
   while (!stopping_) {
     auto now = Clock::now();
     auto wake = now + milliseconds(200);
+    // Tasks of pipes running per virtual cluster, which bounds them.
+    std::map<std::string, int> vcluster_running;
+    for (auto& [id, job] : jobs_) {
+      if (!job->stored.def.pipe) continue;
+      for (auto& g : job->groups) vcluster_running[job->stored.def.pipe->virtual_cluster] += g->running;
+    }
     for (auto& [id, job] : jobs_) {
       JobState state = job->stored.state;
       bool any_running = std::any_of(job->groups.begin(), job->groups.end(), [](auto& g) { return g->running; });
@@ -73,7 +79,13 @@ void JobRegistry::SchedulerLoop() {
           continue;
         }
         if (running_tasks_ >= pool_->size()) continue;
+        if (job->stored.def.pipe) {
+          const std::string& cluster = job->stored.def.pipe->virtual_cluster;
+          if (!VclusterHasRoomLocked(cluster, vcluster_running)) continue;
+          vcluster_running[cluster]++;
+        }
         group->running = true;
+        job->tasks_in_flight++;
         group->task_started = now;
         group->task_id = next_task_id_++;
         group->last_scheduled_ms = WallMs();
@@ -198,9 +210,15 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
          static_cast<int64_t>(pool_->size()), static_cast<int64_t>(options_.max_task_concurrent_per_job)}));
     concurrency = std::max(concurrency, 1);
     j.groups.clear();
+    // A new pipe waits INITIAL_DELAY_IN_SECONDS after its creation before its first batch.
+    auto first_run = Clock::now();
+    if (j.stored.def.pipe) {
+      int64_t wait_ms = j.stored.create_time_ms + j.stored.def.pipe->initial_delay_seconds * 1000 - WallMs();
+      if (wait_ms > 0) first_run += milliseconds(wait_ms);
+    }
     for (int i = 0; i < concurrency; i++) {
       auto g = std::make_shared<TaskGroup>();
-      g->next_run = Clock::now();
+      g->next_run = first_run;
       j.groups.push_back(g);
     }
     for (size_t i = 0; i < partitions.size(); i++) j.groups[i % concurrency]->partitions.push_back(partitions[i]);
@@ -293,6 +311,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
         limits.consume_time = std::min(limits.consume_time, milliseconds(std::max<int64_t>(
                                                                 200, static_cast<int64_t>(def.DoubleProperty("max_batch_interval") * 1000))));
       limits.max_rows = static_cast<size_t>(def.IntProperty("max_batch_rows"));
+      if (def.pipe) limits.max_rows = static_cast<size_t>(def.pipe->batch_size_per_partition) * group->partitions.size();
       limits.max_bytes = static_cast<size_t>(def.IntProperty("max_batch_size"));
       int64_t keep = def.IntProperty("log_rejected_record_num");
       if (keep == 0) keep = 100;
@@ -330,6 +349,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
 
   std::lock_guard<std::mutex> lock(mu_);
   group->running = false;
+  job->tasks_in_flight--;
   cv_.notify_all();
   bool replaced = std::find(job->groups.begin(), job->groups.end(), group) == job->groups.end();
   if (!replaced) running_tasks_--;
@@ -381,6 +401,25 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
                      " seconds to schedule again";
     return;
   }
+  if (!r.abort_reason.empty() && def.pipe) {
+    // A pipe retries the batch (backing off) and fails after MAX_SKIP_BATCH_COUNT_ON_ERROR batches in a row.
+    job->aborted_tasks++;
+    job->failed_batches++;
+    if (job->failed_batches >= def.pipe->max_skip_batches) {
+      SetStateLocked(*job, JobState::kPaused,
+                     r.abort_reason + "; " + std::to_string(job->failed_batches) +
+                         " batches in a row were not committed (MAX_SKIP_BATCH_COUNT_ON_ERROR " +
+                         std::to_string(def.pipe->max_skip_batches) + "). Fix the data or raise max errors, then "
+                         "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false");
+      return;
+    }
+    group->backoff_seconds = std::min(std::max(1.0, interval), static_cast<double>(int64_t{1} << std::min<int64_t>(job->failed_batches - 1, 20)));
+    group->next_run = now + Seconds(group->backoff_seconds);
+    group->message = r.abort_reason + "; the batch was not committed, retrying in " +
+                     std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
+    job->other_msg = group->message;
+    return;
+  }
   if (!r.abort_reason.empty()) {
     job->aborted_tasks++;
     SetStateLocked(*job, JobState::kPaused, r.abort_reason + "; the task was not committed. See ErrorLogUrls, fix the "
@@ -392,6 +431,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     return;
   }
   group->message = "committed " + std::to_string(r.counts.loaded_rows) + " rows";
+  job->failed_batches = 0;
   group->next_run = r.caught_up ? now + Seconds(interval) : now;
 
   // The error window (reference "A task"): 10 x max_batch_rows rows.

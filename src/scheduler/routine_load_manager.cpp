@@ -71,6 +71,7 @@ Status JobRegistry::Start() {
       jobs_[job->stored.id] = job;
     }
   }
+  RETURN_IF_ERROR(LoadVclusters());
   ASSIGN_OR_RETURN(pool_, WorkerPool::Start(db_, std::max(1, options_.worker_threads)));
   scheduler_ = std::thread([this] { SchedulerLoop(); });
   log::Info("scheduler", "{} routine load job(s) loaded; {} worker(s)", stored.size(), pool_->size());
@@ -94,6 +95,7 @@ std::shared_ptr<JobRuntime> JobRegistry::FindLocked(const std::string& db, const
   std::shared_ptr<JobRuntime> found;
   for (auto& [id, job] : jobs_) {
     if (job->stored.def.db != db || job->stored.def.name != name) continue;
+    if (job->stored.def.pipe) continue;  // pipes answer to the PIPE statements only
     bool final = job->stored.state == JobState::kStopped || job->stored.state == JobState::kCancelled;
     if (!final) return job;
     if (include_final) found = job;  // the newest stopped one, when no live job has the name

@@ -7,6 +7,7 @@
 
 #include "common/result_set.h"
 #include "common/status.h"
+#include "sql/pipe_ast.h"
 #include "sql/routine_load_ast.h"
 #include "storage/database.h"
 
@@ -51,6 +52,16 @@ class RoutineLoadManager {
   Result<std::string> ShowCreate(const sql::ShowCreateRoutineLoad& stmt, const std::string& db);
   // Rejected rows of a job, newest first (for the ErrorLogUrls link and sluice_rejected_rows()).
   Result<ResultSet> RejectedRows(const std::string& db, const std::string& job, int64_t limit);
+
+  // Kafka pipes (docs/pipes.md): jobs of kind pipe on the same scheduler.
+  Status CreatePipe(const sql::CreatePipe& stmt, const std::string& db);
+  Status DropPipe(const sql::DropPipe& stmt, const std::string& db);
+  Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
+  Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);
+  Result<ResultSet> DescPipe(const sql::DescPipe& stmt, const std::string& db);
+  Status CreateVcluster(const sql::CreateVcluster& stmt);
+  Status DropVcluster(const sql::DropVcluster& stmt);
+  Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
 
  private:
   std::unique_ptr<JobRegistry> jobs_;

@@ -93,7 +93,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, job] : jobs_) {
       const auto& s = job->stored;
-      if (s.def.db != db) continue;
+      if (s.def.db != db || s.def.pipe) continue;  // pipes show in SHOW PIPES
       if (!stmt.job_name.empty() && s.def.name != stmt.job_name) continue;
       bool final = s.state == JobState::kStopped || s.state == JobState::kCancelled;
       if (final && !stmt.all && stmt.job_name.empty()) continue;

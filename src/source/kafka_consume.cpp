@@ -100,6 +100,9 @@ class ConsumeRun {
     message_.offset = m.offset;
     rd_kafka_timestamp_type_t type;
     message_.timestamp_ms = rd_kafka_message_timestamp(&m, &type);
+    message_.timestamp_type = type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? TimestampType::kCreateTime
+                              : type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? TimestampType::kLogAppendTime
+                                                                           : TimestampType::kNone;
     if (m.key != nullptr)
       message_.key.emplace(static_cast<const char*>(m.key), m.key_len);
     else

@@ -34,10 +34,13 @@ struct KafkaClientConfig {
 };
 
 // One consumed message. The views point into librdkafka's buffers and are valid only during the callback.
+enum class TimestampType { kNone, kCreateTime, kLogAppendTime };
+
 struct KafkaMessage {
   int32_t partition = 0;
   int64_t offset = 0;
   int64_t timestamp_ms = -1;  // -1 when the broker sent none
+  TimestampType timestamp_type = TimestampType::kNone;
   std::optional<std::string_view> key;  // nullopt: the message has no key (an empty key is "")
   std::string_view payload;             // a null payload (tombstone) is empty
   // Filled only when ConsumeLimits::want_headers. In wire order; a repeated name appears repeatedly.

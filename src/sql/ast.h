@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "sql/pipe_ast.h"
 #include "sql/routine_load_ast.h"
 
 namespace sluice::sql {
@@ -104,6 +105,8 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                DescribeTable, ShowCreateTable, CreateTable, DropTable, UndropTable, SetVariables,
                                ShowSystem, CreateRoutineLoad, AlterRoutineLoad, ControlRoutineLoad, ShowRoutineLoad,
                                ShowRoutineLoadTask, ShowCreateRoutineLoad, CreateStorageConnection, CreateVolume,
-                               ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume>;
+                               ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
+                               CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
+                               ShowVclusters>;
 
 }  // namespace sluice::sql

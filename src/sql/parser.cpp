@@ -157,6 +157,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
+  if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
   if (IsCreateStorageObject(ts)) return ParseCreateStorageObject(ts);
   if (IsShowStorageObjects(ts)) return ParseShowStorageObjects(ts);
   if (IsStorageObjectStatement(ts)) return ParseDescribeOrDropStorageObject(ts);

@@ -8,8 +8,8 @@ namespace {
 
 constexpr std::string_view kShowForms =
     "one of DATABASES, SCHEMAS, TABLES, TABLES HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, "
-    "CREATE ROUTINE LOAD, VARIABLES, STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET or "
-    "PROCESSLIST (the SHOW statements Sluice supports)";
+    "CREATE ROUTINE LOAD, PIPES, VCLUSTERS, VARIABLES, STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, "
+    "CHARSET or PROCESSLIST (the SHOW statements Sluice supports)";
 
 Result<std::optional<std::string>> OptionalLike(TokenStream& ts) {
   if (ts.AcceptWord("LIKE")) {

@@ -10,6 +10,9 @@ namespace sluice::sql {
 
 Result<Statement> ParseShow(TokenStream& ts);
 Result<Statement> ParseSet(TokenStream& ts);
+// pipe_parser.cpp: CREATE / DROP / ALTER PIPE, SHOW PIPES, DESC PIPE.
+bool IsPipeStatement(const TokenStream& ts);
+Result<Statement> ParsePipeStatement(TokenStream& ts);
 // `CREATE TABLE ...` in the StarRocks and Lakehouse forms. The caller has already sent the variants DuckDB runs
 // itself (AS SELECT, LIKE, OR REPLACE, TEMPORARY) to PassThrough.
 Result<CreateTable> ParseCreateTable(TokenStream& ts);

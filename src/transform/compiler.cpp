@@ -88,8 +88,12 @@ Result<TypedSql> CompileUserExpression(const std::string& text, const Scope& sco
 }
 
 // A loaded source column reads as its converted value; a placeholder as its text.
-ColumnBinding SourceBinding(const PlannedSource& s, size_t index) {
+ColumnBinding SourceBinding(const TransformSpec& spec, const PlannedSource& s, size_t index) {
   if (s.dest.loaded()) return ColumnBinding{ConvertedAlias(index), s.dest.type};
+  for (const auto& [name, type] : spec.source_types) {
+    if (sql::EqualsIgnoreCase(name, s.name) && !sql::EqualsIgnoreCase(type, "VARCHAR"))
+      return ColumnBinding{"TRY_CAST(" + RawAlias(index) + " AS " + type + ")", ClassifyDuckDBType(type)};
+  }
   return ColumnBinding{RawAlias(index), ClassifyDuckDBType("VARCHAR")};
 }
 
@@ -114,8 +118,9 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
 
   for (const std::string& name : spec.source_columns) {
     RETURN_IF_ERROR(check_unique(name));
-    plan.sources.push_back(PlannedSource{name, DestinationOf(spec, name)});
+    plan.sources.push_back(PlannedSource{name, spec.sources_are_inputs ? Destination{} : DestinationOf(spec, name)});
   }
+  if (spec.sources_are_inputs) seen.clear();  // inputs and target columns are separate name spaces
   for (const auto& [name, text] : spec.derived) {
     RETURN_IF_ERROR(check_unique(name));
     Destination dest = DestinationOf(spec, name);
@@ -145,7 +150,7 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
   // Expressions in COLUMNS read source columns (loaded ones converted, placeholders as text) and metadata.
   Scope source_scope;
   for (size_t i = 0; i < plan.sources.size(); i++)
-    source_scope.Add(plan.sources[i].name, SourceBinding(plan.sources[i], i));
+    source_scope.Add(plan.sources[i].name, SourceBinding(spec, plan.sources[i], i));
   for (size_t k = 0; k < spec.metadata.size(); k++)
     source_scope.Add(spec.metadata[k].name,
                      ColumnBinding{MetadataAlias(k), ClassifyDuckDBType(spec.metadata[k].duckdb_type)});
@@ -159,7 +164,7 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
   // WHERE sees the values as they will be loaded: converted and computed columns, and placeholders as text.
   if (spec.where) {
     Scope where_scope = source_scope;
-    for (size_t j = 0; j < plan.derived.size(); j++) {
+    for (size_t j = 0; j < plan.derived.size() && !spec.sources_are_inputs; j++) {
       if (plan.derived[j].dest.is_op) continue;
       where_scope.Add(plan.derived[j].name, ColumnBinding{DerivedAlias(j), plan.derived[j].dest.type});
     }

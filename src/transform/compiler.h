@@ -48,6 +48,11 @@ struct TransformSpec {
   std::string table_name;            // for error messages; may be empty
   bool strict_mode = false;
   std::string timezone;  // e.g. "Asia/Shanghai" or "+08:00"; empty = UTC
+  // Pipes (`COPY INTO t FROM (SELECT exprs FROM READ_KAFKA(...) WHERE ...)`): the batch's columns are inputs that
+  // expressions read but that are never loaded by name; only `derived` columns load, and WHERE sees the inputs
+  // only. `source_types` gives an input's DuckDB type (its text is TRY_CAST to it); absent = VARCHAR.
+  bool sources_are_inputs = false;
+  std::vector<std::pair<std::string, std::string>> source_types;
 };
 
 struct CompiledTransform {

@@ -94,6 +94,11 @@ void AppendDebug(const Expr& e, std::string* out) {
       *out += ")";
       return;
     }
+    case ExprKind::kSubscript:
+      *out += "([]";
+      AppendChildren(e, 0, out);
+      *out += ")";
+      return;
     case ExprKind::kInterval:
       *out += "(INTERVAL ";
       AppendDebug(*e.children[0], out);

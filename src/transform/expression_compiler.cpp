@@ -72,6 +72,7 @@ class Compiler {
       case ExprKind::kCase: return Case(e);
       case ExprKind::kCast: return Cast(e);
       case ExprKind::kInterval: return Interval(e);
+      case ExprKind::kSubscript: return Subscript(e);
     }
     return Error(e, "unsupported expression");
   }
@@ -329,6 +330,15 @@ class Compiler {
     TypedSql out = MakeTyped(ConvertTo(x, *target, tz_), target->cls, target->duckdb);
     out.type = *target;
     return out;
+  }
+
+  Result<TypedSql> Subscript(const Expr& e) {
+    std::vector<TypedSql> args;
+    for (const auto& c : e.children) {
+      ASSIGN_OR_RETURN(TypedSql arg, Value(*c));
+      args.push_back(std::move(arg));
+    }
+    return EmitSubscript(args, CallSite{e, tz_});
   }
 
   Result<TypedSql> Interval(const Expr& e) {

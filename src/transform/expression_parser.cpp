@@ -301,7 +301,7 @@ class Parser {
 
   Result<ExprPtr> ParseUnary() {
     const Token& t = Peek();
-    if (!t.IsSymbol("-") && !t.IsSymbol("+") && !t.IsSymbol("!")) return ParsePrimary();
+    if (!t.IsSymbol("-") && !t.IsSymbol("+") && !t.IsSymbol("!")) return ParsePostfix();
     RecursionGuard guard(this);
     if (guard.too_deep()) return TooDeep();
     ExprPtr node = NewNode(ExprKind::kUnary, Next());
@@ -309,6 +309,34 @@ class Parser {
     ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
     node->children.push_back(std::move(operand));
     return Finish(std::move(node));
+  }
+
+  // Lakehouse postfix forms, binding tighter than any operator: `x::TYPE` (a CAST) and `x[key]` (a JSON key or
+  // index, a map key, a list index), in any sequence: `PARSE_JSON(value::STRING)['a']['b']::INT`.
+  Result<ExprPtr> ParsePostfix() {
+    ASSIGN_OR_RETURN(ExprPtr node, ParsePrimary());
+    while (true) {
+      const Token& t = Peek();
+      if (t.IsSymbol("::")) {
+        ExprPtr cast = NewNode(ExprKind::kCast, Next());
+        cast->line = node->line;
+        cast->column = node->column;
+        cast->children.push_back(std::move(node));
+        ASSIGN_OR_RETURN(cast->cast_type, ParseTypeName());
+        ASSIGN_OR_RETURN(node, Finish(std::move(cast)));
+      } else if (t.IsSymbol("[")) {
+        ExprPtr sub = NewNode(ExprKind::kSubscript, Next());
+        sub->line = node->line;
+        sub->column = node->column;
+        sub->children.push_back(std::move(node));
+        ASSIGN_OR_RETURN(ExprPtr key, ParseOr());
+        sub->children.push_back(std::move(key));
+        RETURN_IF_ERROR(ExpectSymbol("]", " to close the '[' at " + PositionText(t.line, t.column)));
+        ASSIGN_OR_RETURN(node, Finish(std::move(sub)));
+      } else {
+        return node;
+      }
+    }
   }
 
   Result<ExprPtr> ParsePrimary() {

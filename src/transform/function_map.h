@@ -42,6 +42,9 @@ void AddMathFunctions(std::vector<FunctionInfo>* out);
 void AddStringFunctions(std::vector<FunctionInfo>* out);
 void AddTimeFunctions(std::vector<FunctionInfo>* out);
 void AddJsonFunctions(std::vector<FunctionInfo>* out);
+// x[k] (ExprKind::kSubscript): JSON (or text read as JSON) -> JSON by key or 0-based index; map -> value by key;
+// list -> element by 0-based index. NULL when absent.
+Result<TypedSql> EmitSubscript(std::vector<TypedSql>& args, const CallSite& site);
 
 // An INTERVAL operand (TypeClass::kInterval) as a DuckDB interval value, for date_add and `dt + INTERVAL ...`.
 std::string IntervalSql(const TypedSql& interval);

@@ -85,7 +85,59 @@ Result<TypedSql> ElementAt(std::vector<TypedSql>& a, const CallSite& site) {
   }
 }
 
+// Lakehouse map('k1', v1, 'k2', v2, ...): a MAP(VARCHAR, VARCHAR); map() is the empty map.
+Result<TypedSql> MakeMap(std::vector<TypedSql>& a, const CallSite& site) {
+  if (a.size() % 2 != 0) return site.Error("needs pairs of key and value, got " + std::to_string(a.size()) + " arguments");
+  std::string keys, values;
+  for (size_t i = 0; i < a.size(); i += 2) {
+    keys += (i ? ", " : "") + AsVarchar(a[i], site.tz);
+    values += (i ? ", " : "") + AsVarchar(a[i + 1], site.tz);
+  }
+  TypedSql out = MakeTyped("map(CAST([" + keys + "] AS VARCHAR[]), CAST([" + values + "] AS VARCHAR[]))",
+                           TypeClass::kMap, "MAP(VARCHAR, VARCHAR)");
+  out.type = ClassifyDuckDBType("MAP(VARCHAR, VARCHAR)");
+  return out;
+}
+
 }  // namespace
+
+Result<TypedSql> EmitSubscript(std::vector<TypedSql>& a, const CallSite& site) {
+  const TypedSql& x = a[0];
+  const TypedSql& k = a[1];
+  switch (x.type.cls) {
+    case TypeClass::kNull:
+      return MakeTyped("NULL", TypeClass::kNull);
+    case TypeClass::kList: {
+      SqlType element = ClassifyDuckDBType(ListElementType(x.type.duckdb));
+      TypedSql out = MakeTyped("(" + x.sql + ")[" + AsBigint(k, site.tz) + " + 1]", element.cls, element.duckdb);
+      out.type = element;
+      return out;
+    }
+    case TypeClass::kMap:
+      return ElementAt(a, site);
+    case TypeClass::kVarchar:
+    case TypeClass::kJson: {
+      // A JSON pointer: '/3' for the 4th element (0-based, as Lakehouse indexes JSON arrays), '/name' for a key.
+      std::string pointer;
+      if (k.type.cls == TypeClass::kInteger) {
+        pointer = "'/' || CAST(" + k.sql + " AS VARCHAR)";
+      } else if (k.constant) {
+        std::string key;
+        for (char c : *k.constant) {
+          if (c == '~') key += "~0";
+          else if (c == '/') key += "~1";
+          else key += c;
+        }
+        pointer = sql::QuoteLiteral("/" + key);
+      } else {
+        pointer = "'/' || replace(replace(" + AsVarchar(k, site.tz) + ", '~', '~0'), '/', '~1')";
+      }
+      return MakeTyped("json_extract(" + JsonValue(x, site) + ", " + pointer + ")", TypeClass::kJson, "JSON");
+    }
+    default:
+      return site.Error(std::string("[] needs JSON, a MAP or an ARRAY, not a ") + TypeClassName(x.type.cls));
+  }
+}
 
 void AddJsonFunctions(std::vector<FunctionInfo>* out) {
   out->push_back({"get_json_string", 2, 2, GetJsonString, "json_extract_string(TRY_CAST(j AS JSON), path)"});
@@ -94,6 +146,7 @@ void AddJsonFunctions(std::vector<FunctionInfo>* out) {
   out->push_back({"json_extract", 2, 2, JsonExtract, "json_extract(TRY_CAST(j AS JSON), path) (JSON)"});
   out->push_back({"parse_json", 1, 1, ParseJson, "TRY_CAST(s AS JSON)"});
   out->push_back({"json_parse", 1, 1, ParseJson, "TRY_CAST(s AS JSON)"});
+  out->push_back({"map", 0, -1, MakeMap, "map(['k', ...], ['v', ...]) (MAP(VARCHAR, VARCHAR), from key/value pairs)"});
   out->push_back({"element_at", 2, 2, ElementAt,
                   "list[i] / map[k] / json_extract_string(text, '/k') (NULL when absent)"});
 }

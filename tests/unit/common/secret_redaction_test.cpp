@@ -40,3 +40,15 @@ TEST(SecretRedactionTest, OrdinaryStatementsAreUnchanged) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(SecretRedactionTest, MapArgumentsAreMasked) {
+  EXPECT_EQ(RedactSecrets("READ_KAFKA('b', 't', map('kafka.sasl.username', 'alice', 'kafka.sasl.password', 'pw1'))"),
+            "READ_KAFKA('b', 't', map('kafka.sasl.username', 'alice', 'kafka.sasl.password', '******'))");
+  EXPECT_EQ(RedactSecrets("MAP {'kafka.sasl.password': 'pw2'}"), "MAP {'kafka.sasl.password': '******'}");
+}
+
+}  // namespace
+}  // namespace sluice

@@ -151,11 +151,11 @@ TEST(ShowTest, SystemInformation) {
 }
 
 TEST(ShowTest, Errors) {
-  EXPECT_EQ(ParseError("SHOW PIPES").message(),
-            "Syntax error at line 1, column 6 near 'PIPES': expected one of DATABASES, SCHEMAS, TABLES, TABLES "
-            "HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, CREATE ROUTINE LOAD, VARIABLES, STATUS, "
-            "WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET or PROCESSLIST (the SHOW statements "
-            "Sluice supports)");
+  EXPECT_EQ(ParseError("SHOW STAGES").message(),
+            "Syntax error at line 1, column 6 near 'STAGES': expected one of DATABASES, SCHEMAS, TABLES, TABLES "
+            "HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, CREATE ROUTINE LOAD, PIPES, VCLUSTERS, VARIABLES, "
+            "STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET or PROCESSLIST (the SHOW "
+            "statements Sluice supports)");
   EXPECT_EQ(ParseError("SHOW").code(), StatusCode::kSyntaxError);
   EXPECT_EQ(ParseError("SHOW GLOBAL TABLES").message(),
             "Syntax error at line 1, column 13 near 'TABLES': expected VARIABLES or STATUS");

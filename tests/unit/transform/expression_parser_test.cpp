@@ -209,3 +209,24 @@ TEST(ExpressionParserTest, RandomInputNeverCrashes) {
 
 }  // namespace
 }  // namespace sluice::transform
+
+namespace sluice::transform {
+namespace {
+
+TEST(ExpressionParserTest, LakehousePostfixForms) {
+  EXPECT_EQ(Parsed("x::STRING"), "(CAST `x` AS STRING)");
+  EXPECT_EQ(Parsed("x::decimal(10,2)"), "(CAST `x` AS DECIMAL(10,2))");
+  EXPECT_EQ(Parsed("j['a']"), "([] `j` 'a')");
+  EXPECT_EQ(Parsed("PARSE_JSON(value::STRING)['a']['b']::INT"),
+            "(CAST ([] ([] parse_json((CAST `value` AS STRING)) 'a') 'b') AS INT)");
+  EXPECT_EQ(Parsed("-a::int"), "(- (CAST `a` AS INT))");
+  EXPECT_EQ(Parsed("a::int + b[0] * 2"), "(+ (CAST `a` AS INT) (* ([] `b` 0) 2))");
+  EXPECT_NE(ErrorOf("j['a'").find("']'"), std::string::npos);
+  EXPECT_NE(ErrorOf("x::").find("type name"), std::string::npos);
+  std::string deep = "j";
+  for (int i = 0; i < 300; i++) deep += "['k']";
+  EXPECT_NE(ErrorOf(deep).find("nest"), std::string::npos) << ErrorOf(deep);
+}
+
+}  // namespace
+}  // namespace sluice::transform

@@ -1,0 +1,51 @@
+#include "catalog/load_history.h"
+
+#include "sql/parser.h"
+
+namespace sluice::catalog {
+
+Status EnsureLoadHistoryTable(storage::Connection& con) {
+  return con.Execute(
+      "CREATE SCHEMA IF NOT EXISTS __sluice;"
+      "CREATE TABLE IF NOT EXISTS __sluice.load_history (db VARCHAR NOT NULL, table_name VARCHAR NOT NULL, "
+      "job_name VARCHAR NOT NULL, job_kind VARCHAR NOT NULL, source VARCHAR NOT NULL, loaded_rows BIGINT NOT NULL, "
+      "error_rows BIGINT NOT NULL, filtered_rows BIGINT NOT NULL, first_error VARCHAR, status VARCHAR NOT NULL, "
+      "start_time BIGINT NOT NULL, end_time BIGINT NOT NULL)");
+}
+
+Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
+  // kafka://topic/0:[100,200),1:[5,11)
+  std::string source = "kafka://" + e.topic + "/";
+  bool first = true;
+  for (const auto& [p, r] : e.ranges) {
+    if (r.second <= r.first) continue;
+    source += (first ? "" : ",") + std::to_string(p) + ":[" + std::to_string(r.first) + "," + std::to_string(r.second) + ")";
+    first = false;
+  }
+  using sql::QuoteLiteral;
+  return con.Execute("INSERT INTO __sluice.load_history VALUES (" + QuoteLiteral(e.db) + ", " + QuoteLiteral(e.table) +
+                     ", " + QuoteLiteral(e.job) + ", " + QuoteLiteral(e.job_kind) + ", " + QuoteLiteral(source) + ", " +
+                     std::to_string(e.loaded_rows) + ", " + std::to_string(e.error_rows) + ", " +
+                     std::to_string(e.filtered_rows) + ", " +
+                     (e.first_error.empty() ? std::string("NULL") : QuoteLiteral(e.first_error.substr(0, 1024))) +
+                     ", " + QuoteLiteral(e.status) + ", " + std::to_string(e.start_ms) + ", " +
+                     std::to_string(e.end_ms) + ")");
+}
+
+Result<int64_t> PurgeLoadHistory(storage::Connection& con, int64_t now_ms, int64_t retention_ms) {
+  ASSIGN_OR_RETURN(auto r, con.Query("DELETE FROM __sluice.load_history WHERE end_time < " +
+                                     std::to_string(now_ms - retention_ms)));
+  return static_cast<int64_t>(r.affected_rows);
+}
+
+std::string LoadHistoryMacroSql() {
+  return "CREATE OR REPLACE TEMP MACRO load_history(table_name_arg) AS TABLE SELECT h.job_name AS job_name, "
+         "h.job_kind AS job_kind, h.db || '.' || h.table_name AS table_name, h.source AS source, "
+         "h.loaded_rows AS loaded_rows, h.error_rows AS error_rows, h.filtered_rows AS filtered_rows, "
+         "h.first_error AS first_error, h.status AS status, make_timestamp(h.start_time * 1000) AS start_time, "
+         "make_timestamp(h.end_time * 1000) AS end_time FROM __sluice.load_history h WHERE "
+         "CASE WHEN contains(CAST(table_name_arg AS VARCHAR), '.') THEN h.db || '.' || h.table_name "
+         "ELSE h.table_name END = CAST(table_name_arg AS VARCHAR) ORDER BY h.end_time, h.source";
+}
+
+}  // namespace sluice::catalog

@@ -1,0 +1,430 @@
+// Kafka pipes on the routine load scheduler: CREATE / DROP / ALTER / SHOW / DESC PIPE turn into jobs of kind pipe
+// (catalog::RoutineLoadDefinition::pipe), and virtual clusters bound how many of their tasks run at once.
+#include <algorithm>
+#include <cctype>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/load_history.h"
+#include "catalog/pipe_definition.h"
+#include "catalog/property_table.h"
+#include "common/log.h"
+#include "scheduler/job_registry.h"
+#include "sql/lexer.h"
+#include "sql/parser.h"
+
+namespace sluice::scheduler {
+
+using catalog::JobState;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kDefaultVcluster = "default";
+
+// SQL LIKE, case-insensitive: % any run, _ one character.
+bool Like(std::string_view text, std::string_view pattern) {
+  size_t t = 0, p = 0, star_p = std::string_view::npos, star_t = 0;
+  auto eq = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); };
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '_' || (pattern[p] != '%' && eq(pattern[p], text[t])))) {
+      t++;
+      p++;
+    } else if (p < pattern.size() && pattern[p] == '%') {
+      star_p = p++;
+      star_t = t;
+    } else if (star_p != std::string_view::npos) {
+      p = star_p + 1;
+      t = ++star_t;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '%') p++;
+  return p == pattern.size();
+}
+
+std::string PipeStatus(const catalog::StoredJob& s) {
+  if (s.state == JobState::kPaused && s.reason == catalog::kPipeSuspendedReason) return "SUSPENDED";
+  if (s.state == JobState::kPaused || s.state == JobState::kCancelled) return "FAILED";
+  return "RUNNING";
+}
+
+bool IsLivePipe(const JobRuntime& j) { return j.stored.def.pipe && j.stored.state != JobState::kStopped; }
+
+std::string PipeNotFound(const std::string& name, const std::string& db) {
+  return "pipe '" + name + "' does not exist in database '" + db + "'";
+}
+
+}  // namespace
+
+// ---- RoutineLoadManager: the public face ----------------------------------------------------------------------
+
+Status RoutineLoadManager::CreatePipe(const sql::CreatePipe& s, const std::string& db) { return jobs_->CreatePipe(s, db); }
+Status RoutineLoadManager::DropPipe(const sql::DropPipe& s, const std::string& db) { return jobs_->DropPipe(s, db); }
+Status RoutineLoadManager::AlterPipe(const sql::AlterPipe& s, const std::string& db) { return jobs_->AlterPipe(s, db); }
+Result<ResultSet> RoutineLoadManager::ShowPipes(const sql::ShowPipes& s, const std::string& db) {
+  return jobs_->ShowPipes(s, db);
+}
+Result<ResultSet> RoutineLoadManager::DescPipe(const sql::DescPipe& s, const std::string& db) {
+  return jobs_->DescPipe(s, db);
+}
+Status RoutineLoadManager::CreateVcluster(const sql::CreateVcluster& s) { return jobs_->CreateVcluster(s); }
+Status RoutineLoadManager::DropVcluster(const sql::DropVcluster& s) { return jobs_->DropVcluster(s); }
+Result<ResultSet> RoutineLoadManager::ShowVclusters(const sql::ShowVclusters& s) { return jobs_->ShowVclusters(s); }
+
+// ---- Virtual clusters ---------------------------------------------------------------------------------------
+
+Status JobRegistry::LoadVclusters() {
+  ASSIGN_OR_RETURN(auto con, db_.Connect());
+  RETURN_IF_ERROR(catalog::EnsureLoadHistoryTable(*con));
+  RETURN_IF_ERROR(con->Execute("CREATE SCHEMA IF NOT EXISTS __sluice; CREATE TABLE IF NOT EXISTS __sluice.vclusters "
+                               "(name VARCHAR NOT NULL, size INTEGER NOT NULL, create_time BIGINT NOT NULL)"));
+  ASSIGN_OR_RETURN(auto rows, con->Query("SELECT name, size FROM __sluice.vclusters"));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& r : rows.result_set->rows) {
+    if (r[0] && r[1]) vclusters_[*r[0]] = std::stoi(*r[1]);
+  }
+  return Status::Ok();
+}
+
+bool JobRegistry::VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const {
+  auto it = vclusters_.find(cluster);
+  if (it == vclusters_.end()) return cluster == kDefaultVcluster;  // default: only the worker pool bounds it
+  auto r = running.find(cluster);
+  return (r == running.end() ? 0 : r->second) < it->second;
+}
+
+Status JobRegistry::CheckVclusterExists(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (name == kDefaultVcluster || vclusters_.count(name)) return Status::Ok();
+  std::string known = kDefaultVcluster;
+  for (const auto& [n, size] : vclusters_) known += ", " + n;
+  return Status::NotFound("virtual cluster '" + name + "' does not exist (there are: " + known +
+                          "); create it with CREATE VCLUSTER " + name + " VCLUSTER_SIZE = n");
+}
+
+Status JobRegistry::CreateVcluster(const sql::CreateVcluster& stmt) {
+  if (stmt.name == kDefaultVcluster)
+    return stmt.if_not_exists ? Status::Ok()
+                              : Status::AlreadyExists("virtual cluster 'default' always exists (it is the worker pool)");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (vclusters_.count(stmt.name))
+      return stmt.if_not_exists ? Status::Ok()
+                                : Status::AlreadyExists("virtual cluster '" + stmt.name + "' already exists");
+  }
+  ASSIGN_OR_RETURN(auto con, db_.Connect());
+  RETURN_IF_ERROR(con->Execute("INSERT INTO __sluice.vclusters VALUES (" + sql::QuoteLiteral(stmt.name) + ", " +
+                               std::to_string(stmt.size) + ", " + std::to_string(WallMs()) + ")"));
+  std::lock_guard<std::mutex> lock(mu_);
+  vclusters_[stmt.name] = static_cast<int>(stmt.size);
+  return Status::Ok();
+}
+
+Status JobRegistry::DropVcluster(const sql::DropVcluster& stmt) {
+  if (stmt.name == kDefaultVcluster) return Status::InvalidArgument("virtual cluster 'default' cannot be dropped");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!vclusters_.count(stmt.name))
+      return stmt.if_exists ? Status::Ok() : Status::NotFound("virtual cluster '" + stmt.name + "' does not exist");
+    for (const auto& [id, j] : jobs_) {
+      if (IsLivePipe(*j) && j->stored.def.pipe->virtual_cluster == stmt.name)
+        return Status::InvalidArgument("virtual cluster '" + stmt.name + "' runs pipe '" + j->stored.def.db + "." +
+                                       j->stored.def.name + "'; drop the pipe or ALTER PIPE " + j->stored.def.name +
+                                       " SET VIRTUAL_CLUSTER = '...' first");
+    }
+  }
+  ASSIGN_OR_RETURN(auto con, db_.Connect());
+  RETURN_IF_ERROR(con->Execute("DELETE FROM __sluice.vclusters WHERE name = " + sql::QuoteLiteral(stmt.name)));
+  std::lock_guard<std::mutex> lock(mu_);
+  vclusters_.erase(stmt.name);
+  return Status::Ok();
+}
+
+Result<ResultSet> JobRegistry::ShowVclusters(const sql::ShowVclusters& stmt) {
+  ResultSet rs;
+  rs.AddColumn("name");
+  for (const char* c : {"size", "running_tasks", "pipes"}) rs.AddColumn(c, ValueType::kBigInt);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, int> sizes = vclusters_;
+  sizes[kDefaultVcluster] = static_cast<int>(pool_ ? pool_->size() : 0);
+  for (const auto& [name, size] : sizes) {
+    if (stmt.like && !Like(name, *stmt.like)) continue;
+    int running = 0, pipes = 0;
+    for (const auto& [id, j] : jobs_) {
+      if (!IsLivePipe(*j) || j->stored.def.pipe->virtual_cluster != name) continue;
+      pipes++;
+      for (const auto& g : j->groups) running += g->running;
+    }
+    rs.rows.push_back({name, std::to_string(size), std::to_string(running), std::to_string(pipes)});
+  }
+  return rs;
+}
+
+// ---- Pipes --------------------------------------------------------------------------------------------------
+
+std::shared_ptr<JobRuntime> JobRegistry::FindPipeLocked(const std::string& db, const std::string& name) {
+  std::shared_ptr<JobRuntime> found;
+  for (auto& [id, job] : jobs_) {
+    if (IsLivePipe(*job) && job->stored.def.db == db && job->stored.def.name == name) found = job;
+  }
+  return found;
+}
+
+void JobRegistry::WaitForTasksToEnd(const std::shared_ptr<JobRuntime>& job) {
+  // A task of a dropped pipe commits nothing more (its version moved on), but one inside its commit finishes it:
+  // wait, so a pipe created next with the same group starts after that commit.
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, std::chrono::seconds(30), [&] { return job->tasks_in_flight == 0; });
+}
+
+Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& session_db) {
+  const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  if (!stmt.table_db.empty() && stmt.table_db != db)
+    return Status::NotSupported("the target table of a pipe must be in the pipe's database '" + db + "', not '" +
+                                stmt.table_db + "'");
+  if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (FindPipeLocked(db, stmt.name)) {
+      if (stmt.if_not_exists) return Status::Ok();
+      return Status::AlreadyExists("pipe '" + stmt.name + "' already exists in database '" + db + "'");
+    }
+  }
+  auto table = catalog_.DescribeTable(db, stmt.table);
+  if (!table.ok()) {
+    if (table.status().code() == StatusCode::kUnknownTable)
+      return Status::UnknownTable("table '" + stmt.table + "' does not exist in database '" + db + "'");
+    return table.status();
+  }
+  if (table->is_view) return Status::InvalidArgument("'" + stmt.table + "' is a view; a pipe loads into a table");
+  std::vector<std::string> columns;
+  for (const auto& c : table->columns) columns.push_back(c.name);
+  ASSIGN_OR_RETURN(auto def, catalog::BuildPipe(stmt, db, columns));
+  RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
+  ASSIGN_OR_RETURN(auto plan, Plan(0, def));  // checks the SELECT list and WHERE against the table now
+  (void)plan;
+  ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates the settings
+  probe.reset();
+
+  // The group id is the pipe's progress: a dropped pipe of the same group and topic hands over where it stopped.
+  int64_t previous = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, j] : jobs_) {
+      const auto& d = j->stored.def;
+      if (!d.pipe || d.group_id() != def.group_id() || d.topic != def.topic) continue;
+      if (j->stored.state != JobState::kStopped)
+        return Status::AlreadyExists("pipe '" + d.db + "." + d.name + "' already reads topic '" + d.topic +
+                                     "' with group '" + d.group_id() + "'; use another group id");
+      previous = std::max(previous, id);
+    }
+  }
+  const std::string& reset = def.pipe->reset_offsets;
+  if (previous != 0 && (reset == "none" || reset == "valid")) {
+    ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(previous));
+    for (const auto& [p, pr] : progress) {
+      if (pr.next_offset >= 0)
+        def.offsets[p] = catalog::OffsetSpec{catalog::OffsetSpec::Kind::kOffset, pr.next_offset, std::to_string(pr.next_offset)};
+    }
+  }
+  int64_t now = WallMs();
+  def.pipe->modified_time_ms = now;
+  ASSIGN_OR_RETURN(int64_t id, store_->CreateJob(def, now));
+  auto job = std::make_shared<JobRuntime>();
+  job->stored.id = id;
+  job->stored.def = std::move(def);
+  job->stored.state = JobState::kNeedSchedule;
+  job->stored.create_time_ms = now;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_[id] = job;
+  }
+  log::Info("scheduler", "pipe {}.{} created (job id {}){}", db, stmt.name, id,
+            previous ? " resuming group '" + job->stored.def.group_id() + "'" : std::string());
+  cv_.notify_all();
+  return Status::Ok();
+}
+
+Status JobRegistry::DropPipe(const sql::DropPipe& stmt, const std::string& session_db) {
+  const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  std::shared_ptr<JobRuntime> job;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job = FindPipeLocked(db, stmt.name);
+    if (!job) return stmt.if_exists ? Status::Ok() : Status::NotFound(PipeNotFound(stmt.name, db));
+    SetStateLocked(*job, JobState::kStopped, "dropped (DROP PIPE)");
+  }
+  WaitForTasksToEnd(job);
+  return Status::Ok();
+}
+
+Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& session_db) {
+  const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  catalog::RoutineLoadDefinition def;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto job = FindPipeLocked(db, stmt.name);
+    if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
+    const JobState state = job->stored.state;
+    if (stmt.execute) {
+      if (state != JobState::kRunning && state != JobState::kNeedSchedule)
+        return Status::InvalidArgument("pipe '" + stmt.name + "' is " + PipeStatus(job->stored) + "; ALTER PIPE " +
+                                       stmt.name + " SET PIPE_EXECUTION_PAUSED = false first");
+      for (auto& g : job->groups) g->next_run = Clock::now();
+      cv_.notify_all();
+      return Status::Ok();
+    }
+    if (stmt.property == "PIPE_EXECUTION_PAUSED") {
+      std::string v = sql::ToUpper(stmt.value);
+      if (v != "TRUE" && v != "FALSE")
+        return Status::InvalidArgument("PIPE_EXECUTION_PAUSED must be true or false, got '" + stmt.value + "'");
+      if (state == JobState::kCancelled)
+        return Status::InvalidArgument("pipe '" + stmt.name + "' failed for good (" + job->stored.reason +
+                                       "); drop it and create it again");
+      if (v == "TRUE") {
+        if (state != JobState::kPaused || job->stored.reason != catalog::kPipeSuspendedReason)
+          SetStateLocked(*job, JobState::kPaused, catalog::kPipeSuspendedReason);
+      } else if (state == JobState::kPaused) {
+        job->window_rows = job->window_errors = 0;
+        job->failed_batches = 0;
+        job->other_msg.clear();
+        SetStateLocked(*job, JobState::kNeedSchedule, "");
+      }
+      return Status::Ok();
+    }
+    def = job->stored.def;
+  }
+  RETURN_IF_ERROR(catalog::AlterPipeProperty(def, stmt.property, stmt.value));
+  RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
+  def.pipe->modified_time_ms = WallMs();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto job = FindPipeLocked(db, stmt.name);
+  if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
+  job->stored.def = std::move(def);
+  PersistLocked(*job);
+  // A running pipe is regrouped with the new settings; its current tasks commit nothing and are read again.
+  if (job->stored.state == JobState::kRunning || job->stored.state == JobState::kNeedSchedule)
+    SetStateLocked(*job, JobState::kNeedSchedule, "");
+  return Status::Ok();
+}
+
+namespace {
+
+struct PipeSnapshot {
+  catalog::StoredJob stored;
+  std::string other_msg;
+  std::map<int32_t, int64_t> latest, timestamps;
+};
+
+// {"kafka":{"lags":{"0":n,...},"lastConsumeTimestamp":ms,"offsetLag":n,"timeLag":ms}} (timeLag -1 while failing).
+json Latency(const PipeSnapshot& s, const std::map<int32_t, catalog::PartitionProgress>& progress) {
+  json lags = json::object();
+  int64_t total = 0;
+  for (const auto& [p, pr] : progress) {
+    auto high = s.latest.find(p);
+    int64_t lag = high == s.latest.end() || pr.next_offset < 0 ? 0 : std::max<int64_t>(0, high->second - pr.next_offset);
+    lags[std::to_string(p)] = lag;
+    total += lag;
+  }
+  int64_t last = -1;
+  for (const auto& [p, ts] : s.timestamps) last = std::max(last, ts);
+  bool failing = PipeStatus(s.stored) == "FAILED" || s.other_msg.find("retrying") != std::string::npos;
+  int64_t time_lag = failing || last < 0 ? -1 : std::max<int64_t>(0, WallMs() - last);
+  return json{{"kafka", {{"lags", lags}, {"lastConsumeTimestamp", last}, {"offsetLag", total}, {"timeLag", time_lag}}}};
+}
+
+std::string LastError(const PipeSnapshot& s) {
+  if (PipeStatus(s.stored) == "FAILED") return s.stored.reason;
+  return s.other_msg.find("retrying") != std::string::npos ? s.other_msg : "";
+}
+
+}  // namespace
+
+Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::string& session_db) {
+  const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  std::vector<PipeSnapshot> snaps;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, j] : jobs_) {
+      if (!IsLivePipe(*j) || j->stored.def.db != db) continue;
+      if (stmt.like && !Like(j->stored.def.name, *stmt.like)) continue;
+      snaps.push_back({j->stored, j->other_msg, j->latest_offsets, j->last_timestamp_ms});
+    }
+  }
+  std::sort(snaps.begin(), snaps.end(), [](const auto& a, const auto& b) { return a.stored.def.name < b.stored.def.name; });
+  ResultSet rs;
+  for (const char* c : {"name", "status", "pipe_kind", "copy_statement", "virtual_cluster", "created_time", "comment",
+                        "last_error"})
+    rs.AddColumn(c);
+  for (const auto& s : snaps) {
+    const auto& p = *s.stored.def.pipe;
+    rs.rows.push_back({s.stored.def.name, PipeStatus(s.stored), std::string("READ_KAFKA"), p.copy_statement,
+                       p.virtual_cluster, FormatTimeMs(s.stored.create_time_ms), p.comment, LastError(s)});
+  }
+  return rs;
+}
+
+Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::string& session_db) {
+  const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  PipeSnapshot s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto job = FindPipeLocked(db, stmt.name);
+    if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
+    s = {job->stored, job->other_msg, job->latest_offsets, job->last_timestamp_ms};
+  }
+  ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(s.stored.id));
+  const auto& d = s.stored.def;
+  const auto& p = *d.pipe;
+  json props = json::object();
+  props["VIRTUAL_CLUSTER"] = p.virtual_cluster;
+  props["BATCH_INTERVAL_IN_SECONDS"] = d.Property("max_batch_interval");
+  props["BATCH_SIZE_PER_KAFKA_PARTITION"] = std::to_string(p.batch_size_per_partition);
+  props["INITIAL_DELAY_IN_SECONDS"] = std::to_string(p.initial_delay_seconds);
+  props["MAX_SKIP_BATCH_COUNT_ON_ERROR"] = std::to_string(p.max_skip_batches);
+  props["RESET_KAFKA_GROUP_OFFSETS"] = p.reset_offsets;
+  ResultSet rs;
+  rs.AddColumn("info_name");
+  rs.AddColumn("info_value");
+  auto add = [&](const std::string& k, const std::string& v) { rs.rows.push_back({k, v}); };
+  add("name", d.name);
+  add("creator", p.creator);
+  add("created_time", FormatTimeMs(s.stored.create_time_ms));
+  add("last_modified_time", FormatTimeMs(std::max(p.modified_time_ms, s.stored.create_time_ms)));
+  add("comment", p.comment);
+  add("properties", props.dump());
+  add("copy_statement", p.copy_statement);
+  add("pipe_kind", "READ_KAFKA");
+  add("pipe_status", PipeStatus(s.stored));
+  add("input_name", "kafka://" + d.topic + " (group " + d.group_id() + ")");
+  add("output_name", d.db + "." + d.table);
+  add("invalid_reason", PipeStatus(s.stored) == "FAILED" ? s.stored.reason : "");
+  add("pipe_latency", Latency(s, progress).dump());
+  if (stmt.extended) {
+    int64_t loaded = 0, errors = 0, unselected = 0, batches = 0, bytes = 0;
+    json offsets = json::object();
+    for (const auto& [part, pr] : progress) {
+      loaded += pr.loaded_rows;
+      errors += pr.error_rows;
+      unselected += pr.unselected_rows;
+      batches += pr.committed_tasks;
+      bytes += pr.received_bytes;
+      offsets[std::to_string(part)] = pr.next_offset;
+    }
+    add("virtual_cluster", p.virtual_cluster);
+    add("max_errors", std::to_string(p.max_errors));
+    add("loaded_rows", std::to_string(loaded));
+    add("error_rows", std::to_string(errors));
+    add("filtered_rows", std::to_string(unselected));
+    add("committed_batches", std::to_string(batches));
+    add("received_bytes", std::to_string(bytes));
+    add("next_offsets", offsets.dump());
+    add("last_error", LastError(s));
+  }
+  return rs;
+}
+
+}  // namespace sluice::scheduler

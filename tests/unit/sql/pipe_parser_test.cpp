@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "parse_helpers.h"
+
+namespace sluice::sql::testing {
+namespace {
+
+TEST(PipeParserTest, CreateKafkaPipe) {
+  auto p = ParseAs<CreatePipe>(
+      "CREATE PIPE IF NOT EXISTS lake.p VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '60' "
+      "COMMENT 'logs' AS COPY INTO t FROM (SELECT CAST(PARSE_JSON(value::STRING)['time'] AS TIMESTAMP), "
+      "concat(a, ',', b) AS c, value FROM READ_KAFKA('b:9092', 'topic', '', 'g', '', '', '', '', 'raw', 'raw', 3, "
+      "map('kafka.security.protocol', 'SASL_PLAINTEXT', 'kafka.sasl.password', 'pw')) WHERE (a > 1) AND b <> ')');");
+  EXPECT_TRUE(p.if_not_exists);
+  EXPECT_EQ(p.db, "lake");
+  EXPECT_EQ(p.name, "p");
+  ASSERT_EQ(p.properties.size(), 2u);
+  EXPECT_EQ(p.properties[1], (std::pair<std::string, std::string>{"BATCH_INTERVAL_IN_SECONDS", "60"}));
+  EXPECT_EQ(p.comment, "logs");
+  EXPECT_EQ(p.table, "t");
+  ASSERT_EQ(p.select.size(), 3u);
+  EXPECT_EQ(p.select[0].expr, "CAST(PARSE_JSON(value::STRING)['time'] AS TIMESTAMP)");
+  EXPECT_FALSE(p.select[0].alias);
+  EXPECT_EQ(p.select[1].expr, "concat(a, ',', b)");
+  EXPECT_EQ(p.select[1].alias, "c");
+  EXPECT_EQ(p.select[2].expr, "value");
+  EXPECT_EQ(p.kafka_args, (std::vector<std::string>{"b:9092", "topic", "", "g", "", "", "", "", "raw", "raw", "3"}));
+  ASSERT_EQ(p.kafka_settings.size(), 2u);
+  EXPECT_EQ(p.kafka_settings[1].second, "pw");
+  EXPECT_EQ(p.where, "(a > 1) AND b <> ')'");
+  EXPECT_EQ(p.copy_text.substr(0, 16), "COPY INTO t FROM");
+  EXPECT_EQ(p.copy_text.back(), ')');
+}
+
+TEST(PipeParserTest, ReadKafkaArgumentErrors) {
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM (SELECT value FROM READ_KAFKA('b', 't'))").message().find(
+                "expected 12 arguments, got 2: READ_KAFKA(bootstrap_servers, topic, topic_pattern, group_id"),
+            std::string::npos);
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM (SELECT value FROM READ_KAFKA('b', 't', '', 'g', '', '', "
+                       "'', '', 'raw', 'raw', 0, 'not a map'))")
+                .message()
+                .find("map('key', 'value', ...) as argument 12"),
+            std::string::npos);
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM (SELECT value FROM other(1))").message().find("READ_KAFKA"),
+            std::string::npos);
+  EXPECT_EQ(ParseError("CREATE PIPE p AS COPY INTO t FROM VOLUME v USING CSV").code(), StatusCode::kNotSupported);
+}
+
+TEST(PipeParserTest, OtherStatements) {
+  EXPECT_TRUE(ParseAs<DropPipe>("DROP PIPE IF EXISTS p").if_exists);
+  EXPECT_EQ(ParseAs<DropPipe>("DROP PIPE d.p").db, "d");
+  auto a = ParseAs<AlterPipe>("ALTER PIPE p SET PIPE_EXECUTION_PAUSED = true");
+  EXPECT_EQ(a.property, "PIPE_EXECUTION_PAUSED");
+  EXPECT_EQ(a.value, "true");
+  EXPECT_EQ(ParseAs<AlterPipe>("alter pipe p set batch_interval_in_seconds = '30'").property, "BATCH_INTERVAL_IN_SECONDS");
+  EXPECT_TRUE(ParseAs<AlterPipe>("ALTER PIPE p EXECUTE").execute);
+  EXPECT_NE(ParseError("ALTER PIPE p SET A = '1', B = '2'").message().find("one property per statement"),
+            std::string::npos);
+  EXPECT_EQ(ParseAs<ShowPipes>("SHOW PIPES LIKE 'a%'").like, "a%");
+  EXPECT_TRUE(ParseAs<DescPipe>("DESC PIPE EXTENDED p").extended);
+  EXPECT_EQ(ParseAs<DescPipe>("DESCRIBE PIPE p").name, "p");
+  EXPECT_EQ(ParseAs<CreateVcluster>("CREATE VCLUSTER v VCLUSTER_SIZE = 4").size, 4);
+  EXPECT_EQ(ParseAs<CreateVcluster>("CREATE VCLUSTER IF NOT EXISTS v SIZE '2'").size, 2);
+  EXPECT_NE(ParseError("CREATE VCLUSTER v").message().find("VCLUSTER_SIZE = n"), std::string::npos);
+  EXPECT_TRUE(ParseAs<DropVcluster>("DROP VCLUSTER IF EXISTS v").if_exists);
+  EXPECT_FALSE(ParseAs<ShowVclusters>("SHOW VCLUSTERS").like);
+}
+
+}  // namespace
+}  // namespace sluice::sql::testing
