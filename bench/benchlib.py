@@ -37,6 +37,9 @@ def order_fields(i: int) -> tuple[str, str, str, int, int]:
 
 def order_line(i: int, fmt: str) -> str:
     c, n, co, t, p = order_fields(i)
+    if fmt == "avro":  # the JSON record tools/avroproducer encodes (price is an Avro double)
+        return (f'{{"commodity_id":"{c}","customer_name":"{n}","country":"{co}",'
+                f'"pay_time":{t},"price":{float(p)}}}')
     if fmt == "json":
         return (f'{{"commodity_id":"{c}","customer_name":"{n}","country":"{co}",'
                 f'"pay_time":{t},"price":{p}}}')
@@ -144,8 +147,8 @@ def produce_topic(bootstrap: str, topic: str, payloads: list[bytes], parallel: i
 
 
 def count_messages(bootstrap: str, topic: str, timeout: float = 600.0) -> int:
-    """Messages readable from the beginning of every partition (payloads hold no newline: one line each)."""
-    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q"],
+    """Messages readable from the beginning of every partition (kcat prints one offset per message)."""
+    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%o\n"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     if r.returncode != 0:
         raise RuntimeError(f"kcat count of {topic} failed: {r.stderr.decode('utf-8', 'replace')[-500:]}")
@@ -216,11 +219,52 @@ TABLE_DDL = ("CREATE TABLE bench.{table} (commodity_id VARCHAR(26), customer_nam
              "country VARCHAR(26), pay_time BIGINT, price DOUBLE)")
 
 
+ORDERS_AVRO_SCHEMA = {
+    "type": "record", "name": "orders", "fields": [
+        {"name": "commodity_id", "type": "string"}, {"name": "customer_name", "type": "string"},
+        {"name": "country", "type": "string"}, {"name": "pay_time", "type": "long"}, {"name": "price", "type": "double"}]}
+REGISTRY_URL = {"url": ""}  # set by the harness while a schema registry fixture serves ORDERS_AVRO_SCHEMA as id 1
+
+
+def produce_avro_topic(avroproducer: str, bootstrap: str, topic: str, payloads: list[bytes], parallel: int) -> float:
+    """Like produce_topic, for Avro: `payloads` hold JSON records (one per line), which tools/avroproducer writes
+    in the Confluent wire format with schema id 1. Returns the seconds it took."""
+    import json
+    t0 = time.monotonic()
+    with tempfile.NamedTemporaryFile("w", suffix=".avsc", delete=False) as f:
+        json.dump(ORDERS_AVRO_SCHEMA, f)
+        schema = f.name
+    try:
+        pending = [(p, data) for p, data in enumerate(payloads) if data]
+        while pending:
+            batch, pending = pending[:parallel], pending[parallel:]
+            procs = [(p, subprocess.Popen([avroproducer, "--brokers", bootstrap, "--topic", topic, "--partition",
+                                           str(p), "--schema-id", "1", "--schema", schema],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+                     for p, data in batch]
+            for (p, proc), (_, data) in zip(procs, batch):
+                out, err = proc.communicate(data, timeout=600)
+                if proc.returncode != 0:
+                    raise RuntimeError(f"avroproducer partition {p}: {err.decode('utf-8', 'replace')[-400:]}")
+    finally:
+        os.unlink(schema)
+    return time.monotonic() - t0
+
+
+def topic_payload_bytes(bootstrap: str, topic: str, timeout: float = 600.0) -> int:
+    """Sum of the message sizes of a topic, as kcat reads them."""
+    r = subprocess.run(["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%S\n"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return sum(int(x) for x in r.stdout.split() if x.isdigit())
+
+
 def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
                      job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
     load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
         if fmt == "csv" else ""
-    fmt_prop = '"format" = "json", ' if fmt == "json" else '"format" = "csv", '
+    fmt_prop = f'"format" = "{fmt}", '
+    if fmt == "avro":
+        kafka_properties = list(kafka_properties) + [f"confluent.schema.registry.url={REGISTRY_URL['url']}"]
     def pairs(items):
         out = ""
         for kv in items:

@@ -41,8 +41,10 @@ REPO = os.path.normpath(os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 
 from harness import SluiceServer  # noqa: E402  (tests/e2e/harness.py)
+import avro_harness as ah  # noqa: E402  (tests/e2e/avro_harness.py: the schema-registry fixture)
 from kafka_scenarios import SCENARIOS  # noqa: E402
-from benchlib import (POLL_INTERVAL, TABLE_DDL, Broker, count_messages, machine_info,  # noqa: E402
+from benchlib import (ORDERS_AVRO_SCHEMA, REGISTRY_URL, produce_avro_topic, topic_payload_bytes,  # noqa: E402
+                      POLL_INTERVAL, TABLE_DDL, Broker, count_messages, machine_info,  # noqa: E402
                       measure_kcat, order_line, partition_payloads, proc_cpu_seconds, proc_status_kib,
                       produce_topic, routine_load_sql, versions)
 
@@ -207,7 +209,10 @@ def throughput_section(args, summary, results, setup) -> list[str]:
         f"- The orders shape, {fmt_num(args.rows)} messages per format, generated deterministically "
         "(commodity_id, customer_name, country, pay_time, price). JSON messages look like "
         f"`{order_line(0, 'json')}` ({setup['bytes']['json'] / args.rows:.0f} bytes on average), CSV messages "
-        f"like `{order_line(0, 'csv')}` ({setup['bytes']['csv'] / args.rows:.0f} bytes).",
+        f"like `{order_line(0, 'csv')}` ({setup['bytes']['csv'] / args.rows:.0f} bytes), Avro messages the same record "
+        "in the Confluent wire format (schema id 1: commodity_id, customer_name, country string, pay_time long, price "
+        f"double; {setup['bytes']['avro'] / args.rows:.0f} bytes), written by tools/avroproducer and decoded against "
+        "the schema-registry fixture of tests/e2e/avro_harness.py.",
         f"- **Spread over {args.partitions} partitions per topic** (row i to partition i mod {args.partitions}: "
         f"{fmt_num(per_part)} messages, {setup['bytes']['json'] / args.partitions / 1e6:.2f} MB of JSON payload per "
         "partition), because the test broker keeps only about 4.5 MB per partition; after producing, the harness "
@@ -237,7 +242,7 @@ def throughput_section(args, summary, results, setup) -> list[str]:
         "",
         results_table(summary, args.rows, setup["bytes"]),
         "",
-        "Targets from the benchmark issue: Kafka JSON load / kcat >= 0.5, Kafka CSV load / kcat >= 0.6.",
+        "Targets from the benchmark issue: Kafka JSON load / kcat >= 0.5, Kafka CSV load / kcat >= 0.6 (none for Avro).",
         "",
         "#### Per run",
         "",
@@ -344,7 +349,7 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="tiny size: 20000 rows, 4 partitions, 3 runs")
     ap.add_argument("--kcat-repeats", type=int, default=3,
                     help="kcat reads per run; the run's reference is their median (default 3)")
-    ap.add_argument("--formats", default="csv,json", help="comma-separated: csv,json")
+    ap.add_argument("--formats", default="csv,json,avro", help="comma-separated: csv,json,avro")
     ap.add_argument("--scenarios", default="throughput," + ",".join(SCENARIOS),
                     help="comma-separated: throughput (CSV/JSON against kcat), " + ", ".join(SCENARIOS))
     ap.add_argument("--ch-rows", type=int, default=None, help="messages per ClickHouse comparison run (1000000)")
@@ -394,7 +399,7 @@ def main(argv=None) -> int:
     args.sluice = os.path.abspath(args.sluice)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     for f in formats:
-        if f not in ("csv", "json"):
+        if f not in ("csv", "json", "avro"):
             ap.error(f"unknown format {f!r}")
     for path in (args.sluice, args.testbroker):
         if not os.access(path, os.X_OK):
@@ -419,13 +424,22 @@ def main(argv=None) -> int:
         formats = []
     topics = {f"orders_{f}": args.partitions for f in formats}
     broker = Broker(args.testbroker, topics).start() if formats else None
+    registry = None
+    if "avro" in formats:
+        registry = ah.SchemaRegistry({1: ORDERS_AVRO_SCHEMA}).__enter__()
+        REGISTRY_URL["url"] = registry.url()
+    avroproducer = os.path.join(os.path.dirname(args.testbroker), "..", "avroproducer", "avroproducer")
     setup = {"bytes": {}, "produce_s": {}, "load_start": load_start}
     results: dict = {}
     try:
         for f in formats:
             payloads, nbytes = partition_payloads(args.rows, args.partitions, f)
+            if f == "avro":
+                secs = produce_avro_topic(avroproducer, broker.bootstrap, f"orders_{f}", payloads, parallel=4)
+                nbytes = topic_payload_bytes(broker.bootstrap, f"orders_{f}")
+            else:
+                secs = produce_topic(broker.bootstrap, f"orders_{f}", payloads, parallel=4)
             setup["bytes"][f] = nbytes
-            secs = produce_topic(broker.bootstrap, f"orders_{f}", payloads, parallel=4)
             setup["produce_s"][f] = secs
             have = count_messages(broker.bootstrap, f"orders_{f}")
             print(f"bench: produced {args.rows} {f.upper()} messages ({nbytes / 1e6:.1f} MB) in {secs:.1f}s; "
@@ -433,7 +447,7 @@ def main(argv=None) -> int:
             if have != args.rows:
                 raise RuntimeError(f"the broker kept {have} of {args.rows} {f} messages: the test broker keeps only "
                                    f"~4.5 MB per partition; use more --partitions or fewer --rows")
-        for f in ("csv", "json"):
+        for f in ("csv", "json", "avro"):
             setup["bytes"].setdefault(f, 0)
             setup["produce_s"].setdefault(f, 0.0)
         for run in range(1, args.runs + 1):
@@ -452,6 +466,8 @@ def main(argv=None) -> int:
     finally:
         if broker is not None:
             broker.stop()
+        if registry is not None:
+            registry.__exit__(None, None, None)
     extra: dict = {}
     for name in scenarios:
         if name in SCENARIOS:
