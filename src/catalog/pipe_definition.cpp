@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/property_table.h"
+#include "common/secret_redaction.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -117,6 +118,7 @@ std::string PipeSettingsToJson(const PipeSettings& p) {
   j["properties"] = p.properties;
   j["select"] = p.select;
   j["max_errors"] = p.max_errors;
+  j["value_format"] = p.value_format;
   j["batch_size_per_partition"] = p.batch_size_per_partition;
   j["max_skip_batches"] = p.max_skip_batches;
   j["initial_delay_seconds"] = p.initial_delay_seconds;
@@ -136,6 +138,7 @@ PipeSettings PipeSettingsFromJson(const std::string& text) {
   p.properties = j.value("properties", std::vector<std::pair<std::string, std::string>>{});
   p.select = j.value("select", std::vector<std::pair<std::string, std::string>>{});
   p.max_errors = j.value("max_errors", int64_t{0});
+  p.value_format = j.value("value_format", "raw");
   p.batch_size_per_partition = j.value("batch_size_per_partition", int64_t{500000});
   p.max_skip_batches = j.value("max_skip_batches", int64_t{30});
   p.initial_delay_seconds = j.value("initial_delay_seconds", int64_t{0});
@@ -187,9 +190,12 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
                                      "preview in a plain SELECT; inside a pipe they must be '' (use "
                                      "RESET_KAFKA_GROUP_OFFSETS to choose where a new pipe starts)");
   }
-  if (Lower(a[8]) != "raw" || Lower(a[9]) != "raw")
-    return Status::NotSupported("READ_KAFKA key and value formats (arguments 9 and 10) must be 'raw'; parse the "
-                                "value in the SELECT list, e.g. PARSE_JSON(value::STRING)['field']");
+  if (Lower(a[8]) != "raw")
+    return Status::NotSupported("READ_KAFKA key format (argument 9) must be 'raw'; parse the key in the SELECT list");
+  if (Lower(a[9]) != "raw" && Lower(a[9]) != "avro")
+    return Status::NotSupported("READ_KAFKA value format (argument 10) must be 'raw' or 'avro', got '" + a[9] +
+                                "'; parse other formats in the SELECT list, e.g. PARSE_JSON(value::STRING)['field']");
+  p.value_format = Lower(a[9]);
   bool digits = !a[10].empty() && a[10].size() <= 18 &&
                 std::all_of(a[10].begin(), a[10].end(), [](unsigned char c) { return std::isdigit(c); });
   if (!digits)
@@ -203,6 +209,28 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
     if (key.empty()) return Status::InvalidArgument("READ_KAFKA argument 12 has an empty setting name");
     if (key == "group.id")
       return Status::InvalidArgument("READ_KAFKA argument 12 must not set group.id; the group is argument 4");
+    if (key == "schema.registry.url" || key == "confluent.schema.registry.url") {
+      // The Avro values' schema registry: Sluice's setting, not the Kafka client's.
+      if (def.schema_registry_url)
+        return Status::InvalidArgument("READ_KAFKA argument 12 names the schema registry twice; give "
+                                       "'schema.registry.url' once");
+      if (p.value_format != "avro")
+        return Status::InvalidArgument("READ_KAFKA argument 12 sets '" + k + "', which applies to value format "
+                                       "'avro' only (argument 10 is '" + a[9] + "')");
+      if (v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
+        return Status::InvalidArgument("READ_KAFKA setting '" + k + "' must start with http:// or https://");
+      def.schema_registry_url = v;
+      if (std::string shown = StripUrlCredentials(v); shown != v) {
+        // Credentials never show: the statement is kept with them masked.
+        size_t host = shown.find("://") + 3;
+        std::string masked = shown.substr(0, host) + kMask + "@" + shown.substr(host);  // http://******@host
+        for (std::string quoted : {sql::QuoteLiteral(v), "\"" + v + "\""}) {
+          for (size_t at = copy.find(quoted); at != std::string::npos; at = copy.find(quoted, at + 1))
+            copy.replace(at, quoted.size(), sql::QuoteLiteral(masked));
+        }
+      }
+      continue;
+    }
     def.custom_properties.emplace_back(key, v);
     if (IsSecretKey(key) && !v.empty()) {
       // Secrets never show: the statement is kept with the value masked.
@@ -212,6 +240,10 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
       }
     }
   }
+  if (p.value_format == "avro" && !def.schema_registry_url)
+    return Status::InvalidArgument("READ_KAFKA value format 'avro' needs the schema registry: add "
+                                   "'schema.registry.url' to argument 12, e.g. map('schema.registry.url', "
+                                   "'http://host:8081')");
   def.custom_properties.emplace_back("group.id", a[3]);
   p.copy_statement = copy;
   def.load.where = stmt.where;

@@ -41,6 +41,7 @@ struct PipeSettings {
   // The SELECT list resolved against the target table: (target column, expression over the READ_KAFKA columns).
   std::vector<std::pair<std::string, std::string>> select;
   int64_t max_errors = 0;        // READ_KAFKA argument 11: error rows a batch may skip
+  std::string value_format = "raw";  // READ_KAFKA argument 10: "raw" or "avro" (registry: schema_registry_url)
   int64_t batch_size_per_partition = 500000;
   int64_t max_skip_batches = 30;  // MAX_SKIP_BATCH_COUNT_ON_ERROR
   int64_t initial_delay_seconds = 0;

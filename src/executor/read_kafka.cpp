@@ -72,7 +72,10 @@ class KafkaPreview : public storage::RowStream {
       return Status::InvalidArgument("READ_KAFKA argument 2 must name one topic");
     if (!a[2].empty()) return Status::NotSupported("READ_KAFKA argument 3 (topic pattern) is reserved; leave it ''");
     if (!a[8].empty() && Lower(a[8]) != "raw") return Status::NotSupported("READ_KAFKA key format (argument 9) must be 'raw'");
-    if (!a[9].empty() && Lower(a[9]) != "raw") return Status::NotSupported("READ_KAFKA value format (argument 10) must be 'raw'");
+    if (!a[9].empty() && Lower(a[9]) != "raw" && Lower(a[9]) != "avro")
+      return Status::NotSupported("READ_KAFKA value format (argument 10) must be 'raw' or 'avro'");
+    bool avro = Lower(a[9]) == "avro";
+    std::string registry_url;
     for (int i : {6, 7}) {
       if (!a[i].empty() && !IsNumber(a[i]))
         return Status::InvalidArgument("READ_KAFKA argument " + std::to_string(i + 1) +
@@ -86,14 +89,31 @@ class KafkaPreview : public storage::RowStream {
     if (settings.is_object()) {
       for (const auto& [k, v] : settings.items()) {
         std::string key = k.rfind("kafka.", 0) == 0 ? k.substr(6) : k;
-        config.properties.emplace_back(key, v.is_string() ? v.get<std::string>() : v.dump());
+        std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+        if (key == "schema.registry.url" || key == "confluent.schema.registry.url") {
+          if (!avro)
+            return Status::InvalidArgument("READ_KAFKA setting '" + k + "' applies to value format 'avro' only");
+          registry_url = value;
+          continue;
+        }
+        config.properties.emplace_back(key, value);
       }
+    }
+    if (avro && registry_url.empty())
+      return Status::InvalidArgument("READ_KAFKA value format 'avro' needs the schema registry: add "
+                                     "'schema.registry.url' to argument 12, e.g. MAP {'schema.registry.url': "
+                                     "'http://host:8081'}");
+    std::unique_ptr<load::MessageDecoder> decoder;
+    if (avro) {
+      ASSIGN_OR_RETURN(decoder, load::MakeRawAvroDecoder(a[1], registry_url, /*bad_value_is_null=*/true));
+    } else {
+      decoder = load::MakeRawDecoder(a[1]);
     }
     ASSIGN_OR_RETURN(auto source, source::KafkaSource::Create(config));
     ASSIGN_OR_RETURN(auto partitions, source->Partitions(kKafkaTimeout));
     ASSIGN_OR_RETURN(auto starts, ParseOffsets(a[4], partitions, "argument 5 (starting offsets)"));
     ASSIGN_OR_RETURN(auto ends, ParseOffsets(a[5], partitions, "argument 6 (ending offsets)"));
-    auto preview = std::unique_ptr<KafkaPreview>(new KafkaPreview(a[1]));
+    auto preview = std::unique_ptr<KafkaPreview>(new KafkaPreview(a[1], std::move(decoder)));
     std::map<int32_t, int64_t> assign;
     for (int32_t p : partitions) {
       if (!starts.count(p)) continue;
@@ -133,6 +153,7 @@ class KafkaPreview : public storage::RowStream {
                          auto end = end_.find(m.partition);
                          if (end == end_.end() || m.offset >= end->second) return true;  // past its end
                          decode_status = decoder_->DecodeMessage(m, batch);
+                         if (!decode_status.ok()) return false;  // e.g. the schema registry is down
                          if (m.offset + 1 >= end->second) end_.erase(end);
                          return batch.num_rows() < max_rows;
                        }));
@@ -158,7 +179,8 @@ class KafkaPreview : public storage::RowStream {
   }
 
  private:
-  explicit KafkaPreview(std::string topic) : topic_(topic), decoder_(load::MakeRawDecoder(std::move(topic))) {
+  KafkaPreview(std::string topic, std::unique_ptr<load::MessageDecoder> decoder)
+      : topic_(std::move(topic)), decoder_(std::move(decoder)) {
     for (const auto& [name, type] : catalog::ReadKafkaColumns()) columns_.push_back(name);
   }
 

@@ -83,7 +83,14 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
     ASSIGN_OR_RETURN(auto decoder, format::AvroDecoder::Create(std::move(o)));
     return std::unique_ptr<MessageDecoder>(new Adapter<format::AvroDecoder>(std::move(decoder)));
   }
-  if (format == "raw") return MakeRawDecoder(def.topic);  // pipes: READ_KAFKA's columns
+  if (format == "raw") {  // pipes: READ_KAFKA's columns
+    if (def.pipe && def.pipe->value_format == "avro") {
+      if (!def.schema_registry_url)
+        return Status::InvalidArgument("READ_KAFKA value format 'avro' needs 'schema.registry.url' in argument 12");
+      return MakeRawAvroDecoder(def.topic, *def.schema_registry_url);
+    }
+    return MakeRawDecoder(def.topic);
+  }
   return Status::NotSupported("format " + format + " is not supported; use csv, json or avro");
 }
 

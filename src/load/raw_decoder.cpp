@@ -2,7 +2,12 @@
 
 #include <ctime>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
+
+#include "format/avro_decoder.h"
+#include "format/schema_registry.h"
 
 namespace sluice::load {
 
@@ -58,6 +63,8 @@ std::string TimestampText(int64_t ms) {
 class RawDecoder : public MessageDecoder {
  public:
   explicit RawDecoder(std::string topic) : topic_(std::move(topic)) {}
+  RawDecoder(std::string topic, format::AvroDecoder avro, bool bad_value_is_null)
+      : topic_(std::move(topic)), avro_(std::move(avro)), bad_value_is_null_(bad_value_is_null) {}
 
   Status Decode(std::string_view message, RowOrigin origin, TextBatch& out) override {
     source::KafkaMessage m;
@@ -68,6 +75,16 @@ class RawDecoder : public MessageDecoder {
   }
 
   Status DecodeMessage(const source::KafkaMessage& m, TextBatch& out) override {
+    std::optional<std::string_view> avro_value;  // the decoded value; nullopt for NULL
+    if (avro_) {
+      avro_batch_.Clear();
+      RETURN_IF_ERROR(avro_->Decode(m.payload, RowOrigin{m.partition, m.offset}, avro_batch_));
+      if (!avro_batch_.rejected().empty() && !bad_value_is_null_) {
+        for (auto& r : avro_batch_.rejected()) out.rejected().push_back(std::move(r));
+        return Status::Ok();
+      }
+      if (avro_batch_.num_rows() == 1 && !avro_batch_.IsNull(0, 0)) avro_value = avro_batch_.Field(0, 0);
+    }
     out.BeginRow();
     out.SetField(0, topic_);
     out.SetField(1, std::to_string(m.partition));
@@ -85,7 +102,9 @@ class RawDecoder : public MessageDecoder {
     out.SetField(5, headers.dump());
     if (m.key) out.SetField(6, Utf8(*m.key, &scratch_));
     else out.SetNull(6);
-    out.SetField(7, Utf8(m.payload, &scratch_));
+    if (!avro_) out.SetField(7, Utf8(m.payload, &scratch_));
+    else if (avro_value) out.SetField(7, Utf8(*avro_value, &scratch_));
+    else out.SetNull(7);
     out.FinishRow(RowOrigin{m.partition, m.offset});
     return Status::Ok();
   }
@@ -95,12 +114,27 @@ class RawDecoder : public MessageDecoder {
  private:
   std::string topic_;
   std::string scratch_;
+  std::optional<format::AvroDecoder> avro_;  // value format avro
+  bool bad_value_is_null_ = false;
+  TextBatch avro_batch_{{"value"}};
 };
 
 }  // namespace
 
 std::unique_ptr<MessageDecoder> MakeRawDecoder(std::string topic) {
   return std::make_unique<RawDecoder>(std::move(topic));
+}
+
+Result<std::unique_ptr<MessageDecoder>> MakeRawAvroDecoder(std::string topic, const std::string& registry_url,
+                                                           bool bad_value_is_null) {
+  format::AvroOptions o;
+  o.columns = {"value"};
+  o.jsonpaths = {"$"};  // the whole datum: a record becomes a JSON object
+  // Every task of every pipe and job naming this registry shares one client and its cache of schemas.
+  std::shared_ptr<format::SchemaRegistry> registry = format::SchemaRegistry::ForUrl(registry_url);
+  o.schema_lookup = [registry](int32_t id) { return registry->Get(id); };
+  ASSIGN_OR_RETURN(auto avro, format::AvroDecoder::Create(std::move(o)));
+  return std::unique_ptr<MessageDecoder>(new RawDecoder(std::move(topic), std::move(avro), bad_value_is_null));
 }
 
 }  // namespace sluice::load
