@@ -258,6 +258,18 @@ def topic_payload_bytes(bootstrap: str, topic: str, timeout: float = 600.0) -> i
     return sum(int(x) for x in r.stdout.split() if x.isdigit())
 
 
+def pipe_sql(job: str, table: str, bootstrap: str, topic: str) -> str:
+    """Workload 6: the Lakehouse form over the JSON topic. Pipes have no concurrency setting (3 tasks, as a routine
+    load's default); 25,000 messages per partition per batch make a task's batch 200,000 rows over 8 partitions,
+    as the routine loads' max_batch_rows."""
+    j = "PARSE_JSON(value::STRING)"
+    return (f"CREATE PIPE {job} VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '1' "
+            "BATCH_SIZE_PER_KAFKA_PARTITION = '25000' RESET_KAFKA_GROUP_OFFSETS = 'earliest'\n"
+            f"AS COPY INTO {table} FROM (SELECT {j}['commodity_id']::STRING, {j}['customer_name']::STRING, "
+            f"{j}['country']::STRING, {j}['pay_time']::BIGINT, {j}['price']::DOUBLE\n"
+            f"FROM READ_KAFKA('{bootstrap}', '{topic}', '', '{job}_group', '', '', '', '', 'raw', 'raw', 0, map()))")
+
+
 def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
                      job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
     load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
