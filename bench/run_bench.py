@@ -271,7 +271,7 @@ SCENARIO_TEXT = {
         "### Against ClickHouse's Kafka engine",
         "",
         "ClickHouse's Kafka engine + a materialized view into a MergeTree table (`ENGINE = Kafka(brokers, topic, "
-        "group, 'JSONEachRow' | 'CSV')`, defaults otherwise) against a Sluice routine load (as above), on the same "
+        "group, 'JSONEachRow')`, defaults otherwise; JSON only, see the notes below the block) against a Sluice routine load (as above), on the same "
         "data. ClickHouse joins a consumer group and starts at the end of the topic, so each system gets a fresh "
         "topic, subscribes first, proves it consumes with a sentinel message, and then the orders are produced "
         "(one `kcat -P` per partition, 4 at a time); the time runs from the start of producing until every row is "
@@ -308,8 +308,8 @@ SCENARIO_TEXT = {
         "",
         f"About {a.volume_mb:g} MB of the orders data in {a.volume_files} files per format in a local folder: CSV "
         "with a header, and JSON lines. Sluice: `CREATE VOLUME files LOCATION 'file:///...'` and `COPY INTO t FROM "
-        "VOLUME files USING CSV OPTIONS ('header' = 'true')` / `USING JSON`, timed around the statement (one "
-        "transaction per file, with its load record). DuckDB: `bench/duckdb_load` (a small program on the same "
+        "VOLUME files USING CSV OPTIONS ('header' = 'true')` / `USING JSON`, timed around the statement (files "
+        "commit in groups of up to 256 files / 1 GiB, each with its load record). DuckDB: `bench/duckdb_load` (a small program on the same "
         "libduckdb) running `INSERT INTO t SELECT ... FROM read_csv('dir/*.csv', header = true)` / "
         "`read_json('dir/*.jsonl', format = 'newline_delimited')` and a CHECKPOINT into a fresh database file, "
         "timed around the process. Ratio = DuckDB seconds / Sluice seconds, per run, back to back.",

@@ -47,6 +47,8 @@ class JobRegistry {
   Status LoadVclusters();
 
  private:
+  // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.
+  Result<std::shared_ptr<JobRuntime>> AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms);
   // job_scheduling.cpp
   void SchedulerLoop();
   void ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con);

@@ -232,17 +232,8 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   }
   int64_t now = WallMs();
   def.pipe->modified_time_ms = now;
-  ASSIGN_OR_RETURN(int64_t id, store_->CreateJob(def, now));
-  auto job = std::make_shared<JobRuntime>();
-  job->stored.id = id;
-  job->stored.def = std::move(def);
-  job->stored.state = JobState::kNeedSchedule;
-  job->stored.create_time_ms = now;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    jobs_[id] = job;
-  }
-  log::Info("scheduler", "pipe {}.{} created (job id {}){}", db, stmt.name, id,
+  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
+  log::Info("scheduler", "pipe {}.{} created (job id {}){}", db, stmt.name, job->stored.id,
             previous ? " resuming group '" + job->stored.def.group_id() + "'" : std::string());
   cv_.notify_all();
   return Status::Ok();

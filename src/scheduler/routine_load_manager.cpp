@@ -58,6 +58,18 @@ Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const 
 
 // ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
 
+Result<std::shared_ptr<JobRuntime>> JobRegistry::AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms) {
+  ASSIGN_OR_RETURN(int64_t id, store_->CreateJob(def, now_ms));
+  auto job = std::make_shared<JobRuntime>();
+  job->stored.id = id;
+  job->stored.def = std::move(def);
+  job->stored.state = JobState::kNeedSchedule;
+  job->stored.create_time_ms = now_ms;
+  std::lock_guard<std::mutex> lock(mu_);
+  jobs_[id] = job;
+  return job;
+}
+
 Status JobRegistry::Start() {
   ASSIGN_OR_RETURN(store_, catalog::RoutineLoadStore::Open(db_, options_.secrets_key_file));
   ASSIGN_OR_RETURN(auto stored, store_->LoadJobs());
@@ -190,18 +202,8 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
       return Status::InvalidArgument("there are already " + std::to_string(live) +
                                      " routine loads (max_routine_load_job_num); STOP one first");
   }
-  int64_t now = WallMs();
-  ASSIGN_OR_RETURN(int64_t id, store_->CreateJob(def, now));
-  auto job = std::make_shared<JobRuntime>();
-  job->stored.id = id;
-  job->stored.def = std::move(def);
-  job->stored.state = JobState::kNeedSchedule;
-  job->stored.create_time_ms = now;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    jobs_[id] = job;
-  }
-  log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, id);
+  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallMs()));
+  log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, job->stored.id);
   cv_.notify_all();
   return Status::Ok();
 }

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "storage/table_function_scan.h"
+
 namespace sluice::storage {
 
 namespace {
@@ -50,13 +52,7 @@ void Bind(duckdb_bind_info info) {
   duckdb_bind_set_bind_data(info, new BindData{batch}, [](void* p) { delete static_cast<BindData*>(p); });
 }
 
-void Init(duckdb_init_info info) {
-  auto* state = new ScanState();
-  idx_t n = duckdb_init_get_column_count(info);
-  for (idx_t i = 0; i < n; i++) state->projected.push_back(duckdb_init_get_column_index(info, i));
-  duckdb_init_set_max_threads(info, 1);
-  duckdb_init_set_init_data(info, state, [](void* p) { delete static_cast<ScanState*>(p); });
-}
+void Init(duckdb_init_info info) { internal::InitProjectedScan<ScanState>(info); }
 
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto* bind = static_cast<BindData*>(duckdb_function_get_bind_data(info));
