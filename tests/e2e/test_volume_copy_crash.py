@@ -19,14 +19,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq  # noqa: E402
 
+from volume_harness import q  # noqa: E402
+
 suite = TestSuite("test_volume_copy_crash")
-
-
-
-def q(conn, sql):
-    with conn.cursor() as cur:
-        cur.execute(sql)
-        return [tuple(r) for r in cur.fetchall()]
 
 
 def sigkill_during_copy(s: TestSuite, files: int, rows_per_file: int, clause: str, min_loaded: int):

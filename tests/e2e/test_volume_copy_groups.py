@@ -20,24 +20,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq, expect_mysql_error  # noqa: E402
+from volume_harness import by_file, q, write  # noqa: E402
 
 suite = TestSuite("test_volume_copy_groups")
 
-
-def q(conn, sql):
-    with conn.cursor() as cur:
-        cur.execute(sql)
-        return [tuple(r) for r in cur.fetchall()]
-
-
-def write(path, data: bytes | str):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
-
-
-def by_file(rows):
-    return {r[0]: tuple(r[1:]) for r in rows}
 
 
 def loads(conn, like):

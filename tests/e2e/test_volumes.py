@@ -26,26 +26,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq, expect_mysql_error  # noqa: E402
+from volume_harness import by_file, q, write  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
 suite = TestSuite("test_volumes")
 
-
-def q(conn, sql):
-    with conn.cursor() as cur:
-        cur.execute(sql)
-        return [tuple(r) for r in cur.fetchall()]
-
-
-def write(path, data: bytes | str):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data.encode() if isinstance(data, str) else data)
-
-
-def by_file(rows):
-    """COPY INTO's result: {file: (status, rows_loaded, error_rows, first_error, first_error_line)}."""
-    return {r[0]: tuple(r[1:]) for r in rows}
 
 
 def setup_db(conn):

@@ -17,24 +17,7 @@ using namespace std::chrono_literals;
 using namespace testing;
 using ::testing::HasSubstr;
 
-class KafkaSourceFaultTest : public ::testing::Test {
- protected:
-  KafkaClientConfig Config(const std::string& topic, std::vector<std::pair<std::string, std::string>> props = {}) {
-    KafkaClientConfig config;
-    config.brokers = kafka_.bootstraps();
-    config.topic = topic;
-    config.group_id = "group-" + topic;
-    config.properties = std::move(props);
-    return config;
-  }
-  std::unique_ptr<KafkaSource> Source(const KafkaClientConfig& config) {
-    auto r = KafkaSource::Create(config);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? std::move(r).value() : nullptr;
-  }
-
-  MockKafka kafka_{3};
-};
+class KafkaSourceFaultTest : public testing::KafkaSourceFixture {};
 
 TEST_F(KafkaSourceFaultTest, OffsetBeyondTheEndIsOutOfRange) {
   kafka_.CreateTopic("orders", 1);

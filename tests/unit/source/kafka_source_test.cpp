@@ -18,25 +18,7 @@ using namespace std::chrono_literals;
 using namespace testing;
 using ::testing::HasSubstr;
 
-class KafkaSourceTest : public ::testing::Test {
- protected:
-  KafkaClientConfig Config(const std::string& topic, std::vector<std::pair<std::string, std::string>> props = {}) {
-    KafkaClientConfig config;
-    config.brokers = kafka_.bootstraps();
-    config.topic = topic;
-    config.group_id = "group-" + topic;
-    config.client_id = "test";
-    config.properties = std::move(props);
-    return config;
-  }
-  std::unique_ptr<KafkaSource> Source(const KafkaClientConfig& config) {
-    auto r = KafkaSource::Create(config);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? std::move(r).value() : nullptr;
-  }
-
-  MockKafka kafka_{3};
-};
+class KafkaSourceTest : public testing::KafkaSourceFixture {};
 
 TEST_F(KafkaSourceTest, ListsPartitionsSorted) {
   kafka_.CreateTopic("orders", 4);

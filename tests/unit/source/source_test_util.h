@@ -15,6 +15,27 @@ namespace sluice::source::testing {
 
 using namespace std::chrono_literals;
 
+// A mock cluster of 3 brokers, and sources configured for it.
+class KafkaSourceFixture : public ::testing::Test {
+ protected:
+  KafkaClientConfig Config(const std::string& topic, std::vector<std::pair<std::string, std::string>> props = {}) {
+    KafkaClientConfig config;
+    config.brokers = kafka_.bootstraps();
+    config.topic = topic;
+    config.group_id = "group-" + topic;
+    config.client_id = "test";
+    config.properties = std::move(props);
+    return config;
+  }
+  std::unique_ptr<KafkaSource> Source(const KafkaClientConfig& config) {
+    auto r = KafkaSource::Create(config);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+
+  MockKafka kafka_{3};
+};
+
 struct Got {
   int32_t partition;
   int64_t offset;
