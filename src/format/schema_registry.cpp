@@ -28,7 +28,6 @@ void InitCurlOnce() {
 
 }  // namespace
 
-std::string RegistryUrlForDisplay(const std::string& url) { return StripUrlCredentials(url); }
 
 std::shared_ptr<SchemaRegistry> SchemaRegistry::ForUrl(const std::string& url) {
   static std::mutex mu;
@@ -39,7 +38,7 @@ std::shared_ptr<SchemaRegistry> SchemaRegistry::ForUrl(const std::string& url) {
   return client;
 }
 
-SchemaRegistry::SchemaRegistry(std::string url) : url_(std::move(url)), display_url_(RegistryUrlForDisplay(url_)) {
+SchemaRegistry::SchemaRegistry(std::string url) : url_(std::move(url)), display_url_(StripUrlCredentials(url_)) {
   while (!url_.empty() && url_.back() == '/') url_.pop_back();
   while (!display_url_.empty() && display_url_.back() == '/') display_url_.pop_back();
 }

@@ -2,7 +2,7 @@
 // A Confluent schema registry client: the writer schema of an Avro message by its id, fetched once with
 // `GET <url>/schemas/ids/<id>` (libcurl) and cached for the life of the process. Basic-auth credentials in the
 // URL (`http://key:secret@host:port`) are sent with every request and appear in no message: errors and logs name
-// the registry by its URL without them (`RegistryUrlForDisplay`).
+// the registry by its URL without them (`StripUrlCredentials`, common/secret_redaction.h).
 //
 // Thread-safe: every task of every job that names the same URL shares one client and its cache.
 #include <cstdint>
@@ -14,9 +14,6 @@
 #include "common/status.h"
 
 namespace sluice::format {
-
-// `http://key:secret@host:8081/x` -> `http://host:8081/x`.
-std::string RegistryUrlForDisplay(const std::string& url);
 
 class SchemaRegistry {
  public:

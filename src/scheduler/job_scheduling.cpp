@@ -271,6 +271,9 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     def = job->stored.def;
     task_id = group->task_id;
   }
+  // Rejected rows the job keeps: log_rejected_record_num, where 0 means the 100 newest and -1 all.
+  int64_t keep = def.IntProperty("log_rejected_record_num");
+  if (keep == 0) keep = 100;
   auto still_current = [&] {
     std::lock_guard<std::mutex> lock(mu_);
     return !stopping_ && job->version == version && job->stored.state == JobState::kRunning &&
@@ -313,8 +316,6 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       limits.max_rows = static_cast<size_t>(def.IntProperty("max_batch_rows"));
       if (def.pipe) limits.max_rows = static_cast<size_t>(def.pipe->batch_size_per_partition) * group->partitions.size();
       limits.max_bytes = static_cast<size_t>(def.IntProperty("max_batch_size"));
-      int64_t keep = def.IntProperty("log_rejected_record_num");
-      if (keep == 0) keep = 100;
       bool assigned = group->source_position == start;
       outcome = load::RoutineLoadTask(plan, task_id).Run(*group->source, con, start, assigned, limits, keep, still_current);
       if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
@@ -330,8 +331,6 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   }
   // The job keeps only its newest log_rejected_record_num rejected rows (0: the 100 newest; -1: all).
   if (outcome.ok() && outcome->committed && outcome->counts.error_rows > 0) {
-    int64_t keep = def.IntProperty("log_rejected_record_num");
-    if (keep == 0) keep = 100;
     if (Status st = store_->TrimRejectedRows(job->stored.id, keep); !st.ok())
       log::Warn("scheduler", "routine load {}: could not trim its rejected rows: {}", def.name, st.message());
   }
