@@ -15,9 +15,10 @@ Status EnsureLoadHistoryTable(storage::Connection& con) {
 
 Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
   // kafka://topic/0:[100,200),1:[5,11)
-  std::string source = "kafka://" + e.topic + "/";
+  std::string source = e.file_url.empty() ? "kafka://" + e.topic + "/" : e.file_url;
   bool first = true;
   for (const auto& [p, r] : e.ranges) {
+    if (!e.file_url.empty()) break;
     if (r.second <= r.first) continue;
     source += (first ? "" : ",") + std::to_string(p) + ":[" + std::to_string(r.first) + "," + std::to_string(r.second) + ")";
     first = false;

@@ -1,7 +1,9 @@
 #pragma once
-// load_history('db.table'): one row per batch a routine load or pipe committed (LOADED / PARTIALLY_LOADED) or
-// gave up (FAILED: too many error rows, nothing committed), kept in __sluice.load_history. A committed batch's row
-// is written in the batch's own transaction, so the history never claims a batch that was rolled back.
+// load_history('db.table'): one row per Kafka batch a routine load or pipe committed (LOADED / PARTIALLY_LOADED) or
+// gave up (FAILED: too many error rows, nothing committed), and one row per file a volume pipe or a one-shot
+// COPY INTO loaded (LOADED / PARTIALLY_LOADED) or could not load (FAILED), kept in __sluice.load_history. A
+// committed load's row is written in the load's own transaction, so the history never claims a load that was rolled
+// back. `source` says what was read: kafka://topic/0:[100,200),1:[5,11) for a batch, the file's URL for a file.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -14,9 +16,10 @@ namespace sluice::catalog {
 struct LoadHistoryEntry {
   std::string db;
   std::string table;
-  std::string job;       // routine load or pipe name
-  std::string job_kind;  // ROUTINE_LOAD or PIPE
+  std::string job;       // routine load or pipe name; empty for a one-shot COPY INTO
+  std::string job_kind;  // ROUTINE_LOAD, PIPE or COPY
   std::string topic;
+  std::string file_url;  // a file load: the source is this URL (topic and ranges unused)
   std::map<int32_t, std::pair<int64_t, int64_t>> ranges;  // partition -> [first offset, next offset)
   int64_t loaded_rows = 0;
   int64_t error_rows = 0;

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/property_table.h"
+#include "catalog/type_mapping.h"
 #include "common/secret_redaction.h"
+#include "sql/ast.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -20,6 +22,8 @@ using nlohmann::json;
 constexpr const char* kPipeProperties =
     "VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, BATCH_SIZE_PER_KAFKA_PARTITION, INITIAL_DELAY_IN_SECONDS, "
     "MAX_SKIP_BATCH_COUNT_ON_ERROR, RESET_KAFKA_GROUP_OFFSETS";
+constexpr const char* kVolumePipeProperties =
+    "VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, INGEST_MODE, INITIAL_DELAY_IN_SECONDS, MAX_SKIP_BATCH_COUNT_ON_ERROR";
 
 Result<int64_t> IntIn(const std::string& name, const std::string& value, int64_t lo, int64_t hi) {
   bool digits = !value.empty() && value.size() <= 18 &&
@@ -61,6 +65,24 @@ void SetProperty(PipeSettings& p, const std::string& name, const std::string& va
 // Applies one CREATE/ALTER property to the definition (validated).
 Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const std::string& value, bool creating) {
   PipeSettings& p = *def.pipe;
+  if (p.volume && (name == "BATCH_SIZE_PER_KAFKA_PARTITION" || name == "RESET_KAFKA_GROUP_OFFSETS"))
+    return Status::InvalidArgument("pipe property " + name + " applies to Kafka pipes; a volume pipe takes " +
+                                   kVolumePipeProperties);
+  if (name == "INGEST_MODE") {
+    if (!p.volume)
+      return Status::InvalidArgument("pipe property INGEST_MODE applies to volume pipes (COPY INTO ... FROM VOLUME)");
+    if (!creating)
+      return Status::InvalidArgument("INGEST_MODE applies when a pipe is created; drop the pipe and create it again "
+                                     "with the new mode");
+    std::string v = value;
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (v != "LIST_PURGE" && v != "LIST")
+      return Status::InvalidArgument("pipe property INGEST_MODE must be 'LIST_PURGE' (delete each file after it is "
+                                     "loaded) or 'LIST' (keep the files; load each version once), got '" + value + "'");
+    p.volume->ingest_mode = v;
+    SetProperty(p, name, v);
+    return Status::Ok();
+  }
   if (name == "VIRTUAL_CLUSTER") {
     if (value.empty()) return Status::InvalidArgument("pipe property VIRTUAL_CLUSTER must name a virtual cluster");
     p.virtual_cluster = value;
@@ -94,7 +116,8 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
   } else if (name == "PIPE_EXECUTION_PAUSED" && creating) {
     return Status::InvalidArgument("PIPE_EXECUTION_PAUSED is set with ALTER PIPE; a pipe starts RUNNING");
   } else {
-    return Status::InvalidArgument("unknown pipe property " + name + "; use one of " + kPipeProperties);
+    return Status::InvalidArgument("unknown pipe property " + name + "; use one of " +
+                                   (p.volume ? kVolumePipeProperties : kPipeProperties));
   }
   SetProperty(p, name, value);
   return Status::Ok();
@@ -125,6 +148,14 @@ std::string PipeSettingsToJson(const PipeSettings& p) {
   j["reset_offsets"] = p.reset_offsets;
   j["modified_time_ms"] = p.modified_time_ms;
   j["creator"] = p.creator;
+  if (p.volume) {
+    const VolumePipeSpec& v = *p.volume;
+    j["volume"] = {{"volume", v.volume},           {"file_columns", v.file_columns},
+                   {"format", v.format},           {"options", v.options},
+                   {"select_list", v.select_list}, {"where", v.where},
+                   {"continue_on_error", v.continue_on_error}, {"ingest_mode", v.ingest_mode},
+                   {"subdirectory", v.subdirectory}, {"regexp", v.regexp}};
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -145,11 +176,68 @@ PipeSettings PipeSettingsFromJson(const std::string& text) {
   p.reset_offsets = j.value("reset_offsets", "none");
   p.modified_time_ms = j.value("modified_time_ms", int64_t{0});
   p.creator = j.value("creator", "");
+  if (j.contains("volume") && j["volume"].is_object()) {
+    const json& jv = j["volume"];
+    VolumePipeSpec v;
+    v.volume = jv.value("volume", "");
+    v.file_columns = jv.value("file_columns", std::vector<std::pair<std::string, std::string>>{});
+    v.format = jv.value("format", "CSV");
+    v.options = jv.value("options", std::vector<std::pair<std::string, std::string>>{});
+    v.select_list = jv.value("select_list", "");
+    v.where = jv.value("where", "");
+    v.continue_on_error = jv.value("continue_on_error", false);
+    v.ingest_mode = jv.value("ingest_mode", "LIST_PURGE");
+    v.subdirectory = jv.value("subdirectory", "");
+    v.regexp = jv.value("regexp", "");
+    p.volume = std::move(v);
+  }
   return p;
 }
 
+namespace {
+
+// CREATE PIPE ... AS COPY INTO t FROM VOLUME vol ...: no Kafka settings; the COPY's parts are kept as given (the
+// session has already turned a transform's SELECT list and WHERE into DuckDB SQL).
+Result<RoutineLoadDefinition> BuildVolumePipe(const sql::CreatePipe& stmt, const std::string& db) {
+  const sql::CopyIntoFromVolume& c = *stmt.volume_copy;
+  RoutineLoadDefinition def;
+  def.db = db;
+  def.name = stmt.name;
+  def.table = stmt.table;
+  def.pipe = PipeSettings{};
+  PipeSettings& p = *def.pipe;
+  p.volume = VolumePipeSpec{};
+  VolumePipeSpec& v = *p.volume;
+  def.job_properties = {{"max_batch_interval", "60"}};
+  for (const auto& [k, val] : stmt.properties) {
+    for (const auto& [k2, v2] : stmt.properties) {
+      if (&k2 != &k && k2 == k) return Status::InvalidArgument("pipe property " + k + " is given twice");
+    }
+    RETURN_IF_ERROR(ApplyProperty(def, k, val, /*creating=*/true));
+  }
+  if (stmt.comment) p.comment = *stmt.comment;
+  p.creator = stmt.creator;
+  p.copy_statement = stmt.copy_text;
+  v.volume = c.volume;
+  for (const auto& [name, type] : c.file_columns) {
+    ASSIGN_OR_RETURN(std::string duck, ToDuckDBType(type));
+    v.file_columns.emplace_back(name, duck);
+  }
+  v.format = c.format;
+  v.options = c.options;
+  v.select_list = c.select_list;
+  v.where = c.where;
+  v.continue_on_error = c.on_error == "CONTINUE";
+  v.subdirectory = c.subdirectory.value_or("");
+  v.regexp = c.regexp.value_or("");
+  return def;
+}
+
+}  // namespace
+
 Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::string& db,
                                         const std::vector<std::string>& table_columns) {
+  if (stmt.volume_copy) return BuildVolumePipe(stmt, db);
   RoutineLoadDefinition def;
   def.db = db;
   def.name = stmt.name;

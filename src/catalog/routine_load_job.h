@@ -30,8 +30,22 @@ Result<OffsetSpec> ParseOffsetSpec(const std::string& text);
 const std::vector<PropertySpec>& JobPropertyTable();
 const std::vector<PropertySpec>& KafkaPropertyTable();
 
-// A Kafka pipe (CREATE PIPE ... AS COPY INTO t FROM (SELECT ... FROM READ_KAFKA(...))) is a routine load job of
-// kind pipe: the same scheduler, tasks and commit path, with these settings on top (catalog/pipe_definition.h).
+// What a volume pipe (CREATE PIPE ... AS COPY INTO t FROM VOLUME vol ...) loads and how.
+struct VolumePipeSpec {
+  std::string volume;                                             // the volume's name, resolved at each listing
+  std::vector<std::pair<std::string, std::string>> file_columns;  // (name, DuckDB type); empty: the table's
+  std::string format = "CSV";                                     // CSV, JSON or PARQUET
+  std::vector<std::pair<std::string, std::string>> options;       // OPTIONS (...) as written
+  std::string select_list;  // the transform form's SELECT list and WHERE, as DuckDB SQL; empty: none
+  std::string where;
+  bool continue_on_error = false;       // ON_ERROR = CONTINUE
+  std::string ingest_mode = "LIST_PURGE";  // LIST_PURGE (delete each file after its load committed) or LIST
+  std::string subdirectory;             // SUBDIRECTORY '...' (empty: the whole volume)
+  std::string regexp;                   // REGEXP '...' (empty: every file)
+};
+
+// A pipe (CREATE PIPE ... AS COPY INTO t FROM (SELECT ... FROM READ_KAFKA(...)), or ... FROM VOLUME vol ...) is a
+// routine load job of kind pipe: the same scheduler, with these settings on top (catalog/pipe_definition.h).
 struct PipeSettings {
   std::string virtual_cluster = "default";
   std::string comment;
@@ -48,6 +62,7 @@ struct PipeSettings {
   std::string reset_offsets = "none";
   int64_t modified_time_ms = 0;
   std::string creator;  // the user who created it
+  std::optional<VolumePipeSpec> volume;  // set for a volume pipe (no topic, no partitions)
 };
 
 struct RoutineLoadDefinition {

@@ -33,6 +33,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     std::filesystem::remove_all(engine->scratch_dir_, ec);  // leftovers of a crash
   }
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
+  scheduler_options.volumes = engine->volumes_.get();
+  scheduler_options.scratch_dir = engine->scratch_dir_;
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
   RETURN_IF_ERROR(engine->routine_loads_->Start());

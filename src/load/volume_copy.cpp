@@ -12,6 +12,7 @@
 #include <memory>
 #include <regex>
 
+#include "catalog/load_history.h"
 #include "common/log.h"
 #include "sql/parser.h"
 
@@ -92,6 +93,20 @@ std::string JsonPath(const std::string& key) {
 constexpr const char* kRejectsTable = "__sluice_copy_rejects";
 constexpr const char* kRejectScans = "__sluice_copy_reject_scans";
 constexpr const char* kJsonStage = "__sluice_copy_json";
+
+// The load_history row of a file load (job and kind from the target).
+catalog::LoadHistoryEntry FileHistory(const VolumeLoadTarget& t, const std::string& file_url, int64_t start_ms,
+                                      int64_t end_ms) {
+  catalog::LoadHistoryEntry e;
+  e.db = t.db;
+  e.table = t.table;
+  e.job = t.job;
+  e.job_kind = t.job_kind;
+  e.file_url = file_url;
+  e.start_ms = start_ms;
+  e.end_ms = end_ms;
+  return e;
+}
 
 struct Counts {
   int64_t loaded = 0;
@@ -412,6 +427,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& t, bool force) {
   FileLoadLocks::Guard guard(GlobalFileLoadLocks(), volume.location.url + file.path + "\n" + t.db + "." + t.table);
+  const int64_t start_ms = NowMs();
   if (!force) {
     catalog::FileLoadRecord id;
     id.file_url = volume.location.url + file.path;
@@ -479,6 +495,12 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     record.status = counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
     int64_t now = NowMs();
     RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, record, now));
+    catalog::LoadHistoryEntry h = FileHistory(t, record.file_url, start_ms, now);
+    h.loaded_rows = record.rows_loaded;
+    h.error_rows = record.error_rows;
+    h.first_error = record.first_error;
+    h.status = record.status;
+    RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
     return catalog::VolumeStore::RecordRejectedRows(con, record.target, record.file_url, counts.rejected, now);
   }));
   FileLoadOutcome out;
@@ -531,6 +553,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::vector<std::unique_ptr<FileLoadLocks::Guard>> guards;
   for (const auto& key : keys) guards.push_back(std::make_unique<FileLoadLocks::Guard>(GlobalFileLoadLocks(), key));
+  const int64_t start_ms = NowMs();
   std::vector<catalog::FileLoadRecord> records(files.size());
   for (size_t i = 0; i < files.size(); i++) {
     auto& r = records[i];
@@ -617,6 +640,10 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       records[i].error_rows = 0;
       records[i].status = "LOADED";
       RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, records[i], now));
+      catalog::LoadHistoryEntry h = FileHistory(t, records[i].file_url, start_ms, now);
+      h.loaded_rows = rows[i];
+      h.status = "LOADED";
+      RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
     }
     return Status::Ok();
   }));
@@ -629,6 +656,15 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
 }
 
 }  // namespace
+
+Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVolume& volume,
+                             const source::VolumeFile& file, const VolumeLoadTarget& target,
+                             const std::string& error, int64_t start_ms) {
+  catalog::LoadHistoryEntry h = FileHistory(target, volume.location.url + file.path, start_ms, NowMs());
+  h.first_error = error;
+  h.status = "FAILED";
+  return catalog::RecordLoadHistory(con, h);
+}
 
 Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& req) {
   const auto& t = req.target;
@@ -689,9 +725,12 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   };
   // One file in its own transaction; an error stops the statement.
   auto load_one = [&](const source::VolumeFile& file) -> Status {
+    const int64_t start_ms = NowMs();
     auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
     if (outcome.ok() && outcome->status == "SKIPPED") return Status::Ok();
     if (!outcome.ok()) {
+      if (Status st = RecordFileLoadFailure(con, req.volume, file, t, outcome.status().message(), start_ms); !st.ok())
+        log::Warn("copy", "could not record the failed load of {} in load_history: {}", file.path, st.message());
       log::Warn("copy", "loading {} from volume {} into {}.{} failed: {}", file.path, req.volume.info.name, t.db,
                 t.table, outcome.status().message());
       if (!t.continue_on_error)

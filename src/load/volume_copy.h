@@ -52,6 +52,10 @@ struct VolumeLoadTarget {
   std::string where;
   bool continue_on_error = false;  // ON_ERROR = CONTINUE: bad rows are recorded and skipped
   std::string scratch_dir;         // where S3 objects are downloaded
+  // Who loads, for the file's load_history row: a pipe (job = its name, kind PIPE) or a one-shot COPY INTO
+  // (job empty, kind COPY).
+  std::string job;
+  std::string job_kind = "COPY";
 };
 
 struct FileLoadOutcome {
@@ -62,13 +66,18 @@ struct FileLoadOutcome {
   int64_t first_error_line = 0;
 };
 
-// Loads one file in one transaction on `con` (rows + load record + rejected rows). Unless `force`, a file already
+// Loads one file in one transaction on `con` (rows + load record + rejected rows + load_history row). Unless `force`, a file already
 // loaded into the table is not read again (status SKIPPED); loads of the same file into the same table are serialized
 // within the process, so concurrent statements cannot both load it. A file that cannot be loaded at all is an error
 // (nothing committed), whatever ON_ERROR says; the caller decides what follows.
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& target, bool force);
+
+// A FAILED load_history row for a file that could not be loaded (nothing of it committed), on its own.
+Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVolume& volume,
+                             const source::VolumeFile& file, const VolumeLoadTarget& target,
+                             const std::string& error, int64_t start_ms);
 
 struct VolumeCopyRequest {
   VolumeLoadTarget target;

@@ -61,6 +61,12 @@ class JobRegistry {
                                                          const std::map<int32_t, catalog::PartitionProgress>& progress,
                                                          storage::Connection& con);
 
+  // volume_pipes.cpp: volume pipes on the same scheduler (one task group, no partitions).
+  Status CheckVolumePipe(const catalog::RoutineLoadDefinition& def);
+  void ScheduleVolumePipe(std::shared_ptr<JobRuntime> job);
+  void RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
+                     storage::Connection& con);
+
   // pipe_registry.cpp
   std::shared_ptr<JobRuntime> FindPipeLocked(const std::string& db, const std::string& name);
   // Pipe jobs' tasks may start on `cluster` now (its size minus its running tasks).

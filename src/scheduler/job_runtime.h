@@ -53,6 +53,12 @@ struct JobRuntime {
   std::vector<int32_t> current_partitions;
   int64_t failed_batches = 0;      // pipes: consecutive batches not committed for too many error rows
   int tasks_in_flight = 0;         // tasks on a worker, current or not (DROP PIPE waits for them)
+  // Volume pipes, as their last task saw them (DESC PIPE's pipe_latency): files listed and not loaded yet.
+  int64_t pending_files = 0;
+  int64_t pending_bytes = 0;
+  int64_t last_listing_ms = 0;
+  std::string last_loaded_file;
+  int64_t last_load_ms = 0;
 };
 
 }  // namespace sluice::scheduler

@@ -43,17 +43,19 @@ void JobRegistry::SchedulerLoop() {
     for (auto& [id, job] : jobs_) {
       JobState state = job->stored.state;
       bool any_running = std::any_of(job->groups.begin(), job->groups.end(), [](auto& g) { return g->running; });
+      const bool volume_pipe = job->stored.def.pipe && job->stored.def.pipe->volume;
       if (state == JobState::kNeedSchedule && !job->scheduling && !any_running) {
         if (now >= job->next_schedule_attempt) {
           job->scheduling = true;
-          pool_->Submit([this, job](storage::Connection& con) { ScheduleJob(job, con); });
+          if (volume_pipe) pool_->Submit([this, job](storage::Connection&) { ScheduleVolumePipe(job); });
+          else pool_->Submit([this, job](storage::Connection& con) { ScheduleJob(job, con); });
         } else {
           wake = std::min(wake, job->next_schedule_attempt);
         }
         continue;
       }
       if (state != JobState::kRunning) continue;
-      if (job->stored.def.partitions.empty() && !job->scheduling && now >= job->next_partition_check) {
+      if (!volume_pipe && job->stored.def.partitions.empty() && !job->scheduling && now >= job->next_partition_check) {
         job->next_partition_check = now + kPartitionCheckInterval;
         job->scheduling = true;
         int64_t version = job->version;
@@ -92,7 +94,10 @@ void JobRegistry::SchedulerLoop() {
         if (group->create_time_ms == 0) group->create_time_ms = group->last_scheduled_ms;
         running_tasks_++;
         int64_t version = job->version;
-        pool_->Submit([this, job, group, version](storage::Connection& con) { RunTask(job, group, version, con); });
+        pool_->Submit([this, job, group, version, volume_pipe](storage::Connection& con) {
+          if (volume_pipe) RunVolumeTask(job, group, version, con);
+          else RunTask(job, group, version, con);
+        });
       }
     }
     cv_.wait_until(lock, wake);

@@ -204,6 +204,16 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   for (const auto& c : table->columns) columns.push_back(c.name);
   ASSIGN_OR_RETURN(auto def, catalog::BuildPipe(stmt, db, columns));
   RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
+  if (def.pipe->volume) {
+    RETURN_IF_ERROR(CheckVolumePipe(def));  // the volume exists, the format's OPTIONS are valid
+    int64_t now = WallMs();
+    def.pipe->modified_time_ms = now;
+    ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
+    log::Info("scheduler", "pipe {}.{} created (job id {}) on volume {}", db, stmt.name, job->stored.id,
+              job->stored.def.pipe->volume->volume);
+    cv_.notify_all();
+    return Status::Ok();
+  }
   ASSIGN_OR_RETURN(auto plan, Plan(0, def));  // checks the SELECT list and WHERE against the table now
   (void)plan;
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates the settings
@@ -215,7 +225,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, j] : jobs_) {
       const auto& d = j->stored.def;
-      if (!d.pipe || d.group_id() != def.group_id() || d.topic != def.topic) continue;
+      if (!d.pipe || d.pipe->volume || d.group_id() != def.group_id() || d.topic != def.topic) continue;
       if (j->stored.state != JobState::kStopped)
         return Status::AlreadyExists("pipe '" + d.db + "." + d.name + "' already reads topic '" + d.topic +
                                      "' with group '" + d.group_id() + "'; use another group id");
@@ -308,7 +318,37 @@ struct PipeSnapshot {
   catalog::StoredJob stored;
   std::string other_msg;
   std::map<int32_t, int64_t> latest, timestamps;
+  int64_t pending_files = 0, pending_bytes = 0, last_listing_ms = 0, last_load_ms = 0;
+  std::string last_loaded_file;
 };
+
+PipeSnapshot Snapshot(const JobRuntime& j) {
+  PipeSnapshot s{j.stored, j.other_msg, j.latest_offsets, j.last_timestamp_ms};
+  s.pending_files = j.pending_files;
+  s.pending_bytes = j.pending_bytes;
+  s.last_listing_ms = j.last_listing_ms;
+  s.last_load_ms = j.last_load_ms;
+  s.last_loaded_file = j.last_loaded_file;
+  return s;
+}
+
+std::string PipeKind(const catalog::RoutineLoadDefinition& d) { return d.pipe->volume ? "VOLUME" : "READ_KAFKA"; }
+
+// {"volume":{"pendingFileCount":n,"pendingFileBytes":b,"lastListingTimestamp":ms,"lastIngestedTimestamp":ms,
+// "lastIngestedFilePath":"...","timeLag":ms}} as of the last listing; timeLag = now - the last file's load (-1 while
+// failing or before the first file).
+json VolumeLatency(const PipeSnapshot& s) {
+  bool failing = PipeStatus(s.stored) == "FAILED" || s.other_msg.find("retrying") != std::string::npos;
+  int64_t last = s.last_load_ms > 0 ? s.last_load_ms : -1;
+  int64_t time_lag = failing || last < 0 ? -1 : std::max<int64_t>(0, WallMs() - last);
+  return json{{"volume",
+               {{"pendingFileCount", s.pending_files},
+                {"pendingFileBytes", s.pending_bytes},
+                {"lastListingTimestamp", s.last_listing_ms > 0 ? s.last_listing_ms : -1},
+                {"lastIngestedTimestamp", last},
+                {"lastIngestedFilePath", s.last_loaded_file},
+                {"timeLag", time_lag}}}};
+}
 
 // {"kafka":{"lags":{"0":n,...},"lastConsumeTimestamp":ms,"offsetLag":n,"timeLag":ms}} (timeLag -1 while failing).
 json Latency(const PipeSnapshot& s, const std::map<int32_t, catalog::PartitionProgress>& progress) {
@@ -332,6 +372,54 @@ std::string LastError(const PipeSnapshot& s) {
   return s.other_msg.find("retrying") != std::string::npos ? s.other_msg : "";
 }
 
+// DESC PIPE of a volume pipe. EXTENDED adds what load_history holds of the pipe (its retention: 7 days).
+Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, bool extended) {
+  const auto& d = s.stored.def;
+  const auto& p = *d.pipe;
+  const auto& v = *p.volume;
+  json props = json::object();
+  props["VIRTUAL_CLUSTER"] = p.virtual_cluster;
+  props["BATCH_INTERVAL_IN_SECONDS"] = d.Property("max_batch_interval");
+  props["INGEST_MODE"] = v.ingest_mode;
+  props["INITIAL_DELAY_IN_SECONDS"] = std::to_string(p.initial_delay_seconds);
+  props["MAX_SKIP_BATCH_COUNT_ON_ERROR"] = std::to_string(p.max_skip_batches);
+  ResultSet rs;
+  rs.AddColumn("info_name");
+  rs.AddColumn("info_value");
+  auto add = [&](const std::string& k, const std::string& val) { rs.rows.push_back({k, val}); };
+  add("name", d.name);
+  add("creator", p.creator);
+  add("created_time", FormatTimeMs(s.stored.create_time_ms));
+  add("last_modified_time", FormatTimeMs(std::max(p.modified_time_ms, s.stored.create_time_ms)));
+  add("comment", p.comment);
+  add("properties", props.dump());
+  add("copy_statement", p.copy_statement);
+  add("pipe_kind", "VOLUME");
+  add("pipe_status", PipeStatus(s.stored));
+  add("input_name", "volume " + v.volume + (v.subdirectory.empty() ? "" : " subdirectory " + v.subdirectory));
+  add("output_name", d.db + "." + d.table);
+  add("invalid_reason", PipeStatus(s.stored) == "FAILED" ? s.stored.reason : "");
+  add("pipe_latency", VolumeLatency(s).dump());
+  if (extended) {
+    ASSIGN_OR_RETURN(auto con, db.Connect());
+    ASSIGN_OR_RETURN(auto r, con->Query(
+        "SELECT count(*) FILTER (WHERE status IN ('LOADED', 'PARTIALLY_LOADED')), coalesce(sum(loaded_rows), 0), "
+        "coalesce(sum(error_rows), 0), count(*) FILTER (WHERE status = 'FAILED') FROM __sluice.load_history WHERE "
+        "job_kind = 'PIPE' AND job_name = " + sql::QuoteLiteral(d.name) + " AND db = " + sql::QuoteLiteral(d.db) +
+        " AND table_name = " + sql::QuoteLiteral(d.table) + " AND start_time >= " +
+        std::to_string(s.stored.create_time_ms)));
+    const Row& row = r.result_set->rows.at(0);
+    add("virtual_cluster", p.virtual_cluster);
+    add("ingest_mode", v.ingest_mode);
+    add("loaded_files", row[0].value_or("0"));
+    add("loaded_rows", row[1].value_or("0"));
+    add("error_rows", row[2].value_or("0"));
+    add("failed_loads", row[3].value_or("0"));
+    add("last_error", LastError(s));
+  }
+  return rs;
+}
+
 }  // namespace
 
 Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::string& session_db) {
@@ -342,7 +430,7 @@ Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::
     for (auto& [id, j] : jobs_) {
       if (!IsLivePipe(*j) || j->stored.def.db != db) continue;
       if (stmt.like && !Like(j->stored.def.name, *stmt.like)) continue;
-      snaps.push_back({j->stored, j->other_msg, j->latest_offsets, j->last_timestamp_ms});
+      snaps.push_back(Snapshot(*j));
     }
   }
   std::sort(snaps.begin(), snaps.end(), [](const auto& a, const auto& b) { return a.stored.def.name < b.stored.def.name; });
@@ -352,7 +440,7 @@ Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::
     rs.AddColumn(c);
   for (const auto& s : snaps) {
     const auto& p = *s.stored.def.pipe;
-    rs.rows.push_back({s.stored.def.name, PipeStatus(s.stored), std::string("READ_KAFKA"), p.copy_statement,
+    rs.rows.push_back({s.stored.def.name, PipeStatus(s.stored), PipeKind(s.stored.def), p.copy_statement,
                        p.virtual_cluster, FormatTimeMs(s.stored.create_time_ms), p.comment, LastError(s)});
   }
   return rs;
@@ -365,8 +453,9 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
     std::lock_guard<std::mutex> lock(mu_);
     auto job = FindPipeLocked(db, stmt.name);
     if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
-    s = {job->stored, job->other_msg, job->latest_offsets, job->last_timestamp_ms};
+    s = Snapshot(*job);
   }
+  if (s.stored.def.pipe->volume) return DescVolumePipe(db_, s, stmt.extended);
   ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(s.stored.id));
   const auto& d = s.stored.def;
   const auto& p = *d.pipe;

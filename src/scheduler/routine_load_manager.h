@@ -13,6 +13,7 @@
 
 namespace sluice::catalog {
 class Catalog;
+class VolumeStore;
 }
 
 namespace sluice::scheduler {
@@ -30,6 +31,10 @@ struct SchedulerOptions {
   std::string http_base_url;
   // Key file sealing secret job properties in the catalog (catalog::SecretBox); empty: a key in memory.
   std::string secrets_key_file;
+  // Volume pipes: where volumes are resolved (null: volume pipes cannot be created) and where files fetched from
+  // object storage wait for their load.
+  catalog::VolumeStore* volumes = nullptr;
+  std::string scratch_dir;
 };
 
 class JobRegistry;
@@ -53,7 +58,7 @@ class RoutineLoadManager {
   // Rejected rows of a job, newest first (for the ErrorLogUrls link and sluice_rejected_rows()).
   Result<ResultSet> RejectedRows(const std::string& db, const std::string& job, int64_t limit);
 
-  // Kafka pipes (docs/pipes.md): jobs of kind pipe on the same scheduler.
+  // Kafka and volume pipes (docs/pipes.md): jobs of kind pipe on the same scheduler.
   Status CreatePipe(const sql::CreatePipe& stmt, const std::string& db);
   Status DropPipe(const sql::DropPipe& stmt, const std::string& db);
   Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);

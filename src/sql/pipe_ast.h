@@ -1,14 +1,18 @@
 #pragma once
 // Pipes, the Lakehouse dialect of continuous loading (shared/reference/pipe.md): CREATE / DROP / ALTER / SHOW /
-// DESC PIPE. A Kafka pipe is `COPY INTO t FROM (SELECT ... FROM READ_KAFKA(...) [WHERE ...])`; Sluice runs it as a
-// routine load job of kind "pipe" (scheduler/), so the statements here only carry what was written.
+// DESC PIPE. A Kafka pipe is `COPY INTO t FROM (SELECT ... FROM READ_KAFKA(...) [WHERE ...])`, a volume pipe
+// `COPY INTO t FROM VOLUME vol ...`; Sluice runs both as routine load jobs of kind "pipe" (scheduler/), so the
+// statements here only carry what was written.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace sluice::sql {
+
+struct CopyIntoFromVolume;  // sql/volume_ast.h
 
 // One item of the pipe's SELECT list: the expression's source text and its `AS alias`, if any.
 struct PipeSelectItem {
@@ -30,6 +34,9 @@ struct CreatePipe {
   std::vector<std::string> kafka_args;
   std::vector<std::pair<std::string, std::string>> kafka_settings;
   std::optional<std::string> where;  // source text
+  // A volume pipe: `COPY INTO t FROM VOLUME vol ...` or `COPY INTO t FROM (SELECT ... FROM VOLUME vol ...)`, parsed
+  // by the COPY INTO parser (FILES and FORCE are refused: a pipe loads every new file once). Null for Kafka pipes.
+  std::shared_ptr<const CopyIntoFromVolume> volume_copy;
   std::string copy_text;             // `COPY INTO ...` as written
   std::string creator;               // not parsed: the session fills in its user
 };

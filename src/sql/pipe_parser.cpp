@@ -2,6 +2,7 @@
 #include <string>
 
 #include "sql/statement_parsers.h"
+#include "sql/volume_parser.h"
 
 namespace sluice::sql {
 
@@ -88,7 +89,7 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseMapArgument(TokenS
 Status ParseReadKafka(TokenStream& ts, CreatePipe* out) {
   const Token& fn = ts.Peek();
   if (!fn.IsWord("READ_KAFKA"))
-    return ts.NotSupportedAt(fn, "a pipe reads FROM READ_KAFKA(...) (volume pipes are not available in this build)");
+    return ts.NotSupportedAt(fn, "a pipe reads FROM READ_KAFKA(...) or FROM VOLUME vol");
   ts.Next();
   RETURN_IF_ERROR(ts.ExpectSymbol("("));
   size_t count = 0;
@@ -118,6 +119,34 @@ Status ParseReadKafka(TokenStream& ts, CreatePipe* out) {
   return Status::Ok();
 }
 
+// Whether the COPY after AS reads a volume: FROM VOLUME appears in it (a Kafka pipe reads FROM READ_KAFKA).
+bool IsVolumeCopy(const TokenStream& ts) {
+  for (size_t i = 0; ts.Peek(i).kind != TokenKind::kEnd; i++)
+    if (ts.Peek(i).IsWord("FROM") && ts.PeekWord("VOLUME", i + 1)) return true;
+  return false;
+}
+
+// `COPY INTO t FROM VOLUME ...` (or its transform form) through the COPY INTO parser.
+Status ParseVolumeCopy(TokenStream& ts, CreatePipe* s) {
+  if (!IsCopyInto(ts)) return ts.Error("COPY INTO after AS");
+  const Token& copy = ts.Peek();
+  const Token* last = &copy;
+  for (size_t i = 0; ts.Peek(i).kind != TokenKind::kEnd; i++) last = &ts.Peek(i);
+  ASSIGN_OR_RETURN(Statement parsed, ParseCopyInto(ts));
+  auto* st = std::get_if<CopyIntoFromVolume>(&parsed);
+  if (!st) return ts.ErrorAt(copy, "COPY INTO table FROM VOLUME volume USING CSV|JSON|PARQUET ...");
+  if (!st->files.empty())
+    return Status::InvalidArgument("a volume pipe loads every new file of its volume: FILES (...) is for one-shot "
+                                   "COPY INTO; choose files with SUBDIRECTORY or REGEXP");
+  if (st->force)
+    return Status::InvalidArgument("a volume pipe loads each file once: FORCE is for one-shot COPY INTO");
+  s->table_db = st->db;
+  s->table = st->table;
+  s->copy_text = std::string(ts.SourceText(copy, *last));
+  s->volume_copy = std::make_shared<const CopyIntoFromVolume>(std::move(*st));
+  return Status::Ok();
+}
+
 Result<Statement> ParseCreatePipe(TokenStream& ts) {
   CreatePipe s;
   RETURN_IF_ERROR(ts.ExpectWord("CREATE"));
@@ -139,6 +168,10 @@ Result<Statement> ParseCreatePipe(TokenStream& ts) {
     s.properties.emplace_back(key, v);
   }
   ts.Next();  // AS
+  if (IsVolumeCopy(ts)) {
+    RETURN_IF_ERROR(ParseVolumeCopy(ts, &s));
+    return Statement{std::move(s)};
+  }
   const Token& copy = ts.Peek();
   RETURN_IF_ERROR(ts.ExpectWord("COPY"));
   RETURN_IF_ERROR(ts.ExpectWord("INTO"));
@@ -146,8 +179,6 @@ Result<Statement> ParseCreatePipe(TokenStream& ts) {
   s.table_db = table.db;
   s.table = table.name;
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));
-  if (ts.PeekWord("VOLUME"))
-    return ts.NotSupportedAt(ts.Peek(), "volume pipes (COPY INTO ... FROM VOLUME) are not available in this build");
   RETURN_IF_ERROR(ts.ExpectSymbol("("));
   RETURN_IF_ERROR(ts.ExpectWord("SELECT"));
   do {

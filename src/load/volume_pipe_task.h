@@ -1,0 +1,54 @@
+#pragma once
+// One task of a volume pipe (CREATE PIPE ... AS COPY INTO t FROM VOLUME vol ...): list the volume, leave out what
+// was loaded before (one query for the whole listing), load new files one by one with LoadVolumeFile (each file's
+// rows, load record and load_history row in one transaction), and under INGEST_MODE = 'LIST_PURGE' delete each file
+// once its load committed. A file whose load committed but whose delete failed (or a crash came in between) is not
+// loaded again: the next listing finds its load record and deletes it then. The scheduler runs these tasks and
+// decides what follows (scheduler/volume_pipes.cpp).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "catalog/routine_load_job.h"
+#include "catalog/volume_store.h"
+#include "common/status.h"
+#include "load/volume_copy.h"
+#include "storage/database.h"
+
+namespace sluice::load {
+
+// What the pipe's COPY loads into, with its file format validated (an error names the bad option).
+Result<VolumeLoadTarget> VolumePipeTarget(const catalog::RoutineLoadDefinition& def, const std::string& scratch_dir);
+
+struct VolumePipeLimits {
+  size_t max_files = 100;                              // files loaded per task
+  std::chrono::milliseconds max_time{20000};           // no new file starts after this
+};
+
+struct VolumePipeTaskResult {
+  int64_t listed_files = 0;     // after hidden names, SUBDIRECTORY and REGEXP
+  int64_t loaded_files = 0;     // committed by this task
+  int64_t rows_loaded = 0;
+  int64_t error_rows = 0;
+  int64_t pending_files = 0;    // listed, not loaded yet, after this task
+  int64_t pending_bytes = 0;
+  int64_t purged_files = 0;     // deleted (LIST_PURGE), including deletes retried from earlier loads
+  std::string last_file;        // the last file loaded, and when
+  int64_t last_load_ms = 0;
+  // Files that could not be loaded (nothing of them committed; each has a FAILED load_history row): the first's
+  // reason, naming the file.
+  int64_t failed_files = 0;
+  std::string failure;
+  bool more = false;            // stopped at a limit with files left: run again without waiting
+};
+
+// `still_current` is asked before each file: false (the pipe was paused, altered or dropped) stops the task.
+// Errors: the table was dropped (UnknownTable), the volume cannot be listed or a file fetched (retriable when the
+// store is unreachable).
+Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const catalog::ResolvedVolume& volume,
+                                               const catalog::VolumePipeSpec& spec, const VolumeLoadTarget& target,
+                                               const VolumePipeLimits& limits,
+                                               const std::function<bool()>& still_current);
+
+}  // namespace sluice::load

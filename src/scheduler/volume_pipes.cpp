@@ -1,0 +1,168 @@
+// Volume pipes (CREATE PIPE ... AS COPY INTO t FROM VOLUME vol ...) on the routine load scheduler: a volume pipe is a
+// job of kind pipe with one task group and no partitions. Its task lists the volume and loads new files
+// (load/volume_pipe_task.h); the group then waits BATCH_INTERVAL_IN_SECONDS before the next listing, or runs again at
+// once while files are left. Virtual clusters bound its tasks like those of Kafka pipes.
+#include <regex>
+
+#include "catalog/volume_store.h"
+#include "common/log.h"
+#include "load/volume_pipe_task.h"
+#include "scheduler/job_registry.h"
+
+namespace sluice::scheduler {
+
+using catalog::JobState;
+
+namespace {
+
+Clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+}  // namespace
+
+Status JobRegistry::CheckVolumePipe(const catalog::RoutineLoadDefinition& def) {
+  if (!options_.volumes) return Status::NotSupported("volume pipes need the volume catalog, which this server lacks");
+  ASSIGN_OR_RETURN(auto volume, options_.volumes->Resolve(def.pipe->volume->volume));
+  (void)volume;
+  ASSIGN_OR_RETURN(auto target, load::VolumePipeTarget(def, options_.scratch_dir));  // checks the format's OPTIONS
+  (void)target;
+  if (!def.pipe->volume->regexp.empty()) {
+    try {
+      std::regex re(def.pipe->volume->regexp, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("REGEXP '" + def.pipe->volume->regexp +
+                                     "' is not a valid regular expression: " + e.what());
+    }
+  }
+  return Status::Ok();
+}
+
+void JobRegistry::ScheduleVolumePipe(std::shared_ptr<JobRuntime> job) {
+  catalog::RoutineLoadDefinition def;
+  int64_t version;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    def = job->stored.def;
+    version = job->version;
+  }
+  Status st = Status::Ok();
+  auto table = catalog_.DescribeTable(def.db, def.table);
+  if (!table.ok()) st = table.status();
+  else st = CheckVolumePipe(def);
+  std::lock_guard<std::mutex> lock(mu_);
+  job->scheduling = false;
+  cv_.notify_all();
+  if (job->version != version || job->stored.state != JobState::kNeedSchedule) return;
+  if (!st.ok()) {
+    if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase)
+      SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
+    else
+      SetStateLocked(*job, JobState::kPaused, "cannot start the pipe: " + st.message() +
+                                                  "; fix the cause, then ALTER PIPE " + def.name +
+                                                  " SET PIPE_EXECUTION_PAUSED = false");
+    return;
+  }
+  auto first_run = Clock::now();
+  int64_t wait_ms = job->stored.create_time_ms + def.pipe->initial_delay_seconds * 1000 - WallMs();
+  if (wait_ms > 0) first_run += std::chrono::milliseconds(wait_ms);
+  job->groups.clear();
+  auto g = std::make_shared<TaskGroup>();
+  g->next_run = first_run;
+  job->groups.push_back(g);
+  job->other_msg.clear();
+  job->schedule_backoff_seconds = 0;
+  job->stored.state = JobState::kRunning;
+  job->stored.reason.clear();
+  PersistLocked(*job);
+  log::Info("scheduler", "pipe {}.{} running: volume {} ({})", def.db, def.name, def.pipe->volume->volume,
+            def.pipe->volume->ingest_mode);
+}
+
+void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
+                                storage::Connection& con) {
+  catalog::RoutineLoadDefinition def;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    def = job->stored.def;
+  }
+  auto still_current = [&] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !stopping_ && job->version == version && job->stored.state == JobState::kRunning &&
+           std::find(job->groups.begin(), job->groups.end(), group) != job->groups.end();
+  };
+  Result<load::VolumePipeTaskResult> outcome = Status::Internal("the task did not run");
+  auto volume = options_.volumes ? options_.volumes->Resolve(def.pipe->volume->volume)
+                                 : Result<catalog::ResolvedVolume>(Status::NotSupported("no volume catalog"));
+  auto target = load::VolumePipeTarget(def, options_.scratch_dir);
+  if (!volume.ok()) outcome = volume.status();
+  else if (!target.ok()) outcome = target.status();
+  else outcome = load::RunVolumePipeTask(con, *volume, *def.pipe->volume, *target, load::VolumePipeLimits{},
+                                         still_current);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  group->running = false;
+  job->tasks_in_flight--;
+  cv_.notify_all();
+  bool replaced = std::find(job->groups.begin(), job->groups.end(), group) == job->groups.end();
+  if (!replaced) running_tasks_--;
+  if (outcome.ok()) {
+    job->pending_files = outcome->pending_files;
+    job->pending_bytes = outcome->pending_bytes;
+    job->last_listing_ms = WallMs();
+    if (outcome->loaded_files > 0) {
+      job->last_loaded_file = outcome->last_file;
+      job->last_load_ms = outcome->last_load_ms;
+    }
+  }
+  if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
+
+  auto now = Clock::now();
+  double interval = def.DoubleProperty("max_batch_interval");
+  if (!outcome.ok()) {
+    const Status& st = outcome.status();
+    if (st.retriable()) {
+      group->backoff_seconds = std::min(options_.max_retry_backoff_seconds,
+                                        group->backoff_seconds <= 0 ? 1.0 : group->backoff_seconds * 2);
+      group->next_run = now + Seconds(group->backoff_seconds);
+      group->message = st.message() + "; retrying in " + std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
+      job->other_msg = group->message;
+      log::Warn("scheduler", "pipe {}: {}", def.name, group->message);
+    } else if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
+      SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
+    } else {
+      SetStateLocked(*job, JobState::kPaused, "task failed: " + st.message() + "; fix the cause, then ALTER PIPE " +
+                                                  def.name + " SET PIPE_EXECUTION_PAUSED = false");
+    }
+    return;
+  }
+  const load::VolumePipeTaskResult& r = *outcome;
+  group->backoff_seconds = 0;
+  if (job->other_msg.find("retrying") != std::string::npos) job->other_msg.clear();
+  if (!r.failure.empty()) {
+    // As for a Kafka batch: the pipe retries (backing off) and fails after MAX_SKIP_BATCH_COUNT_ON_ERROR tasks in a
+    // row that could not load a file. The files that did load stay loaded.
+    job->aborted_tasks++;
+    job->failed_batches++;
+    if (job->failed_batches >= def.pipe->max_skip_batches) {
+      SetStateLocked(*job, JobState::kPaused,
+                     r.failure + "; " + std::to_string(job->failed_batches) +
+                         " batches in a row could not load every file (MAX_SKIP_BATCH_COUNT_ON_ERROR " +
+                         std::to_string(def.pipe->max_skip_batches) + "). Fix or remove the file, or use ON_ERROR = "
+                         "CONTINUE, then ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false");
+      return;
+    }
+    group->backoff_seconds = std::min(std::max(1.0, interval),
+                                      static_cast<double>(int64_t{1} << std::min<int64_t>(job->failed_batches - 1, 20)));
+    group->next_run = now + Seconds(group->backoff_seconds);
+    group->message = r.failure + "; retrying in " + std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
+    job->other_msg = group->message;
+    return;
+  }
+  job->failed_batches = 0;
+  group->message = "loaded " + std::to_string(r.loaded_files) + " file(s), " + std::to_string(r.rows_loaded) +
+                   " row(s); " + std::to_string(r.pending_files) + " file(s) pending";
+  group->next_run = r.more ? now : now + Seconds(interval);
+}
+
+}  // namespace sluice::scheduler
