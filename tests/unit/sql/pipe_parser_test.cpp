@@ -32,6 +32,40 @@ TEST(PipeParserTest, CreateKafkaPipe) {
   EXPECT_EQ(p.copy_text.back(), ')');
 }
 
+TEST(PipeParserTest, CreateVolumePipe) {
+  auto p = ParseAs<CreatePipe>(
+      "CREATE PIPE p VIRTUAL_CLUSTER = 'default' INGEST_MODE = 'LIST' AS COPY INTO lake.t FROM VOLUME v "
+      "(id INT, name STRING) USING CSV OPTIONS ('header' = 'true') SUBDIRECTORY 'in/' ON_ERROR = CONTINUE;");
+  EXPECT_EQ(p.table_db, "lake");
+  EXPECT_EQ(p.table, "t");
+  ASSERT_NE(p.volume_copy, nullptr);
+  EXPECT_EQ(p.volume_copy->volume, "v");
+  EXPECT_EQ(p.volume_copy->format, "CSV");
+  ASSERT_EQ(p.volume_copy->file_columns.size(), 2u);
+  EXPECT_EQ(p.volume_copy->subdirectory, "in/");
+  EXPECT_EQ(p.volume_copy->on_error, "CONTINUE");
+  EXPECT_EQ(p.copy_text,
+            "COPY INTO lake.t FROM VOLUME v (id INT, name STRING) USING CSV OPTIONS ('header' = 'true') "
+            "SUBDIRECTORY 'in/' ON_ERROR = CONTINUE");
+  EXPECT_TRUE(p.kafka_args.empty());
+
+  auto t = ParseAs<CreatePipe>(
+      "CREATE PIPE p AS COPY INTO t FROM (SELECT CAST(a AS INT), upper(b) FROM VOLUME v USING JSON WHERE a <> '')");
+  ASSERT_NE(t.volume_copy, nullptr);
+  EXPECT_EQ(t.volume_copy->select_list, "CAST(a AS INT), upper(b)");
+  EXPECT_EQ(t.volume_copy->where, "a <> ''");
+  EXPECT_EQ(t.copy_text.back(), ')');
+
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM VOLUME v USING CSV FILES ('a.csv')").message().find(
+                "FILES (...) is for one-shot COPY INTO"),
+            std::string::npos);
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM VOLUME v USING CSV FORCE = TRUE").message().find(
+                "FORCE is for one-shot COPY INTO"),
+            std::string::npos);
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM VOLUME v USING XML").message().find("CSV"),
+            std::string::npos);
+}
+
 TEST(PipeParserTest, ReadKafkaArgumentErrors) {
   EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM (SELECT value FROM READ_KAFKA('b', 't'))").message().find(
                 "expected 12 arguments, got 2: READ_KAFKA(bootstrap_servers, topic, topic_pattern, group_id"),
@@ -43,7 +77,6 @@ TEST(PipeParserTest, ReadKafkaArgumentErrors) {
             std::string::npos);
   EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO t FROM (SELECT value FROM other(1))").message().find("READ_KAFKA"),
             std::string::npos);
-  EXPECT_EQ(ParseError("CREATE PIPE p AS COPY INTO t FROM VOLUME v USING CSV").code(), StatusCode::kNotSupported);
 }
 
 TEST(PipeParserTest, OtherStatements) {
