@@ -179,10 +179,24 @@ def local_list_mode_errors_and_history(s: TestSuite):
         check(len(failed) >= 2 and all(f == (f"file://{bad_folder}/a_bad.csv", "FAILED") for f in failed),
               f"each failed try is in load_history: {failed}")
         eq(files_in(bad_folder), ["a_bad.csv"], "the bad file stays; the loaded one is purged")
+        lat = json.loads(desc(conn, "strict")["pipe_latency"])["volume"]
+        eq((lat["pendingFileCount"], lat["pendingFileBytes"], lat["timeLag"]),
+           (1, os.path.getsize(f"{bad_folder}/a_bad.csv"), -1), "the bad file is pending; FAILED has no time lag")
         # fixed, resumed: loads
         write(f"{bad_folder}/a_bad.csv", "id,amount\n1,1.0\n2,2.0\n")
         q(conn, "ALTER PIPE strict SET PIPE_EXECUTION_PAUSED = false")
         wait_for(lambda: totals(conn, "u"), (3, 8, 8.0), "the fixed file loads after resuming")
+
+        # the transform form, with REGEXP choosing the files
+        q(conn, "CREATE TABLE x (id INT, amount DOUBLE)")
+        write(f"{bad_folder}/sub/x1.csv", "a,b\n1,2\n0,5\n3,4\n")
+        write(f"{bad_folder}/sub/x2.txt", "a,b\n9,9\n")
+        q(conn, f"CREATE VOLUME sub LOCATION 'file://{bad_folder}/sub/'")
+        q(conn, "CREATE PIPE shaped BATCH_INTERVAL_IN_SECONDS = '1' AS COPY INTO x FROM (SELECT CAST(a AS INT) * 10, "
+                "CAST(b AS DOUBLE) FROM VOLUME sub USING CSV OPTIONS ('header' = 'true') WHERE a <> '0') "
+                "REGEXP '.*[.]csv'")
+        wait_for(lambda: q(conn, "SELECT id, amount FROM x ORDER BY id"), [(10, 2.0), (30, 4.0)], "the transform")
+        wait_for(lambda: files_in(f"{bad_folder}/sub"), ["x2.txt"], "REGEXP leaves the other file alone")
 
         # one-shot COPY INTO writes load_history too (job_kind COPY, no job name)
         q(conn, "CREATE TABLE w (id INT, amount DOUBLE)")
