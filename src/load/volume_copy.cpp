@@ -657,11 +657,26 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
 
 }  // namespace
 
+std::string ConciseLoadError(const std::string& message) {
+  std::string head = message.substr(0, message.find("\n\n"));
+  std::string out;
+  size_t start = 0;
+  while (start <= head.size()) {
+    size_t end = head.find('\n', start);
+    std::string line = head.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty()) out += (out.empty() ? "" : "; ") + line;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out.empty() ? message : out;
+}
+
 Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVolume& volume,
                              const source::VolumeFile& file, const VolumeLoadTarget& target,
                              const std::string& error, int64_t start_ms) {
   catalog::LoadHistoryEntry h = FileHistory(target, volume.location.url + file.path, start_ms, NowMs());
-  h.first_error = error;
+  h.first_error = ConciseLoadError(error);
   h.status = "FAILED";
   return catalog::RecordLoadHistory(con, h);
 }

@@ -74,7 +74,12 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& target, bool force);
 
-// A FAILED load_history row for a file that could not be loaded (nothing of it committed), on its own.
+// DuckDB's reader errors run on for many lines (hints, every reader option): the part before the first blank line,
+// its lines joined with "; " ("CSV Error on Line: 3; Original Line: yy,2.0; Error when converting column ...").
+std::string ConciseLoadError(const std::string& message);
+
+// A FAILED load_history row for a file that could not be loaded (nothing of it committed), on its own; the error is
+// kept in its concise form.
 Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVolume& volume,
                              const source::VolumeFile& file, const VolumeLoadTarget& target,
                              const std::string& error, int64_t start_ms);

@@ -96,7 +96,7 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
       const Status& st = outcome.status();
       if (st.retriable() || st.code() == StatusCode::kUnknownTable) return st;
       std::string reason = "file '" + f.path + "' of volume " + volume.info.name + " could not be loaded: " +
-                           st.message();
+                           ConciseLoadError(st.message());
       log::Warn("pipe", "pipe {}.{}: {}", target.db, target.job, reason);
       if (Status h = RecordFileLoadFailure(con, volume, f, target, st.message(), start_ms); !h.ok())
         log::Warn("pipe", "pipe {}.{}: could not record the failed load of {}: {}", target.db, target.job, f.path,
