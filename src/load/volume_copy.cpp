@@ -515,17 +515,9 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
 namespace {
 
 // A group loaded by one INSERT stays under these bounds (and is loaded file by file when it fails).
-constexpr int64_t kGroupMaxBytes = int64_t{1} << 30;
-constexpr size_t kGroupMaxFiles = 256;
+constexpr int64_t kGroupMaxBytes = kVolumeGroupMaxBytes;
+constexpr size_t kGroupMaxFiles = kVolumeGroupMaxFiles;
 constexpr const char* kSourceFileColumn = "__sluice_source_file";
-
-// Whether COPY may load its files in groups: ON_ERROR = ABORT (a bad row fails the statement anyway, so a group
-// that fails is loaded again file by file to name the file and keep the files before it), no transform (its
-// expressions may depend on the file), CSV or JSON.
-bool GroupLoadFits(const VolumeLoadTarget& t) {
-  return !t.continue_on_error && t.select_list.empty() &&
-         (t.format.kind == FileFormat::Kind::kCsv || t.format.kind == FileFormat::Kind::kJson);
-}
 
 // read_json's format for a downloaded file, or "" when only the per-file load can tell (compressed, format auto).
 std::string JsonGroupFormat(const std::string& local, const FileFormat& f) {
@@ -538,10 +530,15 @@ std::string JsonGroupFormat(const std::string& local, const FileFormat& f) {
   return LooksLikeJsonLines(local, f) ? "newline_delimited" : "array";
 }
 
-// Loads `files` (in the order given, none of them loaded before unless `force`) with ONE INSERT over all of them, in
-// one transaction together with every file's load record: the group is loaded whole or not at all. Any failure (a
-// bad row, a file that cannot be read, a file loaded meanwhile by another statement) rolls everything back and is
-// returned; the caller then loads the files one by one, which names the failing file and line.
+}  // namespace
+
+// ON_ERROR = ABORT (a bad row fails the file anyway, so a group that fails is loaded again file by file to name the
+// file and keep the files before it), no transform (its expressions may depend on the file), CSV or JSON.
+bool GroupLoadFits(const VolumeLoadTarget& t) {
+  return !t.continue_on_error && t.select_list.empty() &&
+         (t.format.kind == FileFormat::Kind::kCsv || t.format.kind == FileFormat::Kind::kJson);
+}
+
 Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, source::VolumeReader& reader,
                                                      const catalog::ResolvedVolume& volume,
                                                      const std::vector<source::VolumeFile>& files,
@@ -654,8 +651,6 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
   }
   return out;
 }
-
-}  // namespace
 
 std::string ConciseLoadError(const std::string& message) {
   std::string head = message.substr(0, message.find("\n\n"));

@@ -84,6 +84,20 @@ Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVo
                              const source::VolumeFile& file, const VolumeLoadTarget& target,
                              const std::string& error, int64_t start_ms);
 
+// Loading many files in one transaction ("groups"): one INSERT over up to kVolumeGroupMaxFiles files /
+// kVolumeGroupMaxBytes bytes. Fits when GroupLoadFits: ON_ERROR = ABORT, no transform, CSV or JSON.
+inline constexpr size_t kVolumeGroupMaxFiles = 256;
+inline constexpr int64_t kVolumeGroupMaxBytes = int64_t{1} << 30;
+bool GroupLoadFits(const VolumeLoadTarget& target);
+// Loads `files` (none of them loaded before unless `force`) with ONE INSERT over all of them, in one transaction
+// together with every file's load record and load_history row: the group is loaded whole or not at all. Any failure
+// (a bad row, a file that cannot be read, a file loaded meanwhile) rolls everything back and is returned; the caller
+// then loads the files one by one (LoadVolumeFile), which names the failing file and line.
+Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, source::VolumeReader& reader,
+                                                     const catalog::ResolvedVolume& volume,
+                                                     const std::vector<source::VolumeFile>& files,
+                                                     const VolumeLoadTarget& target, bool force);
+
 struct VolumeCopyRequest {
   VolumeLoadTarget target;
   catalog::ResolvedVolume volume;

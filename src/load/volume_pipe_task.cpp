@@ -82,19 +82,30 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     r.pending_files++;
     r.pending_bytes += f.size;
   }
-  for (size_t i = 0; i < todo.size(); i++) {
-    const source::VolumeFile& f = todo[i];
-    if (static_cast<size_t>(r.loaded_files + r.failed_files) >= limits.max_files ||
-        std::chrono::steady_clock::now() - started >= limits.max_time) {
-      r.more = true;
-      break;
+  // A file whose load committed (or that another load committed meanwhile: SKIPPED); deleted under LIST_PURGE.
+  auto loaded_one = [&](const source::VolumeFile& f, const FileLoadOutcome& outcome) {
+    r.pending_files--;
+    r.pending_bytes -= f.size;
+    if (outcome.status != "SKIPPED") {
+      r.loaded_files++;
+      r.rows_loaded += outcome.rows_loaded;
+      r.error_rows += outcome.error_rows;
+      r.last_file = volume.location.url + f.path;
+      r.last_load_ms = NowMs();
     }
-    if (!still_current()) break;
+    if (purge) remove(f);
+  };
+  // One file in its own transaction. False when the task must end (an error to return is put in `stop`).
+  Status stop = Status::Ok();
+  auto load_one = [&](const source::VolumeFile& f) -> bool {
     const int64_t start_ms = NowMs();
     auto outcome = LoadVolumeFile(con, *reader, volume, f, target, /*force=*/false);
     if (!outcome.ok()) {
       const Status& st = outcome.status();
-      if (st.retriable() || st.code() == StatusCode::kUnknownTable) return st;
+      if (st.retriable() || st.code() == StatusCode::kUnknownTable) {
+        stop = st;
+        return false;
+      }
       std::string reason = "file '" + f.path + "' of volume " + volume.info.name + " could not be loaded: " +
                            ConciseLoadError(st.message());
       log::Warn("pipe", "pipe {}.{}: {}", target.db, target.job, reason);
@@ -103,18 +114,49 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
                   h.message());
       if (r.failure.empty()) r.failure = reason;
       r.failed_files++;
+      return true;
+    }
+    loaded_one(f, *outcome);
+    return true;
+  };
+  const bool groups = GroupLoadFits(target);
+  size_t next = 0;
+  while (next < todo.size()) {
+    size_t budget = limits.max_files - std::min<size_t>(limits.max_files, r.loaded_files + r.failed_files);
+    if (budget == 0 || std::chrono::steady_clock::now() - started >= limits.max_time) {
+      r.more = true;
+      break;
+    }
+    if (!still_current()) break;
+    // Under ON_ERROR = ABORT without a transform, CSV and JSON files load in groups: one INSERT and every file's
+    // record in one transaction. A group that fails is loaded again file by file, which finds the failing file.
+    std::vector<source::VolumeFile> group;
+    int64_t bytes = 0;
+    if (groups) {
+      while (next + group.size() < todo.size() && group.size() < std::min(budget, kVolumeGroupMaxFiles) &&
+             (group.empty() || bytes + todo[next + group.size()].size <= kVolumeGroupMaxBytes)) {
+        bytes += todo[next + group.size()].size;
+        group.push_back(todo[next + group.size()]);
+      }
+    }
+    if (group.size() >= 2) {
+      auto outcomes = LoadVolumeGroup(con, *reader, volume, group, target, /*force=*/false);
+      if (outcomes.ok()) {
+        for (size_t i = 0; i < group.size(); i++) loaded_one(group[i], (*outcomes)[i]);
+      } else {
+        if (outcomes.status().retriable()) return outcomes.status();
+        log::Info("pipe", "pipe {}.{}: loading {} files at once failed ({}); loading them one by one", target.db,
+                  target.job, group.size(), ConciseLoadError(outcomes.status().message()));
+        for (const auto& f : group) {
+          if (!still_current()) break;
+          if (!load_one(f)) return stop;
+        }
+      }
+      next += group.size();
       continue;
     }
-    r.pending_files--;
-    r.pending_bytes -= f.size;
-    if (outcome->status != "SKIPPED") {  // SKIPPED: another load of the same file committed meanwhile
-      r.loaded_files++;
-      r.rows_loaded += outcome->rows_loaded;
-      r.error_rows += outcome->error_rows;
-      r.last_file = volume.location.url + f.path;
-      r.last_load_ms = NowMs();
-    }
-    if (purge) remove(f);
+    if (!load_one(todo[next])) return stop;
+    next++;
   }
   return r;
 }

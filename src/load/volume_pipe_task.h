@@ -1,7 +1,8 @@
 #pragma once
 // One task of a volume pipe (CREATE PIPE ... AS COPY INTO t FROM VOLUME vol ...): list the volume, leave out what
-// was loaded before (one query for the whole listing), load new files one by one with LoadVolumeFile (each file's
-// rows, load record and load_history row in one transaction), and under INGEST_MODE = 'LIST_PURGE' delete each file
+// was loaded before (one query for the whole listing), load new files with LoadVolumeFile (each file's rows, load
+// record and load_history row in one transaction; under ON_ERROR = ABORT without a transform, CSV and JSON files in
+// groups with LoadVolumeGroup, falling back to file by file), and under INGEST_MODE = 'LIST_PURGE' delete each file
 // once its load committed. A file whose load committed but whose delete failed (or a crash came in between) is not
 // loaded again: the next listing finds its load record and deletes it then. The scheduler runs these tasks and
 // decides what follows (scheduler/volume_pipes.cpp).
@@ -22,7 +23,7 @@ namespace sluice::load {
 Result<VolumeLoadTarget> VolumePipeTarget(const catalog::RoutineLoadDefinition& def, const std::string& scratch_dir);
 
 struct VolumePipeLimits {
-  size_t max_files = 100;                              // files loaded per task
+  size_t max_files = 1000;                             // files loaded per task
   std::chrono::milliseconds max_time{20000};           // no new file starts after this
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """A volume pipe survives crashes: each file's rows and its load record commit in one transaction, and under
 LIST_PURGE a file is deleted only after that commit (a file whose delete was cut short is deleted at the next listing,
-not loaded again). A server SIGKILLed several times while a pipe loads hundreds of files, and restarted each time,
-ends with every file's rows in the table exactly once (and, under LIST_PURGE, every file gone).
+not loaded again). A server SIGKILLed several times while a pipe loads hundreds of files (file by file, and in
+groups of files per transaction), and restarted each time, ends with every file's rows in the table exactly once
+(and, under LIST_PURGE, every file gone).
 
     /usr/bin/python3 tests/e2e/test_volume_pipe_crash.py --server build/sluice
 """
@@ -31,7 +32,7 @@ def loaded_files(srv):
         return -1  # starting up
 
 
-def kill_while_loading(s: TestSuite, mode: str, files: int, rows_per_file: int, kills: int):
+def kill_while_loading(s: TestSuite, mode: str, on_error: str, files: int, rows_per_file: int, thresholds: list):
     folder = tempfile.mkdtemp(prefix="sluice-vpipe-crash-")
     try:
         for f in range(files):
@@ -44,11 +45,10 @@ def kill_while_loading(s: TestSuite, mode: str, files: int, rows_per_file: int, 
         q(conn, "CREATE TABLE t (id BIGINT, file INT)")
         q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/'")
         q(conn, f"CREATE PIPE p BATCH_INTERVAL_IN_SECONDS = '1' INGEST_MODE = '{mode}' "
-                "AS COPY INTO t FROM VOLUME v USING CSV")
+                f"AS COPY INTO t FROM VOLUME v USING CSV ON_ERROR = {on_error}")
         killed_at = []
-        for k in range(1, kills + 1):
-            # kill once the pipe got further, well before it is done
-            target = files * k // (kills + 1)
+        for k, target in enumerate(thresholds, 1):
+            # kill once the pipe got this far, well before it is done
             deadline = time.monotonic() + 40
             n = 0
             while time.monotonic() < deadline:
@@ -85,13 +85,21 @@ def kill_while_loading(s: TestSuite, mode: str, files: int, rows_per_file: int, 
 
 
 @suite.test(timeout=110)
-def sigkill_list_purge(s: TestSuite):
-    kill_while_loading(s, "LIST_PURGE", 300, 20, 3)
+def sigkill_list_purge_file_by_file(s: TestSuite):
+    # ON_ERROR = CONTINUE loads each file in its own transaction: kills land between files and inside one
+    kill_while_loading(s, "LIST_PURGE", "CONTINUE", 300, 20, [75, 150, 225])
+
+
+@suite.test(timeout=110)
+def sigkill_list_purge_in_groups(s: TestSuite):
+    # ON_ERROR = ABORT loads up to 256 files per transaction, then deletes them: the kills land after a group's
+    # commit, while the next group loads or the deletes run
+    kill_while_loading(s, "LIST_PURGE", "ABORT", 600, 3000, [1, 257])
 
 
 @suite.test(timeout=110)
 def sigkill_list(s: TestSuite):
-    kill_while_loading(s, "LIST", 200, 20, 2)
+    kill_while_loading(s, "LIST", "CONTINUE", 200, 20, [60, 130])
 
 
 if __name__ == "__main__":
