@@ -6,6 +6,7 @@ folder and over S3 (s3rver, tests/e2e/s3_harness.py).
 - LIST: files stay and do not load again on later listings; a file replaced with new content loads again;
 - names starting with '.' or '_temporary' (any path component) are left alone;
 - ON_ERROR = CONTINUE: good rows load, bad ones are recorded with file and line, load_history says PARTIALLY_LOADED;
+- LIST_PURGE: a loaded file whose delete fails is not loaded again; a later listing deletes it;
 - ON_ERROR = ABORT: a bad file is not skipped silently: FAILED rows in load_history, then the pipe is FAILED with
   the file and line after MAX_SKIP_BATCH_COUNT_ON_ERROR tries; other files still load;
 - load_history rows per file, for the pipe and for one-shot COPY INTO;
@@ -123,6 +124,54 @@ def local_list_purge(s: TestSuite):
         eq(totals(conn), (7, 28, 11.0), "rows stay after DROP PIPE; nothing more loads")
         check(os.path.exists(f"{folder}/f.csv"), "a dropped pipe deletes nothing")
     finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def make_undeletable(path: str) -> bool:
+    """Makes `path` impossible to delete: a read-only folder for other users, the immutable attribute for root."""
+    import subprocess
+    if os.geteuid() != 0:
+        os.chmod(os.path.dirname(path), 0o555)
+        return True
+    return subprocess.run(["chattr", "+i", path], capture_output=True).returncode == 0
+
+
+def make_deletable(path: str):
+    import subprocess
+    if os.geteuid() != 0:
+        os.chmod(os.path.dirname(path), 0o755)
+    else:
+        subprocess.run(["chattr", "-i", path], capture_output=True)
+
+
+@suite.test(timeout=60)
+def failed_delete_is_retried_not_reloaded(s: TestSuite):
+    folder = tempfile.mkdtemp(prefix="sluice-vpipe-")
+    path = f"{folder}/stuck/a.csv"
+    try:
+        write(path, csv([(1, 1.0), (2, 2.0)]))
+        if not make_undeletable(path):
+            print("    (skipped: cannot make a file undeletable here: chattr +i needs CAP_LINUX_IMMUTABLE)")
+            return
+        srv = s.server().start()
+        conn = srv.connect()
+        q(conn, "CREATE DATABASE d")
+        q(conn, "USE d")
+        q(conn, "CREATE TABLE t (id INT, amount DOUBLE)")
+        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/stuck/'")
+        q(conn, "CREATE PIPE p BATCH_INTERVAL_IN_SECONDS = '1' AS COPY INTO t FROM VOLUME v USING CSV "
+                "OPTIONS ('header' = 'true')")
+        wait_for(lambda: totals(conn), (2, 3, 3.0), "the file loads")
+        time.sleep(2.5)  # listings that find the loaded file and fail to delete it
+        eq(totals(conn), (2, 3, 3.0), "a loaded file whose delete failed is not loaded again")
+        check(os.path.exists(path), "the file is still there")
+        check("a.csv is loaded but could not be deleted" in srv.log_text(), "the failed delete is logged")
+        make_deletable(path)
+        wait_for(lambda: os.path.exists(path), False, "a later listing deletes it")
+        eq(totals(conn), (2, 3, 3.0), "and loads nothing more")
+        eq(q(conn, "SELECT count(*) FROM load_history('t')"), [(1,)], "one load in the history")
+    finally:
+        make_deletable(path)
         shutil.rmtree(folder, ignore_errors=True)
 
 
