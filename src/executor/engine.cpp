@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "catalog/load_history.h"
+#include "catalog/server_settings.h"
 #include "common/log.h"
 #include "executor/read_kafka.h"
 #include "executor/sql_session.h"
@@ -17,6 +18,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   auto engine = std::unique_ptr<Engine>(new Engine());
   ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
+  ASSIGN_OR_RETURN(engine->settings_, catalog::ServerSettings::Open(*engine->db_));
   // Secrets (storage keys, Kafka passwords) are stored sealed under a key kept next to the database file.
   const std::string secrets_key_file =
       database_file.empty() ? std::string()
@@ -65,7 +67,8 @@ void Engine::UpkeepLoop() {
     else if (*purged > 0) log::Info("engine", "purged {} dropped table(s) past their retention", *purged);
     if (auto con = db_->Connect(); con.ok()) {
       auto history = catalog::PurgeLoadHistory(**con, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                          std::chrono::system_clock::now().time_since_epoch()).count());
+                                                          std::chrono::system_clock::now().time_since_epoch()).count(),
+                                               settings_->LoadHistoryRetentionMs());
       if (!history.ok()) log::Warn("engine", "purging load_history failed: {}", history.status().message());
     }
     lock.lock();
@@ -80,7 +83,7 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
   RETURN_IF_ERROR(con->Execute(catalog::LoadHistoryMacroSql()));
   registry_.Add(connection_id, user, client_host, "");
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
-                                              std::move(user), std::move(client_host), *volumes_, scratch_dir_);
+                                              std::move(user), std::move(client_host), *volumes_, scratch_dir_, *settings_);
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
   return std::unique_ptr<Session>(std::move(session));
 }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
@@ -38,6 +39,7 @@ class Engine : public SessionFactory {
   std::unique_ptr<catalog::Catalog> catalog_;
   std::unique_ptr<scheduler::RoutineLoadManager> routine_loads_;
   std::unique_ptr<catalog::VolumeStore> volumes_;
+  std::unique_ptr<catalog::ServerSettings> settings_;
   std::string scratch_dir_;
   SessionRegistry registry_;
   std::mutex mu_;

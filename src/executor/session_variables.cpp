@@ -72,12 +72,15 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
   values_[key] = value;
 }
 
-ResultSet SessionVariables::Show(const std::optional<std::string>& like) const {
+ResultSet SessionVariables::Show(const std::optional<std::string>& like,
+                                 const std::vector<std::pair<std::string, std::string>>& server_settings) const {
+  std::map<std::string, std::string> all(server_settings.begin(), server_settings.end());
+  for (const auto& [k, v] : values_) all[k] = k == "autocommit" ? (v == "1" ? "ON" : "OFF") : v;
   ResultSet rs;
   rs.AddColumn("Variable_name");
   rs.AddColumn("Value");
-  for (const auto& [k, v] : values_)
-    if (!like || LikeMatch(k, *like)) rs.rows.push_back({k, k == "autocommit" ? (v == "1" ? "ON" : "OFF") : v});
+  for (const auto& [k, v] : all)
+    if (!like || LikeMatch(k, *like)) rs.rows.push_back({k, v});
   return rs;
 }
 

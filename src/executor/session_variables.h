@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result_set.h"
 
@@ -17,7 +19,9 @@ class SessionVariables {
   std::optional<std::string> Get(std::string_view name) const;
   void Set(const std::string& name, const std::string& value);
   // SHOW VARIABLES [LIKE 'pattern'] (MySQL LIKE: % and _ wildcards, case-insensitive).
-  ResultSet Show(const std::optional<std::string>& like) const;
+  // `server_settings` (SET GLOBAL ones) are listed with the session's own.
+  ResultSet Show(const std::optional<std::string>& like,
+                 const std::vector<std::pair<std::string, std::string>>& server_settings = {}) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -1,7 +1,9 @@
 #include "executor/sql_session.h"
 
 #include <cctype>
+#include <chrono>
 
+#include "catalog/load_history.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
 #include "executor/keyed_insert.h"
@@ -58,7 +60,8 @@ StatementResult Ok(uint64_t affected = 0) {
 SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
                        scheduler::RoutineLoadManager& routine_loads, SessionRegistry& registry,
                        std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
-                       std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir)
+                       std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir,
+                       catalog::ServerSettings& settings)
     : db_(db),
       catalog_(catalog),
       routine_loads_(routine_loads),
@@ -68,11 +71,15 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
       user_(std::move(user)),
       client_host_(std::move(client_host)),
       volumes_(volumes),
-      scratch_dir_(std::move(scratch_dir)) {}
+      scratch_dir_(std::move(scratch_dir)),
+      settings_(settings) {}
 
 sql::SessionContext SqlSession::Context() const {
   sql::SessionContext ctx;
-  ctx.variable = [this](std::string_view name) { return variables_.Get(name); };
+  ctx.variable = [this](std::string_view name) {
+    auto v = variables_.Get(name);
+    return v ? v : settings_.Get(name);
+  };
   ctx.current_database = current_db_;
   ctx.user = user_ + "@" + client_host_;
   ctx.connection_id = connection_id_;
@@ -109,6 +116,27 @@ Result<ResultSet> SqlSession::FieldList(std::string_view table) {
                                        sql::QuoteIdentifier(meta.name) + " LIMIT 0"));
   if (!r.result_set) return ResultSet{};
   return std::move(*r.result_set);
+}
+
+Status SqlSession::SetVariable(const sql::SetVariables::Assignment& a) {
+  if (!catalog::ServerSettings::IsServerSetting(a.name)) {
+    variables_.Set(a.name, a.value);
+    return Status::Ok();
+  }
+  if (!a.global) {
+    return Status::InvalidArgument(a.name + " is a server setting, not a session variable: use SET GLOBAL " + a.name +
+                                   " = " + a.value);
+  }
+  RETURN_IF_ERROR(settings_.Set(a.name, a.value));
+  log::Info("session", "conn {} set {} = {}", connection_id_, a.name, *settings_.Get(a.name));
+  if (a.name == catalog::kLoadHistoryRetentionDays) {
+    // A shorter retention applies at once rather than at the next upkeep round.
+    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch()).count();
+    auto purged = catalog::PurgeLoadHistory(*con_, now, settings_.LoadHistoryRetentionMs());
+    if (!purged.ok()) return purged.status();
+  }
+  return Status::Ok();
 }
 
 bool SqlSession::Autocommit() const { return variables_.Get("autocommit").value_or("1") != "0"; }
@@ -175,7 +203,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           },
           [&](const sql::SetVariables& s) -> Result<StatementResult> {
             bool was_autocommit = Autocommit();
-            for (const auto& a : s.assignments) variables_.Set(a.name, a.value);
+            for (const auto& a : s.assignments) RETURN_IF_ERROR(SetVariable(a));
             if (!was_autocommit && Autocommit()) CommitOpenTransaction();
             return Ok();
           },
@@ -275,7 +303,7 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
   ResultSet rs;
   switch (s.what) {
     case What::kVariables:
-      return Rows(variables_.Show(s.like));
+      return Rows(variables_.Show(s.like, settings_.All()));
     case What::kStatus:
       // Server status counters are not kept yet; clients that read them cope with an empty list.
       rs.AddColumn("Variable_name");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
@@ -21,7 +22,8 @@ class SqlSession : public Session {
   SqlSession(storage::Database& db, catalog::Catalog& catalog, scheduler::RoutineLoadManager& routine_loads,
              SessionRegistry& registry,
              std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
-             std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir);
+             std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir,
+             catalog::ServerSettings& settings);
   ~SqlSession() override { registry_.Remove(connection_id_); }
 
   Result<StatementResult> Execute(std::string_view statement) override;
@@ -63,6 +65,7 @@ class SqlSession : public Session {
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
   bool Autocommit() const;
+  Status SetVariable(const sql::SetVariables::Assignment& a);
   void CommitOpenTransaction();
 
   storage::Database& db_;
@@ -75,9 +78,10 @@ class SqlSession : public Session {
   std::string client_host_;
   std::string current_db_;
   SessionVariables variables_;
-  bool in_transaction_ = false;
+  bool in_transaction_ = false;  // a transaction is open on con_ (BEGIN, or implicitly with autocommit off)
   catalog::VolumeStore& volumes_;
-  std::string scratch_dir_;  // where files fetched from object storage wait to be loaded  // a transaction is open on con_ (BEGIN, or implicitly with autocommit off)
+  std::string scratch_dir_;  // where files fetched from object storage wait to be loaded
+  catalog::ServerSettings& settings_;
 };
 
 }  // namespace sluice

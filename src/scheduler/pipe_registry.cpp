@@ -372,7 +372,7 @@ std::string LastError(const PipeSnapshot& s) {
   return s.other_msg.find("retrying") != std::string::npos ? s.other_msg : "";
 }
 
-// DESC PIPE of a volume pipe. EXTENDED adds what load_history holds of the pipe (its retention: 7 days).
+// DESC PIPE of a volume pipe. EXTENDED adds what load_history holds of the pipe (within its retention).
 Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, bool extended) {
   const auto& d = s.stored.def;
   const auto& p = *d.pipe;

@@ -1,0 +1,42 @@
+#pragma once
+// Server-wide settings a user changes with SET GLOBAL name = value, kept in __sluice.server_settings so they hold
+// across restarts. Today: load_history_retention_days (how long load_history keeps its rows, default 7).
+// Sessions read them like MySQL global variables (SELECT @@name, SHOW VARIABLES).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "storage/database.h"
+
+namespace sluice::catalog {
+
+inline constexpr const char* kLoadHistoryRetentionDays = "load_history_retention_days";
+
+class ServerSettings {
+ public:
+  static Result<std::unique_ptr<ServerSettings>> Open(storage::Database& db);
+
+  // True for the names this class owns; a session sends SET GLOBAL of these here.
+  static bool IsServerSetting(std::string_view name);
+  // Validates, persists, then applies. A bad value is InvalidArgument saying what is allowed.
+  Status Set(const std::string& name, const std::string& value);
+  std::optional<std::string> Get(std::string_view name) const;
+  // Every setting with its current value, in name order.
+  std::vector<std::pair<std::string, std::string>> All() const;
+
+  int64_t LoadHistoryRetentionMs() const;
+
+ private:
+  explicit ServerSettings(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}
+  mutable std::mutex mu_;
+  std::unique_ptr<storage::Connection> con_;
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+}  // namespace sluice::catalog
