@@ -53,6 +53,10 @@ struct TransformSpec {
   // only. `source_types` gives an input's DuckDB type (its text is TRY_CAST to it); absent = VARCHAR.
   bool sources_are_inputs = false;
   std::vector<std::pair<std::string, std::string>> source_types;
+  // Constant-path JSON reads of the same source column (`PARSE_JSON(value::STRING)['a']`, `['b']`, ...) share
+  // one parse per row (transform/json_access.h); false compiles each read on its own (the same values, for
+  // tests to compare against).
+  bool share_json_parse = true;
 };
 
 struct CompiledTransform {
