@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format/avro_decoder.h"
+#include "format/json_field_reader.h"
 #include "format/schema_registry.h"
 
 namespace sluice::load {
@@ -96,6 +97,7 @@ class TimestampText {
 class RawDecoder : public MessageDecoder {
  public:
   explicit RawDecoder(std::string topic) : topic_(std::move(topic)) {}
+  RawDecoder(std::string topic, format::JsonFieldReader fields) : topic_(std::move(topic)), fields_(std::move(fields)) {}
   RawDecoder(std::string topic, format::AvroDecoder avro, bool bad_value_is_null)
       : topic_(std::move(topic)), avro_(std::move(avro)), bad_value_is_null_(bad_value_is_null) {}
 
@@ -139,9 +141,15 @@ class RawDecoder : public MessageDecoder {
     }
     if (m.key) out.SetField(6, Utf8(*m.key, &scratch_));
     else out.SetNull(6);
-    if (!avro_) out.SetField(7, Utf8(m.payload, &scratch_));
-    else if (avro_value) out.SetField(7, Utf8(*avro_value, &scratch_));
-    else out.SetNull(7);
+    if (!avro_) {
+      std::string_view value = Utf8(m.payload, &scratch_);
+      out.SetField(7, value);
+      if (fields_) ReadFields(value, out);
+    } else if (avro_value) {
+      out.SetField(7, Utf8(*avro_value, &scratch_));
+    } else {
+      out.SetNull(7);
+    }
     out.FinishRow(RowOrigin{m.partition, m.offset});
     return Status::Ok();
   }
@@ -149,10 +157,21 @@ class RawDecoder : public MessageDecoder {
   bool wants_headers() const override { return true; }
 
  private:
+  // The JSON values the transform asked for, into the batch's last columns (NULL: DuckDB extracts it).
+  void ReadFields(std::string_view value, TextBatch& out) {
+    fields_->Read(value, field_values_);
+    const size_t first = out.num_columns() - field_values_.size();
+    for (size_t k = 0; k < field_values_.size(); k++) {
+      if (field_values_[k]) out.SetField(first + k, *field_values_[k]);
+    }
+  }
+
   std::string topic_;
   std::string scratch_;
   TimestampText timestamp_text_;
   std::optional<format::AvroDecoder> avro_;  // value format avro
+  std::optional<format::JsonFieldReader> fields_;
+  std::vector<std::optional<std::string_view>> field_values_;
   bool bad_value_is_null_ = false;
   TextBatch avro_batch_{{"value"}};
 };
@@ -161,6 +180,13 @@ class RawDecoder : public MessageDecoder {
 
 std::unique_ptr<MessageDecoder> MakeRawDecoder(std::string topic) {
   return std::make_unique<RawDecoder>(std::move(topic));
+}
+
+Result<std::unique_ptr<MessageDecoder>> MakeRawDecoder(std::string topic,
+                                                       const std::vector<std::string>& json_pointers) {
+  if (json_pointers.empty()) return MakeRawDecoder(std::move(topic));
+  ASSIGN_OR_RETURN(auto fields, format::JsonFieldReader::Create(json_pointers));
+  return std::unique_ptr<MessageDecoder>(new RawDecoder(std::move(topic), std::move(fields)));
 }
 
 Result<std::unique_ptr<MessageDecoder>> MakeRawAvroDecoder(std::string topic, const std::string& registry_url,

@@ -11,6 +11,8 @@
 
 namespace sluice::transform {
 
+std::string DecodedJsonColumn(size_t k) { return "__sluice_f" + std::to_string(k); }
+
 std::string CompiledTransform::Bind(int64_t batch_id) const {
   std::string out = sql;
   size_t at = out.find(kBatchPlaceholder);
@@ -158,6 +160,10 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
   std::vector<std::string> computed;
   for (const PlannedDerived& d : plan.derived) computed.push_back(d.name);
   JsonReadPlan* json_reads = spec.share_json_parse ? &plan.json_reads : nullptr;
+  for (size_t i = 0; i < plan.sources.size() && json_reads; i++) {
+    if (!spec.decoded_json_source.empty() && sql::EqualsIgnoreCase(plan.sources[i].name, spec.decoded_json_source))
+      plan.json_reads.SetDecodedColumn(SourceBinding(spec, plan.sources[i], i).sql);
+  }
   for (PlannedDerived& d : plan.derived) {
     ASSIGN_OR_RETURN(d.expr, CompileUserExpression(d.expr_text, source_scope, plan.tz,
                                                    "in COLUMNS expression for column '" + d.name + "'", computed,
@@ -177,6 +183,7 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
   }
 
   CompiledTransform out = BuildSelect(plan);
+  out.decoded_json_pointers = plan.json_reads.decoded_pointers();
   if (out.loaded_columns.empty())
     return Status::InvalidArgument("COLUMNS loads no column of " + TableWords(spec) + " (its columns: " +
                                    TableColumnNames(spec) + ")");

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "sql/parser.h"
+#include "transform/compiler.h"
 
 namespace sluice::transform {
 
@@ -75,7 +76,15 @@ std::optional<JsonReadPlan::Read> JsonReadPlan::Add(const std::string& column_sq
     pointers.push_back(pointer);
   }
   const std::string element = "[" + std::to_string(p + 1) + "]";
-  return Read{JsonListAlias(s) + element, TextListAlias(s) + element};
+  Read read{JsonListAlias(s) + element, TextListAlias(s) + element};
+  if (!decoded_column_sql_.empty() && column_sql == decoded_column_sql_) {
+    size_t d = 0;
+    while (d < decoded_pointers_.size() && decoded_pointers_[d] != pointer) d++;
+    if (d == decoded_pointers_.size()) decoded_pointers_.push_back(pointer);
+    read.text_sql = "COALESCE(" + DecodedJsonColumn(d) + ", json_extract_string(TRY_CAST(" + column_sql +
+                    " AS JSON), " + sql::QuoteLiteral(pointer) + "))";
+  }
+  return read;
 }
 
 std::vector<std::string> JsonReadPlan::Columns() const {

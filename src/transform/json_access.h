@@ -52,12 +52,20 @@ class JsonReadPlan {
   };
   std::optional<Read> Add(const std::string& column_sql, const std::string& pointer);
 
+  // Reads of this column (its SQL) get their text from the decoder where it has it (TransformSpec::
+  // decoded_json_source): COALESCE(<decoded column>, json_extract_string(TRY_CAST(col AS JSON), pointer)), so
+  // DuckDB parses only the messages holding a value the decoder left to it.
+  void SetDecodedColumn(std::string column_sql) { decoded_column_sql_ = std::move(column_sql); }
+  const std::vector<std::string>& decoded_pointers() const { return decoded_pointers_; }
+
   bool empty() const { return sources_.empty(); }
   // The extraction step's columns: two lists per text column (see above).
   std::vector<std::string> Columns() const;
 
  private:
   std::vector<Source> sources_;
+  std::string decoded_column_sql_;
+  std::vector<std::string> decoded_pointers_;
 };
 
 }  // namespace sluice::transform

@@ -130,6 +130,8 @@ class SelectBuilder {
       if (ClassifyDuckDBType(m.duckdb_type).cls == TypeClass::kMap) text = "CAST(" + text + " AS JSON)";
       cols.push_back("CAST(" + text + " AS " + m.duckdb_type + ") AS " + MetadataAlias(k));
     }
+    // Values the decoder extracted (TransformSpec::decoded_json_source), named alike in the batch and here.
+    for (size_t k = 0; k < plan_.json_reads.decoded_pointers().size(); k++) cols.push_back(DecodedJsonColumn(k));
     return cols;
   }
 

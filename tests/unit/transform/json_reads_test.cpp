@@ -122,6 +122,31 @@ TEST_F(JsonReadsTest, LogExample) {
   EXPECT_TRUE(out->Good(2));
 }
 
+TEST_F(JsonReadsTest, DecodedValuesWithFallbackPerValue) {
+  TransformSpec spec = Spec({{"a", "VARCHAR", J("['a']::STRING")},
+                             {"b", "BIGINT", J("['b']::BIGINT")},
+                             {"c", "JSON", J("['a']")},
+                             {"d", "VARCHAR", "get_json_string(value, '$.a')"}});
+  spec.decoded_json_source = "value";
+  auto compiled = Compile(spec);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  EXPECT_EQ(compiled->decoded_json_pointers, (std::vector<std::string>{"/a", "/b"}));
+  // The decoder's text wins where it has one (here a marker, to see which one is used); NULL asks DuckDB.
+  auto out = RunCompiled(*compiled, {"partition", "value", DecodedJsonColumn(0), DecodedJsonColumn(1)},
+                         {{"0", R"({"a":"x","b":2})", "from decoder", "7"},
+                          {"0", R"({"a":{"k": 1.50},"b":2.0})", std::nullopt, std::nullopt},
+                          {"0", "not json", std::nullopt, std::nullopt}});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(out->Text(0, "a"), "from decoder");
+  EXPECT_EQ(out->Text(0, "b"), "7");
+  EXPECT_EQ(out->Text(0, "c"), R"("x")");  // JSON values come from DuckDB
+  EXPECT_EQ(out->Text(0, "d"), "x");
+  EXPECT_EQ(out->Text(1, "a"), R"({"k":1.5})");
+  EXPECT_EQ(out->Text(1, "b"), "2");
+  EXPECT_EQ(out->Text(2, "a"), "<NULL>");
+  EXPECT_EQ(out->Text(2, "b"), "<NULL>");
+}
+
 // Values of every JSON type, escapes, numbers DuckDB rewrites, nested values, missing keys, odd keys, documents
 // that are not objects and text that is not JSON.
 const std::vector<Cell> kAwkwardValues = {
