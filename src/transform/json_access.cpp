@@ -81,8 +81,11 @@ std::optional<JsonReadPlan::Read> JsonReadPlan::Add(const std::string& column_sq
     size_t d = 0;
     while (d < decoded_pointers_.size() && decoded_pointers_[d] != pointer) d++;
     if (d == decoded_pointers_.size()) decoded_pointers_.push_back(pointer);
-    read.text_sql = "COALESCE(" + DecodedJsonColumn(d) + ", json_extract_string(TRY_CAST(" + column_sql +
-                    " AS JSON), " + sql::QuoteLiteral(pointer) + "))";
+    // CASE, not COALESCE: DuckDB hoists a subexpression repeated across COALESCEs (the TRY_CAST) into a step
+    // of its own that parses every row, but leaves the branches of a CASE to the rows that take them.
+    const std::string decoded = DecodedJsonColumn(d);
+    read.text_sql = "CASE WHEN " + decoded + " IS NOT NULL THEN " + decoded + " ELSE json_extract_string(TRY_CAST(" +
+                    column_sql + " AS JSON), " + sql::QuoteLiteral(pointer) + ") END";
   }
   return read;
 }

@@ -53,8 +53,8 @@ class JsonReadPlan {
   std::optional<Read> Add(const std::string& column_sql, const std::string& pointer);
 
   // Reads of this column (its SQL) get their text from the decoder where it has it (TransformSpec::
-  // decoded_json_source): COALESCE(<decoded column>, json_extract_string(TRY_CAST(col AS JSON), pointer)), so
-  // DuckDB parses only the messages holding a value the decoder left to it.
+  // decoded_json_source): the decoded column where it is not NULL, else json_extract_string(TRY_CAST(col AS
+  // JSON), pointer), so DuckDB parses only the messages holding a value the decoder left to it.
   void SetDecodedColumn(std::string column_sql) { decoded_column_sql_ = std::move(column_sql); }
   const std::vector<std::string>& decoded_pointers() const { return decoded_pointers_; }
 
