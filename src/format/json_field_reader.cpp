@@ -68,13 +68,33 @@ class JsonFieldReader::Impl {
     dom::element doc;
     if (parser_.parse(buffer_.data(), buffer_.size(), false).get(doc) != simdjson::SUCCESS) return;
     negative_zero_ = -1;
-    for (size_t i = 0; i < paths_.size(); i++) out[i] = Value(doc, paths_[i], i, json);
+    if (doc.type() != dom::element_type::OBJECT) {
+      for (size_t i = 0; i < paths_.size(); i++) out[i] = Value(doc, paths_[i], 0, i, json);
+      return;
+    }
+    // One walk over the top-level object finds every path's first key (the usual message is one flat object).
+    matches_.assign(paths_.size(), 0);
+    found_.resize(paths_.size());
+    const dom::object root = doc.get_object().value_unsafe();
+    for (dom::key_value_pair field_value : root) {
+      for (size_t i = 0; i < paths_.size(); i++) {
+        if (field_value.key == paths_[i][0].key) {
+          matches_[i]++;
+          found_[i] = field_value.value;
+        }
+      }
+    }
+    for (size_t i = 0; i < paths_.size(); i++) {
+      if (matches_[i] == 1) out[i] = Value(found_[i], paths_[i], 1, i, json);
+    }
   }
 
  private:
-  std::optional<std::string_view> Value(dom::element at, const std::vector<Step>& steps, size_t field,
-                                        std::string_view json) {
-    for (const Step& step : steps) {
+  // The value at `steps` from `first` on, starting at `at`.
+  std::optional<std::string_view> Value(dom::element at, const std::vector<Step>& steps, size_t first,
+                                        size_t field, std::string_view json) {
+    for (size_t s = first; s < steps.size(); s++) {
+      const Step& step = steps[s];
       if (at.type() == dom::element_type::OBJECT) {
         dom::object object = at.get_object().value_unsafe();
         int matches = 0;
@@ -126,6 +146,8 @@ class JsonFieldReader::Impl {
 
   std::vector<std::vector<Step>> paths_;
   std::vector<std::string> numbers_;  // the text of integer values, per field
+  std::vector<int> matches_;          // per path: how often its first key occurs at the top level
+  std::vector<dom::element> found_;   // per path: the value of its first key
   dom::parser parser_;
   std::string buffer_;  // the text with SIMDJSON_PADDING spare bytes behind it
   int negative_zero_ = -1;
