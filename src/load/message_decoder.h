@@ -1,7 +1,9 @@
 #pragma once
 // The format a job's messages are in, behind one call: turn a message into rows of the task's batch.
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "catalog/routine_load_job.h"
 #include "common/status.h"
@@ -25,7 +27,10 @@ class MessageDecoder {
 };
 
 // A decoder for the job's format and options; `source_columns` are the batch's columns, in order.
+// `json_pointers`: for the raw format, JSON values the decoder extracts into the batch's last columns
+// (transform::CompiledTransform::decoded_json_pointers).
 Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
-                                                    const std::vector<std::string>& source_columns);
+                                                    const std::vector<std::string>& source_columns,
+                                                    const std::vector<std::string>& json_pointers = {});
 
 }  // namespace sluice::load

@@ -1,5 +1,7 @@
 #include "load/raw_decoder.h"
 
+#include <cstdint>
+#include <cstring>
 #include <ctime>
 
 #include <optional>
@@ -7,14 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "format/avro_decoder.h"
+#include "format/json_field_reader.h"
 #include "format/schema_registry.h"
 
 namespace sluice::load {
 
 namespace {
 
-bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
+bool IsValidUtf8From(std::string_view s, size_t i) {
+  while (i < s.size()) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       if (c == 0) return false;
@@ -28,6 +31,18 @@ bool IsValidUtf8(std::string_view s) {
     i += n;
   }
   return true;
+}
+
+// Most payloads are ASCII: eight bytes at a time until a byte that is not ASCII or is NUL, then byte by byte.
+bool IsValidUtf8(std::string_view s) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if ((w & kHigh) != 0 || ((w - kOnes) & ~w & kHigh) != 0) break;  // a byte >= 0x80, or a zero byte
+  }
+  return IsValidUtf8From(s, i);
 }
 
 // Keeps valid UTF-8 as it is; a malformed sequence (or NUL) becomes U+FFFD.
@@ -50,19 +65,39 @@ std::string_view Utf8(std::string_view s, std::string* scratch) {
   return *scratch;
 }
 
-std::string TimestampText(int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[48];
-  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof buf - n, ".%03d", static_cast<int>(ms % 1000));
-  return buf;
-}
+// "2024-05-01 10:00:00.123" (UTC) for epoch milliseconds. The text of the second is kept: a batch's messages
+// mostly share their second, and gmtime_r + strftime per message cost more than the rest of the row.
+class TimestampText {
+ public:
+  std::string_view Of(int64_t ms) {
+    const int64_t second = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+    if (second != second_ || text_.empty()) {
+      std::time_t t = static_cast<std::time_t>(second);
+      std::tm tm{};
+      gmtime_r(&t, &tm);
+      char buf[48];
+      size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+      text_.assign(buf, n);
+      text_ += ".000";
+      second_ = second;
+    }
+    const int millis = static_cast<int>(ms - second * 1000);
+    char* frac = text_.data() + text_.size() - 3;
+    frac[0] = static_cast<char>('0' + millis / 100);
+    frac[1] = static_cast<char>('0' + millis / 10 % 10);
+    frac[2] = static_cast<char>('0' + millis % 10);
+    return text_;
+  }
+
+ private:
+  int64_t second_ = 0;
+  std::string text_;
+};
 
 class RawDecoder : public MessageDecoder {
  public:
   explicit RawDecoder(std::string topic) : topic_(std::move(topic)) {}
+  RawDecoder(std::string topic, format::JsonFieldReader fields) : topic_(std::move(topic)), fields_(std::move(fields)) {}
   RawDecoder(std::string topic, format::AvroDecoder avro, bool bad_value_is_null)
       : topic_(std::move(topic)), avro_(std::move(avro)), bad_value_is_null_(bad_value_is_null) {}
 
@@ -89,22 +124,32 @@ class RawDecoder : public MessageDecoder {
     out.SetField(0, topic_);
     out.SetField(1, std::to_string(m.partition));
     out.SetField(2, std::to_string(m.offset));
-    if (m.timestamp_ms >= 0) out.SetField(3, TimestampText(m.timestamp_ms));
+    if (m.timestamp_ms >= 0) out.SetField(3, timestamp_text_.Of(m.timestamp_ms));
     else out.SetNull(3);
     switch (m.timestamp_type) {
       case source::TimestampType::kCreateTime: out.SetField(4, "CreateTime"); break;
       case source::TimestampType::kLogAppendTime: out.SetField(4, "LogAppendTime"); break;
       default: out.SetField(4, "NoTimestampType"); break;
     }
-    nlohmann::json headers = nlohmann::json::object();
-    for (const auto& [name, value] : m.headers)
-      headers[std::string(Utf8(name, &scratch_))] = std::string(Utf8(value, &scratch_));  // a repeated name: last wins
-    out.SetField(5, headers.dump());
+    if (m.headers.empty()) {
+      out.SetField(5, "{}");
+    } else {
+      nlohmann::json headers = nlohmann::json::object();
+      for (const auto& [name, value] : m.headers)
+        headers[std::string(Utf8(name, &scratch_))] = std::string(Utf8(value, &scratch_));  // a repeated name: last wins
+      out.SetField(5, headers.dump());
+    }
     if (m.key) out.SetField(6, Utf8(*m.key, &scratch_));
     else out.SetNull(6);
-    if (!avro_) out.SetField(7, Utf8(m.payload, &scratch_));
-    else if (avro_value) out.SetField(7, Utf8(*avro_value, &scratch_));
-    else out.SetNull(7);
+    if (!avro_) {
+      std::string_view value = Utf8(m.payload, &scratch_);
+      out.SetField(7, value);
+      if (fields_) ReadFields(value, out);
+    } else if (avro_value) {
+      out.SetField(7, Utf8(*avro_value, &scratch_));
+    } else {
+      out.SetNull(7);
+    }
     out.FinishRow(RowOrigin{m.partition, m.offset});
     return Status::Ok();
   }
@@ -112,9 +157,21 @@ class RawDecoder : public MessageDecoder {
   bool wants_headers() const override { return true; }
 
  private:
+  // The JSON values the transform asked for, into the batch's last columns (NULL: DuckDB extracts it).
+  void ReadFields(std::string_view value, TextBatch& out) {
+    fields_->Read(value, field_values_);
+    const size_t first = out.num_columns() - field_values_.size();
+    for (size_t k = 0; k < field_values_.size(); k++) {
+      if (field_values_[k]) out.SetField(first + k, *field_values_[k]);
+    }
+  }
+
   std::string topic_;
   std::string scratch_;
+  TimestampText timestamp_text_;
   std::optional<format::AvroDecoder> avro_;  // value format avro
+  std::optional<format::JsonFieldReader> fields_;
+  std::vector<std::optional<std::string_view>> field_values_;
   bool bad_value_is_null_ = false;
   TextBatch avro_batch_{{"value"}};
 };
@@ -123,6 +180,13 @@ class RawDecoder : public MessageDecoder {
 
 std::unique_ptr<MessageDecoder> MakeRawDecoder(std::string topic) {
   return std::make_unique<RawDecoder>(std::move(topic));
+}
+
+Result<std::unique_ptr<MessageDecoder>> MakeRawDecoder(std::string topic,
+                                                       const std::vector<std::string>& json_pointers) {
+  if (json_pointers.empty()) return MakeRawDecoder(std::move(topic));
+  ASSIGN_OR_RETURN(auto fields, format::JsonFieldReader::Create(json_pointers));
+  return std::unique_ptr<MessageDecoder>(new RawDecoder(std::move(topic), std::move(fields)));
 }
 
 Result<std::unique_ptr<MessageDecoder>> MakeRawAvroDecoder(std::string topic, const std::string& registry_url,

@@ -11,12 +11,17 @@
 // value is NULL (the preview). A registry that cannot be reached makes DecodeMessage return Unavailable.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "load/message_decoder.h"
 
 namespace sluice::load {
 
+// `json_pointers` (transform::CompiledTransform::decoded_json_pointers): values read from each JSON value with
+// format::JsonFieldReader into the batch's last json_pointers.size() columns, NULL where the reader is not certain.
+Result<std::unique_ptr<MessageDecoder>> MakeRawDecoder(std::string topic,
+                                                       const std::vector<std::string>& json_pointers);
 std::unique_ptr<MessageDecoder> MakeRawDecoder(std::string topic);
 
 Result<std::unique_ptr<MessageDecoder>> MakeRawAvroDecoder(std::string topic, const std::string& registry_url,

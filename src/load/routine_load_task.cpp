@@ -25,7 +25,7 @@ int64_t NowMs() {
 // shows the fields it read, in the message's own format.
 std::string RowText(const TextBatch& batch, size_t row, const catalog::RoutineLoadDefinition& def,
                     size_t payload_columns) {
-  if (def.pipe) return std::string(batch.Field(batch.num_columns() - 1, row));  // a pipe's row is a message value
+  if (def.pipe) return std::string(batch.Field(payload_columns - 1, row));  // a pipe's row is a message value
   if (def.Property("format") == "json" || def.Property("format") == "avro") {
     nlohmann::json j = nlohmann::json::object();
     for (size_t c = 0; c < payload_columns; c++) {
@@ -130,7 +130,8 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
                                         const TaskLimits& limits,
                                         int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
   auto started = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(plan_->def, plan_->source_columns));
+  ASSIGN_OR_RETURN(auto decoder,
+                   MakeDecoder(plan_->def, plan_->source_columns, plan_->transform.decoded_json_pointers));
   TextBatch batch(plan_->batch_columns);
   TaskResult result;
   result.started_ms = NowMs();

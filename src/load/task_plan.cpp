@@ -25,6 +25,8 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
     }
     spec.sources_are_inputs = true;
     spec.derived = def.pipe->select;
+    // The raw decoder reads the values of PARSE_JSON(value::STRING)[...] with simdjson, once per message.
+    if (def.pipe->value_format == "raw") spec.decoded_json_source = "value";
   } else if (def.load.columns) {
     for (const auto& m : *def.load.columns) {
       if (m.expr) spec.derived.emplace_back(m.name, *m.expr);
@@ -57,10 +59,12 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
   plan->batch_columns = spec.source_columns;
   for (const auto& m : plan->metadata) plan->batch_columns.push_back(m.alias);
   ASSIGN_OR_RETURN(plan->transform, transform::Compile(spec));
+  for (size_t k = 0; k < plan->transform.decoded_json_pointers.size(); k++)
+    plan->batch_columns.push_back(transform::DecodedJsonColumn(k));
   ASSIGN_OR_RETURN(plan->write, PlanTableWrite(def, table, plan->target_table_sql, plan->transform.loaded_columns,
                                                plan->transform.has_op));
   // Building a decoder once validates the format options against the columns (e.g. jsonpaths count).
-  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns));
+  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns, plan->transform.decoded_json_pointers));
   (void)decoder;
   return std::shared_ptr<const TaskPlan>(std::move(plan));
 }

@@ -84,7 +84,7 @@ std::string AsVarchar(const TypedSql& v, const TimeZone& tz) {
     case TypeClass::kFloat:  // StarRocks prints the double 875 as 875, DuckDB as 875.0
       return "regexp_replace(CAST(" + v.sql + " AS VARCHAR), '\\.0$', '')";
     case TypeClass::kJson:
-      return JsonText(v.sql);
+      return v.json_text ? *v.json_text : JsonText(v.sql);
     case TypeClass::kTimestampTz:
       return "CAST(" + tz.ToLocal(v.sql) + " AS VARCHAR)";
     default:
@@ -118,7 +118,7 @@ Result<TypedSql> AsNumber(const TypedSql& v, const std::string& where) {
     case TypeClass::kVarchar:
       return MakeTyped(TryCast(v.sql, "DOUBLE"), TypeClass::kFloat, "DOUBLE");
     case TypeClass::kJson:
-      return MakeTyped(TryCast(JsonText(v.sql), "DOUBLE"), TypeClass::kFloat, "DOUBLE");
+      return MakeTyped(TryCast(v.json_text ? *v.json_text : JsonText(v.sql), "DOUBLE"), TypeClass::kFloat, "DOUBLE");
     case TypeClass::kBoolean:
       return MakeTyped("CAST(" + v.sql + " AS INTEGER)", TypeClass::kInteger, "INTEGER");
     case TypeClass::kDate:

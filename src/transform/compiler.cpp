@@ -11,6 +11,8 @@
 
 namespace sluice::transform {
 
+std::string DecodedJsonColumn(size_t k) { return "__sluice_f" + std::to_string(k); }
+
 std::string CompiledTransform::Bind(int64_t batch_id) const {
   std::string out = sql;
   size_t at = out.find(kBatchPlaceholder);
@@ -61,7 +63,8 @@ Destination DestinationOf(const TransformSpec& spec, const std::string& name) {
 // Parses, checks the column references of, and compiles one user expression; `context` starts every error.
 // `computed` names the columns COLUMNS computes, to explain why one of them is unknown to an expression.
 Result<TypedSql> CompileUserExpression(const std::string& text, const Scope& scope, const TimeZone& tz,
-                                       const std::string& context, const std::vector<std::string>& computed) {
+                                       const std::string& context, const std::vector<std::string>& computed,
+                                       JsonReadPlan* json_reads) {
   Result<ExprPtr> parsed = ParseExpression(text);
   if (!parsed.ok()) return Status::InvalidArgument(context + ": " + parsed.status().message());
   std::vector<std::string> unknown = UnknownColumns(**parsed, scope);
@@ -80,7 +83,7 @@ Result<TypedSql> CompileUserExpression(const std::string& text, const Scope& sco
     return Status::InvalidArgument(context + ": unknown column" + (unknown.size() > 1 ? "s " : " ") + names +
                                    "; it can use " + scope.Names() + hint);
   }
-  Result<TypedSql> compiled = CompileExpression(**parsed, scope, tz);
+  Result<TypedSql> compiled = CompileExpression(**parsed, scope, tz, json_reads);
   if (!compiled.ok()) return Status::InvalidArgument(context + ": " + compiled.status().message());
   if (compiled->type.cls == TypeClass::kInterval)
     return Status::InvalidArgument(context + ": an INTERVAL is not a value; use date_add(date, INTERVAL n unit)");
@@ -156,9 +159,15 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
                      ColumnBinding{MetadataAlias(k), ClassifyDuckDBType(spec.metadata[k].duckdb_type)});
   std::vector<std::string> computed;
   for (const PlannedDerived& d : plan.derived) computed.push_back(d.name);
+  JsonReadPlan* json_reads = spec.share_json_parse ? &plan.json_reads : nullptr;
+  for (size_t i = 0; i < plan.sources.size() && json_reads; i++) {
+    if (!spec.decoded_json_source.empty() && sql::EqualsIgnoreCase(plan.sources[i].name, spec.decoded_json_source))
+      plan.json_reads.SetDecodedColumn(SourceBinding(spec, plan.sources[i], i).sql);
+  }
   for (PlannedDerived& d : plan.derived) {
     ASSIGN_OR_RETURN(d.expr, CompileUserExpression(d.expr_text, source_scope, plan.tz,
-                                                   "in COLUMNS expression for column '" + d.name + "'", computed));
+                                                   "in COLUMNS expression for column '" + d.name + "'", computed,
+                                                   json_reads));
   }
 
   // WHERE sees the values as they will be loaded: converted and computed columns, and placeholders as text.
@@ -168,10 +177,13 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
       if (plan.derived[j].dest.is_op) continue;
       where_scope.Add(plan.derived[j].name, ColumnBinding{DerivedAlias(j), plan.derived[j].dest.type});
     }
-    ASSIGN_OR_RETURN(plan.where, CompileUserExpression(*spec.where, where_scope, plan.tz, "in WHERE", {}));
+    // WHERE reads computed columns from a later step than the JSON reads, so its reads of source columns share
+    // the same parse.
+    ASSIGN_OR_RETURN(plan.where, CompileUserExpression(*spec.where, where_scope, plan.tz, "in WHERE", {}, json_reads));
   }
 
   CompiledTransform out = BuildSelect(plan);
+  out.decoded_json_pointers = plan.json_reads.decoded_pointers();
   if (out.loaded_columns.empty())
     return Status::InvalidArgument("COLUMNS loads no column of " + TableWords(spec) + " (its columns: " +
                                    TableColumnNames(spec) + ")");

@@ -53,6 +53,15 @@ struct TransformSpec {
   // only. `source_types` gives an input's DuckDB type (its text is TRY_CAST to it); absent = VARCHAR.
   bool sources_are_inputs = false;
   std::vector<std::pair<std::string, std::string>> source_types;
+  // Constant-path JSON reads of the same source column (`PARSE_JSON(value::STRING)['a']`, `['b']`, ...) share
+  // one parse per row (transform/json_access.h); false compiles each read on its own (the same values, for
+  // tests to compare against).
+  bool share_json_parse = true;
+  // A source column whose constant-path JSON reads the decoder extracts itself (format/json_field_reader.h):
+  // the batch then has one more column per path, DecodedJsonColumn(k) after the metadata columns, holding the
+  // value's text where the decoder is certain of it and NULL where DuckDB is to extract it (the SELECT falls back
+  // per value). Empty: none. Applies with share_json_parse only.
+  std::string decoded_json_source;
 };
 
 struct CompiledTransform {
@@ -64,10 +73,16 @@ struct CompiledTransform {
   std::vector<std::string> loaded_columns;
   // The SELECT also yields __op (COLUMNS named `__op`, for primary-key tables: 0 = upsert, 1 = delete).
   bool has_op = false;
+  // TransformSpec::decoded_json_source: the JSON pointers the decoder is to extract, the k-th into batch column
+  // DecodedJsonColumn(k). Empty when no expression reads one.
+  std::vector<std::string> decoded_json_pointers;
 
   // The SQL for one batch: `batch_id` is a storage::BatchHandle's id.
   std::string Bind(int64_t batch_id) const;
 };
+
+// The batch column of the k-th decoded JSON value (CompiledTransform::decoded_json_pointers).
+std::string DecodedJsonColumn(size_t k);
 
 // InvalidArgument for anything the user wrote wrong: expression syntax (with its position), unknown columns or
 // functions, a derived column that is not a table column, a bad time zone. Nothing here touches DuckDB.

@@ -6,6 +6,7 @@
 #include "sql/parser.h"
 #include "transform/coercion.h"
 #include "transform/function_map.h"
+#include "transform/json_access.h"
 #include "transform/utf8.h"
 
 namespace sluice::transform {
@@ -41,9 +42,21 @@ bool IsWideInteger(const TypedSql& v) {
   return t == "BIGINT" || t == "HUGEINT" || t == "UBIGINT" || t == "UHUGEINT";
 }
 
+// A source column as the SELECT names it from its raw and converted steps on (select_builder.cpp: RawAlias,
+// ConvertedAlias, MetadataAlias), where the shared JSON reads are extracted; computed columns come later.
+bool IsSourceAlias(const std::string& sql) {
+  const std::string prefix = "__sluice_";
+  if (sql.size() < prefix.size() + 2 || sql.compare(0, prefix.size(), prefix) != 0) return false;
+  const char kind = sql[prefix.size()];
+  if (kind != 'r' && kind != 'v' && kind != 'm') return false;
+  return std::all_of(sql.begin() + static_cast<std::ptrdiff_t>(prefix.size()) + 1, sql.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
 class Compiler {
  public:
-  Compiler(const Scope& scope, const TimeZone& tz) : scope_(scope), tz_(tz) {}
+  Compiler(const Scope& scope, const TimeZone& tz, JsonReadPlan* json_reads)
+      : scope_(scope), tz_(tz), json_reads_(json_reads) {}
 
   Result<TypedSql> Compile(const Expr& e) {
     ASSIGN_OR_RETURN(TypedSql out, CompileNode(e));
@@ -333,6 +346,18 @@ class Compiler {
   }
 
   Result<TypedSql> Subscript(const Expr& e) {
+    if (json_reads_) {
+      if (std::optional<JsonRead> read = MatchJsonRead(e)) {
+        ASSIGN_OR_RETURN(TypedSql base, Value(*read->base));
+        if (base.type.cls == TypeClass::kVarchar && IsSourceAlias(base.sql)) {
+          if (auto shared = json_reads_->Add(base.sql, read->pointer)) {
+            TypedSql out = MakeTyped(shared->json_sql, TypeClass::kJson, "JSON");
+            out.json_text = shared->text_sql;
+            return out;
+          }
+        }
+      }
+    }
     std::vector<TypedSql> args;
     for (const auto& c : e.children) {
       ASSIGN_OR_RETURN(TypedSql arg, Value(*c));
@@ -350,6 +375,7 @@ class Compiler {
 
   const Scope& scope_;
   const TimeZone& tz_;
+  JsonReadPlan* json_reads_;  // nullptr: every JSON read parses on its own
 };
 
 }  // namespace
@@ -360,8 +386,9 @@ std::vector<std::string> UnknownColumns(const Expr& expr, const Scope& scope) {
   return out;
 }
 
-Result<TypedSql> CompileExpression(const Expr& expr, const Scope& scope, const TimeZone& tz) {
-  return Compiler(scope, tz).Compile(expr);
+Result<TypedSql> CompileExpression(const Expr& expr, const Scope& scope, const TimeZone& tz,
+                                   JsonReadPlan* json_reads) {
+  return Compiler(scope, tz, json_reads).Compile(expr);
 }
 
 }  // namespace sluice::transform

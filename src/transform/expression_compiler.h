@@ -34,7 +34,12 @@ class Scope {
 // Names the expression uses that the scope does not have, each once, in order of appearance.
 std::vector<std::string> UnknownColumns(const Expr& expr, const Scope& scope);
 
+class JsonReadPlan;
+
 // Compiles an expression whose columns are all in scope. Errors name the position of the offending part.
-Result<TypedSql> CompileExpression(const Expr& expr, const Scope& scope, const TimeZone& tz);
+// With `json_reads`, constant-path JSON reads of a text column are registered there and share one parse per row
+// (json_access.h); the SELECT must then include json_reads->Columns() in a step before the expression's.
+Result<TypedSql> CompileExpression(const Expr& expr, const Scope& scope, const TimeZone& tz,
+                                   JsonReadPlan* json_reads = nullptr);
 
 }  // namespace sluice::transform

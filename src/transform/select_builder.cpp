@@ -3,6 +3,7 @@
 //   __sluice_source     the batch, through the sluice_batch table function
 //   __sluice_raw        source columns renamed to Sluice's aliases (user names never clash with ours)
 //   __sluice_converted  source columns converted to their table column's type (TRY_CAST & co.)
+//   __sluice_json       JSON reads of source columns, all paths of a column in one parse (json_access.h)
 //   __sluice_computed   COLUMNS expressions, each under TRY() so a failing row gives NULL, not a failed batch
 //   __sluice_typed      expression results converted to their table column's type
 //   final SELECT        loaded columns, the row index, the error reason and the WHERE result
@@ -19,6 +20,7 @@ namespace sluice::transform {
 std::string RawAlias(size_t i) { return "__sluice_r" + std::to_string(i); }
 std::string ConvertedAlias(size_t i) { return "__sluice_v" + std::to_string(i); }
 std::string ComputedAlias(size_t j) { return "__sluice_e" + std::to_string(j); }
+std::string ComputedTextAlias(size_t j) { return "__sluice_et" + std::to_string(j); }
 std::string DerivedAlias(size_t j) { return "__sluice_d" + std::to_string(j); }
 std::string MetadataAlias(size_t k) { return "__sluice_m" + std::to_string(k); }
 
@@ -103,7 +105,12 @@ class SelectBuilder {
                       "(" + kBatchPlaceholder + ")\n)";
     sql += Layer("__sluice_raw", RawColumns(), "__sluice_source", false);
     sql += Layer("__sluice_converted", ConvertedColumns(), "__sluice_raw", true);
-    sql += Layer("__sluice_computed", ComputedColumns(), "__sluice_converted", true);
+    std::string before_computed = "__sluice_converted";
+    if (!plan_.json_reads.empty()) {
+      sql += Layer("__sluice_json", plan_.json_reads.Columns(), before_computed, true);
+      before_computed = "__sluice_json";
+    }
+    sql += Layer("__sluice_computed", ComputedColumns(), before_computed, true);
     sql += Layer("__sluice_typed", TypedColumns(), "__sluice_computed", true);
     CompiledTransform out;
     sql += "\nSELECT " + FinalColumns(&out) + "\nFROM __sluice_typed";
@@ -123,6 +130,8 @@ class SelectBuilder {
       if (ClassifyDuckDBType(m.duckdb_type).cls == TypeClass::kMap) text = "CAST(" + text + " AS JSON)";
       cols.push_back("CAST(" + text + " AS " + m.duckdb_type + ") AS " + MetadataAlias(k));
     }
+    // Values the decoder extracted (TransformSpec::decoded_json_source), named alike in the batch and here.
+    for (size_t k = 0; k < plan_.json_reads.decoded_pointers().size(); k++) cols.push_back(DecodedJsonColumn(k));
     return cols;
   }
 
@@ -147,17 +156,27 @@ class SelectBuilder {
 
   std::vector<std::string> ComputedColumns() const {
     std::vector<std::string> cols;
-    for (size_t j = 0; j < plan_.derived.size(); j++)
+    for (size_t j = 0; j < plan_.derived.size(); j++) {
       cols.push_back("TRY(" + plan_.derived[j].expr.sql + ") AS " + ComputedAlias(j));
+      // A JSON read loaded as it is: its text too, so converting it needs no second parse.
+      if (plan_.derived[j].expr.json_text)
+        cols.push_back("TRY(" + *plan_.derived[j].expr.json_text + ") AS " + ComputedTextAlias(j));
+    }
     return cols;
+  }
+
+  // The computed value of derived column j, as later steps read it.
+  TypedSql ComputedReference(size_t j) const {
+    TypedSql t = Reference(ComputedAlias(j), plan_.derived[j].expr.type);
+    if (plan_.derived[j].expr.json_text) t.json_text = ComputedTextAlias(j);
+    return t;
   }
 
   std::vector<std::string> TypedColumns() const {
     std::vector<std::string> cols;
     for (size_t j = 0; j < plan_.derived.size(); j++) {
       const PlannedDerived& d = plan_.derived[j];
-      cols.push_back(DestinationValue(Reference(ComputedAlias(j), d.expr.type), d.dest, tz_) + " AS " +
-                     DerivedAlias(j));
+      cols.push_back(DestinationValue(ComputedReference(j), d.dest, tz_) + " AS " + DerivedAlias(j));
     }
     return cols;
   }
@@ -219,7 +238,7 @@ class SelectBuilder {
                                    MessageText(d.expr_text, kExpressionExcerptBytes) + " gave NULL"));
     reasons->Add(DerivedAlias(j) + " IS NULL",
                  ReasonWithValue(name + " is NOT NULL but the value ",
-                                 AsVarchar(Reference(ComputedAlias(j), d.expr.type), tz_),
+                                 AsVarchar(ComputedReference(j), tz_),
                                  " of its expression " + Failure(d.dest, column)));
   }
 
@@ -235,7 +254,7 @@ class SelectBuilder {
     }
     for (size_t j = 0; j < plan_.derived.size(); j++) {
       if (plan_.derived[j].dest.is_op)
-        add(AsVarchar(Reference(ComputedAlias(j), plan_.derived[j].expr.type), tz_), DerivedAlias(j));
+        add(AsVarchar(ComputedReference(j), tz_), DerivedAlias(j));
     }
   }
 

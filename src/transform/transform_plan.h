@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "transform/compiler.h"
+#include "transform/json_access.h"
 #include "transform/time_zone.h"
 #include "transform/typed_sql.h"
 
@@ -37,12 +38,14 @@ struct TransformPlan {
   std::vector<PlannedSource> sources;
   std::vector<PlannedDerived> derived;
   std::optional<TypedSql> where;  // compiled over converted, derived and placeholder columns
+  JsonReadPlan json_reads;        // JSON reads of source columns that share one parse per row
 };
 
 // Aliases the generated SQL gives each value, so user column names never clash with Sluice's own.
 std::string RawAlias(size_t source_index);        // the source text
 std::string ConvertedAlias(size_t source_index);  // converted to the table column's type
 std::string ComputedAlias(size_t derived_index);  // TRY(expression), in the expression's own type
+std::string ComputedTextAlias(size_t derived_index);  // TRY(its json_text), for a JSON expression that has one
 std::string DerivedAlias(size_t derived_index);   // converted to the table column's type
 std::string MetadataAlias(size_t metadata_index); // a metadata value in its own type
 

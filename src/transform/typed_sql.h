@@ -20,6 +20,9 @@ struct TypedSql {
   bool literal = false;                 // a literal written in the expression (sql is its text)
   std::optional<std::string> constant;  // the value of a string literal (format strings, JSON paths)
   std::string interval_unit;            // TypeClass::kInterval: YEAR, DAY, ... (sql is the amount)
+  // TypeClass::kJson: SQL giving what json_extract_string(sql, '$') gives (string scalars unquoted), without
+  // parsing the JSON again (json_access.h). Only set where both are known to agree.
+  std::optional<std::string> json_text;
 };
 
 inline TypedSql MakeTyped(std::string sql, TypeClass cls, std::string duckdb = "") {
