@@ -1,6 +1,7 @@
 // The scheduling side of routine loads: the loop that decides what runs next, a job's scheduling
 // (NEED_SCHEDULE -> RUNNING), and one task's run with the job's reaction to how it ended.
 #include <algorithm>
+#include <optional>
 
 #include "common/log.h"
 #include "load/routine_load_task.h"
@@ -65,9 +66,12 @@ void JobRegistry::SchedulerLoop() {
         int64_t version = job->version;
         pool_->Submit([this, job, version](storage::Connection&) { CheckPartitions(job, version); });
       }
-      auto timeout = Seconds(static_cast<double>(job->stored.def.IntProperty("task_timeout_second")));
+      // Looked up only for running tasks: the loop runs after every task, over every job, and most are idle.
+      std::optional<Clock::duration> timeout;
       for (auto& group : job->groups) {
-        if (group->running && now - group->task_started > timeout) {
+        if (group->running && !timeout)
+          timeout = Seconds(static_cast<double>(job->stored.def.IntProperty("task_timeout_second")));
+        if (group->running && now - group->task_started > *timeout) {
           // Give the task up: a fresh group takes over its partitions; the old task can no longer commit
           // (still_current fails, and the fenced progress update would too).
           log::Warn("scheduler", "{} {}: task {} passed task_timeout_second; starting a new one",
