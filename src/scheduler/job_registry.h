@@ -14,11 +14,13 @@
 #include "scheduler/job_runtime.h"
 #include "scheduler/routine_load_manager.h"
 #include "scheduler/worker_pool.h"
+#include "source/kafka_metadata_clients.h"
 
 namespace sluice::scheduler {
 
 int64_t WallMs();
 std::string FormatTimeMs(int64_t ms);  // "2026-11-30 03:25:00", UTC; "" for 0
+const char* JobKind(const catalog::RoutineLoadDefinition& def);  // "pipe" or "routine load", for log lines
 
 class JobRegistry {
  public:
@@ -87,6 +89,9 @@ class JobRegistry {
   catalog::Catalog& catalog_;
   SchedulerOptions options_;
   std::unique_ptr<catalog::RoutineLoadStore> store_;
+  // Partitions and watermarks for every job (partition checks, idle groups' checks for new data): one client per
+  // Kafka setup instead of one per job. Declared before pool_, so it outlives the tasks that use it.
+  source::KafkaMetadataClients kafka_metadata_;
   std::unique_ptr<WorkerPool> pool_;
 
   std::mutex mu_;

@@ -33,6 +33,13 @@ struct TaskGroup {
   std::unique_ptr<source::KafkaSource> source;
   std::map<int32_t, int64_t> source_position;  // where `source` is assigned and positioned; empty = unknown
   bool behind = false;  // the last task committed without catching up: the next one may read longer
+  // An idle librdkafka client still costs CPU every second, so a group whose tasks have found no new data for a
+  // while closes `source`; until the partitions' high watermarks (asked through the registry's shared metadata
+  // client) move past these offsets, its tasks end without a consumer or any DuckDB work. Non-empty only while
+  // `source` is closed: the offsets its last task reached, at the committed ones (which only this group's tasks
+  // change; a regrouped job gets new groups).
+  std::map<int32_t, int64_t> idle_offsets;
+  Clock::time_point last_data;  // when a task of this group last read data, or its consumer was opened
 };
 
 struct JobRuntime {

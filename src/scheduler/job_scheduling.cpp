@@ -1,6 +1,7 @@
 // The scheduling side of routine loads: the loop that decides what runs next, a job's scheduling
 // (NEED_SCHEDULE -> RUNNING), and one task's run with the job's reaction to how it ended.
 #include <algorithm>
+#include <optional>
 
 #include "common/log.h"
 #include "load/routine_load_task.h"
@@ -16,6 +17,12 @@ namespace {
 
 constexpr auto kKafkaTimeout = std::chrono::seconds(10);
 constexpr auto kPartitionCheckInterval = std::chrono::seconds(30);
+// A group whose tasks found no new data for this long closes its consumer (see TaskGroup::idle_offsets); jobs
+// with data now and then keep theirs. Reopening costs a connection and a few milliseconds of CPU, once.
+constexpr auto kCloseIdleConsumerAfter = std::chrono::seconds(5);
+// How long an idle group's check for new data may take; past it (or on any error) the task opens its consumer
+// and runs as usual, which reports what is wrong.
+constexpr auto kIdleCheckTimeout = std::chrono::milliseconds(500);
 
 Clock::duration Seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
 
@@ -61,13 +68,16 @@ void JobRegistry::SchedulerLoop() {
         int64_t version = job->version;
         pool_->Submit([this, job, version](storage::Connection&) { CheckPartitions(job, version); });
       }
-      auto timeout = Seconds(static_cast<double>(job->stored.def.IntProperty("task_timeout_second")));
+      // Looked up only for running tasks: the loop runs after every task, over every job, and most are idle.
+      std::optional<Clock::duration> timeout;
       for (auto& group : job->groups) {
-        if (group->running && now - group->task_started > timeout) {
+        if (group->running && !timeout)
+          timeout = Seconds(static_cast<double>(job->stored.def.IntProperty("task_timeout_second")));
+        if (group->running && now - group->task_started > *timeout) {
           // Give the task up: a fresh group takes over its partitions; the old task can no longer commit
           // (still_current fails, and the fenced progress update would too).
-          log::Warn("scheduler", "routine load {}: task {} passed task_timeout_second; starting a new one",
-                    job->stored.def.name, group->task_id);
+          log::Warn("scheduler", "{} {}: task {} passed task_timeout_second; starting a new one",
+                    JobKind(job->stored.def), job->stored.def.name, group->task_id);
           auto fresh = std::make_shared<TaskGroup>();
           fresh->partitions = group->partitions;
           fresh->next_run = now;
@@ -162,7 +172,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
       j.schedule_backoff_seconds = NextBackoff(j.schedule_backoff_seconds, options_.max_retry_backoff_seconds);
       j.next_schedule_attempt = Clock::now() + Seconds(j.schedule_backoff_seconds);
       j.other_msg = st.message() + "; retrying in " + std::to_string(static_cast<int>(j.schedule_backoff_seconds)) + " s";
-      log::Warn("scheduler", "routine load {}: {}", def.name, j.other_msg);
+      log::Warn("scheduler", "{} {}: {}", JobKind(def), def.name, j.other_msg);
     });
   };
 
@@ -235,7 +245,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     j.stored.state = JobState::kRunning;
     j.stored.reason.clear();
     PersistLocked(j);
-    log::Info("scheduler", "routine load {}.{} running: partitions {} in {} task group(s)", def.db, def.name,
+    log::Info("scheduler", "{} {}.{} running: partitions {} in {} task group(s)", JobKind(def), def.db, def.name,
               PartitionList(partitions), concurrency);
   });
 }
@@ -249,16 +259,14 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
     current = job->current_partitions;
   }
   std::vector<int32_t> now_seen;
-  if (auto source = source::KafkaSource::Create(SourceConfig(def)); source.ok()) {
-    if (auto all = (*source)->Partitions(kKafkaTimeout); all.ok()) now_seen = *all;
-  }
+  if (auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout); all.ok()) now_seen = *all;
   std::lock_guard<std::mutex> lock(mu_);
   job->scheduling = false;
   if (job->version != version || job->stored.state != JobState::kRunning) return;
   bool grew = std::any_of(now_seen.begin(), now_seen.end(),
                           [&](int32_t p) { return std::find(current.begin(), current.end(), p) == current.end(); });
   if (grew) {
-    log::Info("scheduler", "routine load {}: topic '{}' has new partitions; rescheduling", def.name, def.topic);
+    log::Info("scheduler", "{} {}: topic '{}' has new partitions; rescheduling", JobKind(def), def.name, def.topic);
     job->stored.state = JobState::kNeedSchedule;  // tasks finish their batch; then the job is regrouped
     job->next_schedule_attempt = Clock::now();
     job->version++;
@@ -286,8 +294,27 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   };
 
   Result<load::TaskResult> outcome = Status::Internal("the task did not run");
-  auto progress = store_->ReadProgress(job->stored.id);
-  if (!progress.ok()) {
+  // An idle group without a consumer: when no partition's high watermark moved past the committed offsets, the
+  // task ends here with no data, having asked the shared metadata client only. Otherwise (or when the question
+  // fails) the consumer is opened again and the task runs as usual.
+  std::map<int32_t, int64_t> idle_highs;
+  if (!group->source && !group->idle_offsets.empty()) {
+    auto highs = kafka_metadata_.HighWatermarks(SourceConfig(def), group->partitions, kIdleCheckTimeout);
+    if (highs.ok() && *highs == group->idle_offsets) {
+      idle_highs = std::move(highs).value();
+    } else {
+      if (!highs.ok())
+        log::Debug("scheduler", "{} {}: checking for new data: {}", JobKind(def), def.name, highs.status().message());
+      group->idle_offsets.clear();
+    }
+  }
+  if (!idle_highs.empty()) {
+    load::TaskResult r;
+    r.caught_up = true;
+    r.next_offsets = group->idle_offsets;
+    r.started_ms = WallMs();
+    outcome = std::move(r);
+  } else if (auto progress = store_->ReadProgress(job->stored.id); !progress.ok()) {
     outcome = progress.status();
   } else {
     std::map<int32_t, int64_t> start;
@@ -307,8 +334,12 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
             "queued.max.messages.kbytes",
             std::to_string(std::max<size_t>(1024, 65536 / group->partitions.size())));
       auto source = source::KafkaSource::Create(config);
-      if (source.ok()) group->source = std::move(source).value();
-      else outcome = source.status();
+      if (source.ok()) {
+        group->source = std::move(source).value();
+        group->last_data = Clock::now();
+      } else {
+        outcome = source.status();
+      }
     }
     if (group->source) {
       load::TaskLimits limits;
@@ -326,29 +357,42 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
       else group->source_position.clear();
       group->behind = outcome.ok() && outcome->committed && !outcome->caught_up;
+      if (outcome.ok() && outcome->had_data) group->last_data = Clock::now();
     }
   }
 
   // Best effort, outside the lock: lag tools read the group's offsets.
   if (outcome.ok() && outcome->committed && group->source) {
     if (Status st = group->source->CommitGroupOffsets(outcome->next_offsets, milliseconds(500)); !st.ok())
-      log::Debug("scheduler", "routine load {}: group offset commit failed: {}", def.name, st.message());
+      log::Debug("scheduler", "{} {}: group offset commit failed: {}", JobKind(def), def.name, st.message());
   }
   // The job keeps only its newest log_rejected_record_num rejected rows (0: the 100 newest; -1: all).
   if (outcome.ok() && outcome->committed && outcome->counts.error_rows > 0) {
     if (Status st = store_->TrimRejectedRows(job->stored.id, keep); !st.ok())
-      log::Warn("scheduler", "routine load {}: could not trim its rejected rows: {}", def.name, st.message());
+      log::Warn("scheduler", "{} {}: could not trim its rejected rows: {}", JobKind(def), def.name, st.message());
   }
   // A job with no new data never touches its table, so it checks that the table is still there.
   bool table_dropped = outcome.ok() && !outcome->had_data && !con.TableExists(def.db, def.table);
   // High watermarks for LatestSourcePosition / OffsetLag, from what the fetches already told the client: asking
   // the leaders here would queue behind the next fetch's long poll and stall every task that is behind.
-  std::map<int32_t, int64_t> latest;
+  std::map<int32_t, int64_t> latest = idle_highs;
   if (outcome.ok() && group->source) {
     for (const auto& [p, next] : outcome->next_offsets) {
       if (outcome->caught_up) latest[p] = next;
       else if (auto high = group->source->CachedHighWatermark(p)) latest[p] = std::max(*high, next);
     }
+  }
+  // Caught up with nothing new for a while: close the consumer; from now on the group checks for new data
+  // through the shared client, against the offsets this task reached (where it started, unless it skipped
+  // transaction markers).
+  if (outcome.ok() && group->source && !outcome->had_data && outcome->caught_up &&
+      Clock::now() - group->last_data >= kCloseIdleConsumerAfter) {
+    group->idle_offsets = outcome->next_offsets;
+    group->source.reset();
+    group->source_position.clear();
+    log::Debug("scheduler", "{} {}: no new data for {} s; closed the consumer of partitions {}", JobKind(def),
+               def.name, std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - group->last_data).count(),
+               PartitionList(group->partitions));
   }
 
   std::lock_guard<std::mutex> lock(mu_);
@@ -368,7 +412,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       group->next_run = now + Seconds(group->backoff_seconds);
       group->message = st.message() + "; retrying in " + std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
       job->other_msg = group->message;
-      log::Warn("scheduler", "routine load {}: {}", def.name, group->message);
+      log::Warn("scheduler", "{} {}: {}", JobKind(def), def.name, group->message);
     } else if (st.code() == StatusCode::kOutOfRange) {
       SetStateLocked(*job, JobState::kPaused,
                      st.message() + ". The data was deleted by retention. To continue from the earliest available "

@@ -21,6 +21,8 @@ int64_t WallMs() {
       .count();
 }
 
+const char* JobKind(const catalog::RoutineLoadDefinition& def) { return def.pipe ? "pipe" : "routine load"; }
+
 std::string FormatTimeMs(int64_t ms) {
   if (ms <= 0) return "";
   std::time_t t = static_cast<std::time_t>(ms / 1000);
@@ -117,7 +119,7 @@ std::shared_ptr<JobRuntime> JobRegistry::FindLocked(const std::string& db, const
 
 void JobRegistry::PersistLocked(const JobRuntime& job) {
   Status st = store_->UpdateJob(job.stored);
-  if (!st.ok()) log::Error("scheduler", "could not save routine load {}: {}", job.stored.def.name, st.message());
+  if (!st.ok()) log::Error("scheduler", "could not save {} {}: {}", JobKind(job.stored.def), job.stored.def.name, st.message());
 }
 
 void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string reason) {
@@ -138,7 +140,7 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
   }
   PersistLocked(job);
   if (old != state)
-    log::Info("scheduler", "routine load {}.{}: {} -> {}{}{}", job.stored.def.db, job.stored.def.name,
+    log::Info("scheduler", "{} {}.{}: {} -> {}{}{}", JobKind(job.stored.def), job.stored.def.db, job.stored.def.name,
               catalog::JobStateName(old), catalog::JobStateName(state), job.stored.reason.empty() ? "" : ": ",
               job.stored.reason);
   cv_.notify_all();

@@ -119,6 +119,7 @@ Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole r
   RETURN_IF_ERROR(Set(conf.get(), "group.id", group.c_str()));
   std::string client = config.client_id.empty() ? "sluice" : config.client_id;
   if (role == ClientRole::kProbe) client += "-probe";
+  if (role == ClientRole::kMetadata) client += "-metadata";
   RETURN_IF_ERROR(Set(conf.get(), "client.id", client.c_str()));
 
   for (const auto& [key, value] : config.properties) {

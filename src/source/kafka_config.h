@@ -16,6 +16,7 @@ namespace sluice::source::internal {
 enum class ClientRole {
   kConsumer,  // the source's data path
   kProbe,     // fetches single messages for the timestamp search: short fetch waits, tiny prefetch
+  kMetadata,  // shared by many jobs for partitions and watermarks (KafkaMetadataClients); never consumes
 };
 
 // Client-wide errors (broker transport failures, all brokers down, fatal errors). librdkafka reports them

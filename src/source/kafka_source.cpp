@@ -39,22 +39,23 @@ Result<std::unique_ptr<KafkaSource>> KafkaSource::Create(const KafkaClientConfig
   return std::unique_ptr<KafkaSource>(new KafkaSource(std::move(state)));
 }
 
-Result<std::vector<int32_t>> KafkaSource::Partitions(std::chrono::milliseconds timeout) {
-  const std::string& topic = state_->config.topic;
+namespace internal {
+Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
+                                             std::chrono::milliseconds timeout) {
   // Metadata of all topics rather than of this one: asking for one topic by name makes brokers that allow
   // auto-creation (and the mock cluster, always) create it, and a typo in kafka_topic must be an error.
   const rd_kafka_metadata_t* raw = nullptr;
-  rd_kafka_resp_err_t err = rd_kafka_metadata(state_->rk.get(), 1, nullptr, &raw, TimeoutMs(timeout));
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &raw, TimeoutMs(timeout));
   MetadataPtr md(raw);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return KafkaStatus(err, fmt::format("cannot read the metadata of topic '{}' from brokers '{}' within {} ms",
-                                        topic, state_->config.brokers, timeout.count()));
+                                        topic, brokers, timeout.count()));
   }
   for (int i = 0; i < md->topic_cnt; ++i) {
     const rd_kafka_metadata_topic_t& t = md->topics[i];
     if (topic != t.topic) continue;
     if (KafkaErrorCode(t.err) == StatusCode::kNotFound || (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt == 0))
-      return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, state_->config.brokers));
+      return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, brokers));
     if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR)
       return KafkaStatus(t.err, fmt::format("cannot list the partitions of topic '{}'", topic));
     std::vector<int32_t> partitions;
@@ -63,7 +64,12 @@ Result<std::vector<int32_t>> KafkaSource::Partitions(std::chrono::milliseconds t
     std::sort(partitions.begin(), partitions.end());
     return partitions;
   }
-  return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, state_->config.brokers));
+  return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, brokers));
+}
+}  // namespace internal
+
+Result<std::vector<int32_t>> KafkaSource::Partitions(std::chrono::milliseconds timeout) {
+  return TopicPartitions(state_->rk.get(), state_->config.topic, state_->config.brokers, timeout);
 }
 
 Result<Watermarks> KafkaSource::QueryWatermarks(int32_t partition, std::chrono::milliseconds timeout) {

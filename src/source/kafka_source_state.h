@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "source/kafka_config.h"
 #include "source/kafka_handles.h"
@@ -39,6 +40,9 @@ struct KafkaSource::State {
 namespace internal {
 int TimeoutMs(std::chrono::milliseconds timeout);
 int RemainingMs(std::chrono::steady_clock::time_point deadline);
+// The topic's partitions, sorted, from the metadata of all topics (KafkaSource::Partitions).
+Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
+                                             std::chrono::milliseconds timeout);
 }  // namespace internal
 
 }  // namespace sluice::source

@@ -19,4 +19,14 @@ ListOffsetAnswer ListOffset(rd_kafka_t* rk, const std::string& topic, int32_t pa
   return ListOffsetAnswer{err, entry->offset};
 }
 
+ListOffsetsAnswer ListOffsets(rd_kafka_t* rk, const std::string& topic, const std::vector<int32_t>& partitions,
+                              int64_t query, std::chrono::steady_clock::time_point deadline) {
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
+  for (int32_t p : partitions) rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p)->offset = query;
+  ListOffsetsAnswer answer{rd_kafka_offsets_for_times(rk, list.get(), std::max(RemainingMs(deadline), 1)), {}};
+  for (int i = 0; i < list->cnt; ++i)
+    answer.partitions[list->elems[i].partition] = ListOffsetAnswer{list->elems[i].err, list->elems[i].offset};
+  return answer;
+}
+
 }  // namespace sluice::source::internal

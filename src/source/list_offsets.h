@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace sluice::source::internal {
 
@@ -20,5 +22,14 @@ struct ListOffsetAnswer {
 
 ListOffsetAnswer ListOffset(rd_kafka_t* rk, const std::string& topic, int32_t partition, int64_t query,
                             std::chrono::steady_clock::time_point deadline);
+
+// The same lookup for several partitions of one topic at once: one ListOffsets request per leader.
+struct ListOffsetsAnswer {
+  rd_kafka_resp_err_t err;                      // the request's error; NO_ERROR when it was answered
+  std::map<int32_t, ListOffsetAnswer> partitions;  // each partition's own answer (valid when err is NO_ERROR)
+};
+
+ListOffsetsAnswer ListOffsets(rd_kafka_t* rk, const std::string& topic, const std::vector<int32_t>& partitions,
+                              int64_t query, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace sluice::source::internal

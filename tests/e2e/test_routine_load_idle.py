@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Idle routine loads and pipes, on the test broker.
+
+A task group that found no new data for 5 s closes its Kafka consumer; its tasks then ask one shared metadata
+client whether the partitions' high watermarks moved, and open the consumer again when they did.
+
+- three jobs on one topic (two task groups each): once idle, the server runs one librdkafka client (the shared
+  one) instead of six;
+  new data is loaded within max_batch_interval plus a few seconds, exactly once, and the jobs close their
+  consumers again afterwards; OffsetLag and LatestSourcePosition stay right while idle;
+- idle jobs whose broker goes down and comes back: they report the broker trouble (the failed check opens the
+  consumer, whose task retries) and load what was produced after the broker returned, exactly once;
+- a Kafka pipe's scheduling log lines name it a pipe.
+
+    /usr/bin/python3 tests/e2e/test_routine_load_idle.py --server build/sluice --testbroker build/tools/testbroker/testbroker
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kafka_harness as kh  # noqa: E402
+from harness import Collector, TestSuite, check, contains, eq  # noqa: E402
+
+suite = TestSuite("test_routine_load_idle")
+state: dict = {"brokers": []}
+
+IDLE_CLOSE_S = 5.0      # a group closes its consumer after this long without new data (scheduler)
+INTERVAL_S = 1.0        # max_batch_interval of the jobs here
+
+
+def new_broker(topics: dict[str, int]) -> kh.TestBroker:
+    b = kh.TestBroker(topics).start()
+    state["brokers"].append(b)
+    return b
+
+
+def setup_db(s: TestSuite, **kw):
+    srv = s.server(**kw).start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE d")
+    kh.query(conn, "USE d")
+    return srv, conn
+
+
+def create_job(conn, name: str, table: str, bootstrap: str, topic: str):
+    kh.query(conn, f"CREATE TABLE {table} (id bigint NOT NULL, v varchar(40)) DUPLICATE KEY(id)")
+    kh.query(conn, f"""CREATE ROUTINE LOAD {name} ON {table} COLUMNS TERMINATED BY ",", COLUMNS (id, v)
+PROPERTIES ("max_batch_interval" = "{INTERVAL_S}")
+FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}",
+            "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
+
+
+def csv_lines(lo: int, hi: int) -> list[str]:
+    return [f"{i},v{i}" for i in range(lo, hi)]
+
+
+def kafka_clients(srv) -> int:
+    """librdkafka clients in the server: each has exactly one rdk:main thread."""
+    n = 0
+    for tid in os.listdir(f"/proc/{srv.proc.pid}/task"):
+        try:
+            with open(f"/proc/{srv.proc.pid}/task/{tid}/comm") as f:
+                n += f.read().strip() == "rdk:main"
+        except OSError:
+            pass
+    return n
+
+
+def check_exact(conn, table: str, ids: list[int]):
+    count, distinct, total = kh.query(conn, f"SELECT count(*), count(DISTINCT id), sum(id) FROM {table}")[0]
+    c = Collector()
+    c.eq(count, len(ids), f"{table}: count(*)")
+    c.eq(distinct, len(set(ids)), f"{table}: count(DISTINCT id)")
+    c.eq(int(total or 0), sum(ids), f"{table}: sum(id)")
+    c.done()
+
+
+@suite.test(timeout=150)
+def test_idle_jobs_share_one_client_and_still_load_new_data(s):
+    b = new_broker({"quiet": 2})
+    srv, conn = setup_db(s)
+    for p in range(2):
+        kh.produce(b.bootstrap, "quiet", p, csv_lines(p * 1000, p * 1000 + 10))
+    jobs = ["j0", "j1", "j2"]
+    for i, j in enumerate(jobs):
+        create_job(conn, j, f"t{i}", b.bootstrap, "quiet")
+    ids = [i for p in range(2) for i in range(p * 1000, p * 1000 + 10)]
+    for i, j in enumerate(jobs):
+        kh.wait_rows(conn, f"t{i}", len(ids), 60, job=j)
+    check(kafka_clients(srv) >= 6, f"one consumer per task group right after loading: {kafka_clients(srv)} clients")
+    # Once idle, the three jobs' consumers are closed: one client left, the shared metadata client.
+    kh.wait_until(lambda: kafka_clients(srv) == 1, IDLE_CLOSE_S + 15,
+                  "the idle jobs to close their consumers (one librdkafka client left)")
+    time.sleep(2 * INTERVAL_S)  # a few idle checks through the shared client
+    eq(kafka_clients(srv), 1, "librdkafka clients while idle")
+    for j in jobs:
+        job = kh.show_job(conn, j)
+        eq(job["State"], "RUNNING", f"{j} State while idle")
+        eq(job["Progress"], {"0": "9", "1": "9"}, f"{j} Progress while idle")
+        eq(job["OffsetLag"], {"0": 0, "1": 0}, f"{j} OffsetLag while idle")
+
+    # New data on one partition: every job loads it, soon, exactly once.
+    t0 = time.monotonic()
+    kh.produce(b.bootstrap, "quiet", 1, csv_lines(1010, 1030))
+    ids += list(range(1010, 1030))
+    for i, j in enumerate(jobs):
+        kh.wait_rows(conn, f"t{i}", len(ids), 30, job=j)
+    took = time.monotonic() - t0
+    check(took < INTERVAL_S + 5, f"new data after idleness loaded in {took:.1f} s (max_batch_interval {INTERVAL_S} s)")
+    for i, j in enumerate(jobs):
+        check_exact(conn, f"t{i}", ids)
+        job = kh.show_job(conn, j)
+        eq(job["Progress"], {"0": "9", "1": "29"}, f"{j} Progress")
+        eq(job["LatestSourcePosition"], {"0": "9", "1": "29"}, f"{j} LatestSourcePosition")
+    # ... and close their consumers again once idle.
+    kh.wait_until(lambda: kafka_clients(srv) == 1, IDLE_CLOSE_S + 15, "the consumers to close again")
+
+    # A second burst, then a restart while idle: nothing lost, nothing doubled.
+    kh.produce(b.bootstrap, "quiet", 0, csv_lines(10, 15))
+    ids += list(range(10, 15))
+    for i, j in enumerate(jobs):
+        kh.wait_rows(conn, f"t{i}", len(ids), 30, job=j)
+    srv.restart()
+    conn = srv.connect()
+    kh.query(conn, "USE d")
+    kh.produce(b.bootstrap, "quiet", 0, csv_lines(15, 20))
+    ids += list(range(15, 20))
+    for i, j in enumerate(jobs):
+        kh.wait_rows(conn, f"t{i}", len(ids), 60, job=j)
+        check_exact(conn, f"t{i}", ids)
+
+
+@suite.test(timeout=150)
+def test_idle_job_through_broker_down_and_up(s):
+    b = new_broker({"flaky": 1})
+    srv, conn = setup_db(s)
+    kh.produce(b.bootstrap, "flaky", 0, csv_lines(0, 10))
+    create_job(conn, "jf", "t", b.bootstrap, "flaky")
+    create_job(conn, "jg", "t2", b.bootstrap, "flaky")  # two consumers while busy, so closing them shows
+    kh.wait_rows(conn, "t", 10, 60, job="jf")
+    kh.wait_rows(conn, "t2", 10, 60, job="jg")
+    check(kafka_clients(srv) >= 2, f"one consumer per job right after loading: {kafka_clients(srv)} clients")
+    kh.wait_until(lambda: kafka_clients(srv) == 1, IDLE_CLOSE_S + 15, "the idle jobs to close their consumers")
+    b.command("broker down 1")
+
+    def says_retrying():
+        j = kh.show_job(conn, "jf")
+        check(j["State"] == "RUNNING", f"the job left RUNNING while the broker was down: {kh.describe_job(j)}")
+        msgs = [j["OtherMsg"] or ""] + [t["Message"] or "" for t in
+                                        kh.show_rows(conn, 'SHOW ROUTINE LOAD TASK WHERE JobName = "jf"')]
+        return next((m for m in msgs if "retrying" in m), None)
+
+    msg = kh.wait_until(says_retrying, 60, "the idle job to notice the broker is down")
+    contains(msg, "retrying", "OtherMsg")
+    b.command("broker up 1")
+    kh.produce(b.bootstrap, "flaky", 0, csv_lines(10, 40))
+    kh.wait_rows(conn, "t", 40, 90, job="jf")
+    kh.wait_rows(conn, "t2", 40, 90, job="jg")
+    check_exact(conn, "t", list(range(40)))
+    check_exact(conn, "t2", list(range(40)))
+    kh.wait_until(lambda: "retrying" not in (kh.show_job(conn, "jf")["OtherMsg"] or ""), 30,
+                  "OtherMsg without the retry message")
+    eq(kh.show_job(conn, "jf")["State"], "RUNNING", "State")
+
+
+@suite.test(timeout=90)
+def test_pipe_log_lines_say_pipe(s):
+    b = new_broker({"events": 1})
+    srv, conn = setup_db(s)
+    kh.query(conn, "CREATE TABLE ev (v varchar)")
+    kh.produce(b.bootstrap, "events", 0, ["a", "b", "c"])
+    kh.query(conn, f"""CREATE PIPE evpipe VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '1'
+RESET_KAFKA_GROUP_OFFSETS = 'earliest' AS COPY INTO ev FROM (SELECT value::STRING FROM READ_KAFKA('{b.bootstrap}', 'events', '', 'evgroup', '', '', '', '',
+'raw', 'raw', 0, map()))""")
+    kh.wait_rows(conn, "ev", 3, 60)
+    kh.query(conn, "ALTER PIPE evpipe SET PIPE_EXECUTION_PAUSED = true")
+    kh.wait_until(lambda: "pipe d.evpipe: RUNNING -> PAUSED" in srv.log_text(), 20, "the pipe's state change logged")
+    log = srv.log_text()
+    contains(log, "pipe d.evpipe running: partitions 0", "server log")
+    check("routine load d.evpipe" not in log and "routine load evpipe" not in log,
+          "no log line calls the pipe a routine load:\n" +
+          "\n".join(line for line in log.splitlines() if "evpipe" in line))
+
+
+def main() -> int:
+    argv = kh.parse_args()
+    rc = 1
+    try:
+        rc = suite.run(argv)
+    finally:
+        for b in state["brokers"]:
+            if rc != 0:
+                print(f"--- testbroker {b.bootstrap} stderr (last 10 lines) ---\n{b.log_tail(10)}")
+            b.cleanup()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
