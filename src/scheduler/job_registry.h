@@ -75,6 +75,12 @@ class JobRegistry {
   bool VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const;
   Status CheckVclusterExists(const std::string& name);
   void WaitForTasksToEnd(const std::shared_ptr<JobRuntime>& job);
+  // A pipe batch that could not commit (too many error rows, a file that cannot load): the pipe retries it, backing
+  // off, and fails after MAX_SKIP_BATCH_COUNT_ON_ERROR batches in a row. The reason and messages say `in_a_row`
+  // ("were not committed"), what to `fix`, and `retrying` ("retrying in") before the delay.
+  void PipeBatchFailedLocked(JobRuntime& job, TaskGroup& group, const std::string& reason, const std::string& in_a_row,
+                             const std::string& fix, const std::string& retrying, double interval,
+                             Clock::time_point now);
 
   // routine_load_manager.cpp
   std::shared_ptr<JobRuntime> FindLocked(const std::string& db, const std::string& name, bool include_final);

@@ -15,6 +15,10 @@ namespace sluice::scheduler {
 
 using Clock = std::chrono::steady_clock;
 
+inline Clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
 // A group of partitions one task after another reads: one task runs at a time per group, so a partition belongs
 // to exactly one task.
 struct TaskGroup {

@@ -24,8 +24,6 @@ constexpr auto kCloseIdleConsumerAfter = std::chrono::seconds(5);
 // and runs as usual, which reports what is wrong.
 constexpr auto kIdleCheckTimeout = std::chrono::milliseconds(500);
 
-Clock::duration Seconds(double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
-
 double NextBackoff(double current, double max) { return std::min(max, current <= 0 ? 1.0 : current * 2); }
 
 std::string PartitionList(const std::vector<int32_t>& parts) {
@@ -450,22 +448,8 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     return;
   }
   if (!r.abort_reason.empty() && def.pipe) {
-    // A pipe retries the batch (backing off) and fails after MAX_SKIP_BATCH_COUNT_ON_ERROR batches in a row.
-    job->aborted_tasks++;
-    job->failed_batches++;
-    if (job->failed_batches >= def.pipe->max_skip_batches) {
-      SetStateLocked(*job, JobState::kPaused,
-                     r.abort_reason + "; " + std::to_string(job->failed_batches) +
-                         " batches in a row were not committed (MAX_SKIP_BATCH_COUNT_ON_ERROR " +
-                         std::to_string(def.pipe->max_skip_batches) + "). Fix the data or raise max errors, then "
-                         "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false");
-      return;
-    }
-    group->backoff_seconds = std::min(std::max(1.0, interval), static_cast<double>(int64_t{1} << std::min<int64_t>(job->failed_batches - 1, 20)));
-    group->next_run = now + Seconds(group->backoff_seconds);
-    group->message = r.abort_reason + "; the batch was not committed, retrying in " +
-                     std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
-    job->other_msg = group->message;
+    PipeBatchFailedLocked(*job, *group, r.abort_reason, "were not committed", "Fix the data or raise max errors",
+                          "the batch was not committed, retrying in", interval, now);
     return;
   }
   if (!r.abort_reason.empty()) {

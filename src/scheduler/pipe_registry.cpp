@@ -74,6 +74,28 @@ Status RoutineLoadManager::CreateVcluster(const sql::CreateVcluster& s) { return
 Status RoutineLoadManager::DropVcluster(const sql::DropVcluster& s) { return jobs_->DropVcluster(s); }
 Result<ResultSet> RoutineLoadManager::ShowVclusters(const sql::ShowVclusters& s) { return jobs_->ShowVclusters(s); }
 
+// ---- Failing batches ---------------------------------------------------------------------------------------
+
+void JobRegistry::PipeBatchFailedLocked(JobRuntime& job, TaskGroup& group, const std::string& reason,
+                                        const std::string& in_a_row, const std::string& fix,
+                                        const std::string& retrying, double interval, Clock::time_point now) {
+  const auto& def = job.stored.def;
+  job.aborted_tasks++;
+  job.failed_batches++;
+  if (job.failed_batches >= def.pipe->max_skip_batches) {
+    SetStateLocked(job, JobState::kPaused,
+                   reason + "; " + std::to_string(job.failed_batches) + " batches in a row " + in_a_row +
+                       " (MAX_SKIP_BATCH_COUNT_ON_ERROR " + std::to_string(def.pipe->max_skip_batches) + "). " + fix +
+                       ", then ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false");
+    return;
+  }
+  group.backoff_seconds =
+      std::min(std::max(1.0, interval), static_cast<double>(int64_t{1} << std::min<int64_t>(job.failed_batches - 1, 20)));
+  group.next_run = now + Seconds(group.backoff_seconds);
+  group.message = reason + "; " + retrying + " " + std::to_string(static_cast<int>(group.backoff_seconds)) + " s";
+  job.other_msg = group.message;
+}
+
 // ---- Virtual clusters ---------------------------------------------------------------------------------------
 
 Status JobRegistry::LoadVclusters() {
@@ -372,6 +394,30 @@ std::string LastError(const PipeSnapshot& s) {
   return s.other_msg.find("retrying") != std::string::npos ? s.other_msg : "";
 }
 
+// The rows DESC PIPE gives for both kinds of pipe; EXTENDED rows follow.
+ResultSet DescRows(const PipeSnapshot& s, const json& props, const std::string& input_name, const json& latency) {
+  const auto& d = s.stored.def;
+  const auto& p = *d.pipe;
+  ResultSet rs;
+  rs.AddColumn("info_name");
+  rs.AddColumn("info_value");
+  auto add = [&](const std::string& k, const std::string& v) { rs.rows.push_back({k, v}); };
+  add("name", d.name);
+  add("creator", p.creator);
+  add("created_time", FormatTimeMs(s.stored.create_time_ms));
+  add("last_modified_time", FormatTimeMs(std::max(p.modified_time_ms, s.stored.create_time_ms)));
+  add("comment", p.comment);
+  add("properties", props.dump());
+  add("copy_statement", p.copy_statement);
+  add("pipe_kind", PipeKind(d));
+  add("pipe_status", PipeStatus(s.stored));
+  add("input_name", input_name);
+  add("output_name", d.db + "." + d.table);
+  add("invalid_reason", PipeStatus(s.stored) == "FAILED" ? s.stored.reason : "");
+  add("pipe_latency", latency.dump());
+  return rs;
+}
+
 // DESC PIPE of a volume pipe. EXTENDED adds what load_history holds of the pipe (within its retention).
 Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, bool extended) {
   const auto& d = s.stored.def;
@@ -383,23 +429,9 @@ Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, b
   props["INGEST_MODE"] = v.ingest_mode;
   props["INITIAL_DELAY_IN_SECONDS"] = std::to_string(p.initial_delay_seconds);
   props["MAX_SKIP_BATCH_COUNT_ON_ERROR"] = std::to_string(p.max_skip_batches);
-  ResultSet rs;
-  rs.AddColumn("info_name");
-  rs.AddColumn("info_value");
+  ResultSet rs = DescRows(s, props, "volume " + v.volume + (v.subdirectory.empty() ? "" : " subdirectory " + v.subdirectory),
+                          VolumeLatency(s));
   auto add = [&](const std::string& k, const std::string& val) { rs.rows.push_back({k, val}); };
-  add("name", d.name);
-  add("creator", p.creator);
-  add("created_time", FormatTimeMs(s.stored.create_time_ms));
-  add("last_modified_time", FormatTimeMs(std::max(p.modified_time_ms, s.stored.create_time_ms)));
-  add("comment", p.comment);
-  add("properties", props.dump());
-  add("copy_statement", p.copy_statement);
-  add("pipe_kind", "VOLUME");
-  add("pipe_status", PipeStatus(s.stored));
-  add("input_name", "volume " + v.volume + (v.subdirectory.empty() ? "" : " subdirectory " + v.subdirectory));
-  add("output_name", d.db + "." + d.table);
-  add("invalid_reason", PipeStatus(s.stored) == "FAILED" ? s.stored.reason : "");
-  add("pipe_latency", VolumeLatency(s).dump());
   if (extended) {
     ASSIGN_OR_RETURN(auto con, db.Connect());
     ASSIGN_OR_RETURN(auto r, con->Query(
@@ -466,23 +498,8 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
   props["INITIAL_DELAY_IN_SECONDS"] = std::to_string(p.initial_delay_seconds);
   props["MAX_SKIP_BATCH_COUNT_ON_ERROR"] = std::to_string(p.max_skip_batches);
   props["RESET_KAFKA_GROUP_OFFSETS"] = p.reset_offsets;
-  ResultSet rs;
-  rs.AddColumn("info_name");
-  rs.AddColumn("info_value");
+  ResultSet rs = DescRows(s, props, "kafka://" + d.topic + " (group " + d.group_id() + ")", Latency(s, progress));
   auto add = [&](const std::string& k, const std::string& v) { rs.rows.push_back({k, v}); };
-  add("name", d.name);
-  add("creator", p.creator);
-  add("created_time", FormatTimeMs(s.stored.create_time_ms));
-  add("last_modified_time", FormatTimeMs(std::max(p.modified_time_ms, s.stored.create_time_ms)));
-  add("comment", p.comment);
-  add("properties", props.dump());
-  add("copy_statement", p.copy_statement);
-  add("pipe_kind", "READ_KAFKA");
-  add("pipe_status", PipeStatus(s.stored));
-  add("input_name", "kafka://" + d.topic + " (group " + d.group_id() + ")");
-  add("output_name", d.db + "." + d.table);
-  add("invalid_reason", PipeStatus(s.stored) == "FAILED" ? s.stored.reason : "");
-  add("pipe_latency", Latency(s, progress).dump());
   if (stmt.extended) {
     int64_t loaded = 0, errors = 0, unselected = 0, batches = 0, bytes = 0;
     json offsets = json::object();

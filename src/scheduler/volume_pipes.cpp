@@ -13,14 +13,6 @@ namespace sluice::scheduler {
 
 using catalog::JobState;
 
-namespace {
-
-Clock::duration Seconds(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
-
-}  // namespace
-
 Status JobRegistry::CheckVolumePipe(const catalog::RoutineLoadDefinition& def) {
   if (!options_.volumes) return Status::NotSupported("volume pipes need the volume catalog, which this server lacks");
   ASSIGN_OR_RETURN(auto volume, options_.volumes->Resolve(def.pipe->volume->volume));
@@ -140,23 +132,9 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
   group->backoff_seconds = 0;
   if (job->other_msg.find("retrying") != std::string::npos) job->other_msg.clear();
   if (!r.failure.empty()) {
-    // As for a Kafka batch: the pipe retries (backing off) and fails after MAX_SKIP_BATCH_COUNT_ON_ERROR tasks in a
-    // row that could not load a file. The files that did load stay loaded.
-    job->aborted_tasks++;
-    job->failed_batches++;
-    if (job->failed_batches >= def.pipe->max_skip_batches) {
-      SetStateLocked(*job, JobState::kPaused,
-                     r.failure + "; " + std::to_string(job->failed_batches) +
-                         " batches in a row could not load every file (MAX_SKIP_BATCH_COUNT_ON_ERROR " +
-                         std::to_string(def.pipe->max_skip_batches) + "). Fix or remove the file, or use ON_ERROR = "
-                         "CONTINUE, then ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false");
-      return;
-    }
-    group->backoff_seconds = std::min(std::max(1.0, interval),
-                                      static_cast<double>(int64_t{1} << std::min<int64_t>(job->failed_batches - 1, 20)));
-    group->next_run = now + Seconds(group->backoff_seconds);
-    group->message = r.failure + "; retrying in " + std::to_string(static_cast<int>(group->backoff_seconds)) + " s";
-    job->other_msg = group->message;
+    // The files that did load stay loaded.
+    PipeBatchFailedLocked(*job, *group, r.failure, "could not load every file",
+                          "Fix or remove the file, or use ON_ERROR = CONTINUE", "retrying in", interval, now);
     return;
   }
   job->failed_batches = 0;
