@@ -66,7 +66,7 @@ def shared_broker() -> "TestBroker":
 
 def adopt_broker(b: "TestBroker") -> "TestBroker":
     """A broker a test started itself, to be stopped by run_suite() like the shared one."""
-    _shared["broker"] = b
+    _shared.setdefault("adopted", []).append(b)
     return b
 
 
@@ -83,10 +83,13 @@ def run_suite(suite) -> int:
     try:
         rc = suite.run(argv)
     finally:
-        b = _shared.pop("broker", None)
-        if b is not None:
+        brokers = _shared.pop("adopted", [])
+        shared = _shared.pop("broker", None)
+        if shared is not None:
+            brokers.append(shared)
+        for b in brokers:
             if rc != 0:
-                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
+                print(f"--- testbroker {b.bootstrap} stderr (last 20 lines) ---\n{b.log_tail(20)}")
             b.cleanup()
     return rc
 

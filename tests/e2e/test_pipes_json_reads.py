@@ -20,7 +20,6 @@ import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite  # noqa: E402
 
 suite = TestSuite("test_pipes_json_reads")
-state: dict = {}
 
 AWKWARD = [
     r'{"s":"plain","n":42,"t":"2024-05-01 10:00:00","o":{"k":{"x":1}, "y" : [1, 2.50]},"arr":[10,"x",null,{"z":1}],"b":true}',
@@ -61,8 +60,7 @@ AS COPY INTO {table} FROM (SELECT offset AS off, {select}
 
 @suite.test(timeout=120)
 def test_fast_reads_load_what_duckdb_reads(s):
-    b = kh.TestBroker({"awkward": 1}).start()
-    state["broker"] = b
+    b = kh.adopt_broker(kh.TestBroker({"awkward": 1}).start())
     msgs = AWKWARD + [json.dumps({"s": f"m{i}", "n": i, "t": f"2024-05-01 10:00:{i % 60:02d}", "b": i % 2 == 0,
                                   "o": {"k": {"x": i}}, "arr": [i, str(i)]}) for i in range(300)]
     kh.produce(b.bootstrap, "awkward", 0, msgs)
@@ -102,17 +100,7 @@ def test_fast_reads_load_what_duckdb_reads(s):
 
 
 def main() -> int:
-    argv = kh.parse_args()
-    rc = 1
-    try:
-        rc = suite.run(argv)
-    finally:
-        b = state.get("broker")
-        if b is not None:
-            if rc != 0:
-                print(f"--- testbroker stderr (last 20 lines) ---\n{b.log_tail(20)}")
-            b.cleanup()
-    return rc
+    return kh.run_suite(suite)
 
 
 if __name__ == "__main__":

@@ -27,29 +27,11 @@ import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, contains, eq, expect_mysql_error  # noqa: E402
 
 suite = TestSuite("test_routine_load_faults")
-state: dict = {"brokers": []}
-
 LOAD_TIMEOUT = 90.0
 
 
 def new_broker(topics: dict[str, int], brokers: int = 1) -> kh.TestBroker:
-    b = kh.TestBroker(topics, brokers=brokers).start()
-    state["brokers"].append(b)
-    return b
-
-
-def shared_broker() -> kh.TestBroker:
-    """For tests that do not take brokers down: one broker, topics created per test."""
-    b = state.get("shared")
-    if b is None or not b.alive():
-        b = new_broker({"warmup": 1})
-        state["shared"] = b
-    return b
-
-
-def new_topic(name: str, partitions: int) -> str:
-    shared_broker().command(f"create {name} {partitions}")
-    return name
+    return kh.adopt_broker(kh.TestBroker(topics, brokers=brokers).start())
 
 
 def setup_db(s: TestSuite, table_sql: str = "CREATE TABLE t (id bigint NOT NULL, v varchar(40)) DUPLICATE KEY(id)",
@@ -213,11 +195,11 @@ def test_injected_request_errors(s):
 def test_one_bad_row_pauses_with_max_error_number_0(s):
     """Default max_error_number 0: the task that read the bad row commits its good rows, then the job pauses; the
     rest stays unread until RESUME."""
-    topic = new_topic("bad1", 1)
+    topic = kh.new_topic("bad1", 1)
     srv, conn = setup_db(s)
     lines = csv_lines(0, 120) + ["oops-not-a-row"] + csv_lines(121, 300)   # the bad row is offset 120
-    kh.produce(shared_broker().bootstrap, topic, 0, lines)
-    create_job(conn, "jb", shared_broker().bootstrap, topic, '"max_batch_rows" = "50"')
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, lines)
+    create_job(conn, "jb", kh.shared_broker().bootstrap, topic, '"max_batch_rows" = "50"')
     job = kh.wait_state(conn, "jb", "PAUSED", LOAD_TIMEOUT)
     c = Collector()
     # tasks read offsets 0-49, 50-99, 100-149: the third has the error, commits 49 good rows, and the job pauses
@@ -254,7 +236,7 @@ def test_one_bad_row_pauses_with_max_error_number_0(s):
 def test_many_bad_rows_with_large_max_error_number(s):
     """Bad rows in every partition: each is counted and recorded with its partition, offset, reason and raw bytes;
     the job keeps running. log_rejected_record_num: -1 keeps all, N keeps the N newest, 0 the 100 newest."""
-    topic = new_topic("bad_many", 3)
+    topic = kh.new_topic("bad_many", 3)
     srv, conn = setup_db(s, "CREATE TABLE t (id bigint NOT NULL, v varchar(40)) DUPLICATE KEY(id)")
     for t in ("t_default", "t_five"):
         kh.query(conn, f"CREATE TABLE {t} (id bigint NOT NULL, v varchar(40)) DUPLICATE KEY(id)")
@@ -271,8 +253,8 @@ def test_many_bad_rows_with_large_max_error_number(s):
             else:
                 lines.append(f"{i},v{i}")
                 good_ids.append(i)
-        kh.produce(shared_broker().bootstrap, topic, p, lines)
-    bs = shared_broker().bootstrap
+        kh.produce(kh.shared_broker().bootstrap, topic, p, lines)
+    bs = kh.shared_broker().bootstrap
     create_job(conn, "j_all", bs, topic, '"max_error_number" = "100000", "max_batch_rows" = "40", '
                                         '"log_rejected_record_num" = "-1"')
     create_job(conn, "j_default", bs, topic, '"max_error_number" = "100000", "max_batch_rows" = "40"',
@@ -311,11 +293,11 @@ def test_many_bad_rows_with_large_max_error_number(s):
 def test_max_filter_ratio_aborts_the_task(s):
     """A task whose error ratio is above max_filter_ratio is not committed (nothing loaded, no progress, no
     rejected rows) and the job pauses with abortedTaskNum 1; raising the ratio and RESUME loads the good rows."""
-    topic = new_topic("ratio", 1)
+    topic = kh.new_topic("ratio", 1)
     srv, conn = setup_db(s)
     lines = ["1,a", "bad", "bad,x,y", "4,d", "bad", "bad", "bad", "bad", "bad", "bad"]
-    kh.produce(shared_broker().bootstrap, topic, 0, lines)
-    create_job(conn, "jr", shared_broker().bootstrap, topic, '"max_filter_ratio" = "0.1", "max_error_number" = "1000"')
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, lines)
+    create_job(conn, "jr", kh.shared_broker().bootstrap, topic, '"max_filter_ratio" = "0.1", "max_error_number" = "1000"')
     job = kh.wait_state(conn, "jr", "PAUSED", LOAD_TIMEOUT)
     c = Collector()
     c.eq(kh.scalar(conn, "SELECT count(*) FROM t"), 0, "rows after the aborted task")
@@ -343,13 +325,13 @@ def test_max_filter_ratio_aborts_the_task(s):
 
 @suite.test(timeout=120)
 def test_offset_out_of_range_pauses_and_alter_continues(s):
-    topic = new_topic("oor", 2)
+    topic = kh.new_topic("oor", 2)
     srv, conn = setup_db(s)
     for p in range(2):
-        kh.produce(shared_broker().bootstrap, topic, p, csv_lines(p * 1000, p * 1000 + 100))
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000, p * 1000 + 100))
     kh.query(conn, f"""CREATE ROUTINE LOAD jo ON t COLUMNS TERMINATED BY ","
 PROPERTIES ("max_batch_interval" = "0.3")
-FROM KAFKA ("kafka_broker_list" = "{shared_broker().bootstrap}", "kafka_topic" = "{topic}",
+FROM KAFKA ("kafka_broker_list" = "{kh.shared_broker().bootstrap}", "kafka_topic" = "{topic}",
             "kafka_partitions" = "0,1", "kafka_offsets" = "OFFSET_BEGINNING,1000000")""")
     job = kh.wait_state(conn, "jo", "PAUSED", LOAD_TIMEOUT)
     reason = job["ReasonOfStateChanged"]
@@ -375,10 +357,10 @@ FROM KAFKA ("kafka_broker_list" = "{shared_broker().bootstrap}", "kafka_topic" =
 @suite.test(timeout=120)
 def test_alter_offsets_reloads_from_a_given_offset(s):
     """ALTER kafka_offsets while PAUSED moves the starting point; RESUME reads from there."""
-    topic = new_topic("realter", 1)
+    topic = kh.new_topic("realter", 1)
     srv, conn = setup_db(s)
-    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(0, 50))
-    create_job(conn, "ja", shared_broker().bootstrap, topic)
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(0, 50))
+    create_job(conn, "ja", kh.shared_broker().bootstrap, topic)
     wait_loaded(conn, "ja", 50)
     kh.query(conn, "PAUSE ROUTINE LOAD FOR ja")
     kh.query(conn, "DELETE FROM t WHERE id >= 40")
@@ -393,14 +375,14 @@ def test_alter_offsets_reloads_from_a_given_offset(s):
 def test_kafka_offsets_datetime_starts_at_the_first_message_at_or_after_it(s):
     """kafka_offsets as a datetime (which StarRocks cannot do): the test broker answers ListOffsets-by-time with -1,
     so this exercises Sluice's binary search over message timestamps."""
-    topic = new_topic("fromtime", 1)
+    topic = kh.new_topic("fromtime", 1)
     srv, conn = setup_db(s)
-    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(0, 30))
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(0, 30))
     time.sleep(1.5)
     start = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time()))
     time.sleep(1.5)
-    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(30, 70))
-    create_job(conn, "jt", shared_broker().bootstrap, topic,
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(30, 70))
+    create_job(conn, "jt", kh.shared_broker().bootstrap, topic,
                extra_kafka=f'"kafka_partitions" = "0", "kafka_offsets" = "{start}"')
     wait_loaded(conn, "jt", 40)
     check_exact(conn, list(range(30, 70)))
@@ -408,20 +390,20 @@ def test_kafka_offsets_datetime_starts_at_the_first_message_at_or_after_it(s):
 
 @suite.test(timeout=120)
 def test_dropping_the_table_cancels_the_job(s):
-    topic = new_topic("dropme", 1)
+    topic = kh.new_topic("dropme", 1)
     srv, conn = setup_db(s)
     kh.query(conn, "CREATE DATABASE d2")
     kh.query(conn, "CREATE TABLE d2.t (id bigint NOT NULL, v varchar(40)) DUPLICATE KEY(id)")
-    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(0, 20))
-    create_job(conn, "jd", shared_broker().bootstrap, topic)
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(0, 20))
+    create_job(conn, "jd", kh.shared_broker().bootstrap, topic)
     kh.query(conn, "USE d2")
-    create_job(conn, "jd2", shared_broker().bootstrap, topic)
+    create_job(conn, "jd2", kh.shared_broker().bootstrap, topic)
     kh.wait_rows(conn, "d.t", 20, LOAD_TIMEOUT, job="d.jd")
     kh.wait_rows(conn, "d2.t", 20, LOAD_TIMEOUT, job="d2.jd2")
     kh.query(conn, "USE d")
     kh.query(conn, "DROP TABLE t")
     kh.query(conn, "DROP DATABASE d2")
-    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(20, 40))
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(20, 40))
     job = kh.wait_state(conn, "jd", "CANCELLED", LOAD_TIMEOUT)
     contains(job["ReasonOfStateChanged"], "dropped", "ReasonOfStateChanged")
     check(job["EndTime"] is not None, "EndTime is set")
@@ -438,10 +420,10 @@ def test_dropping_the_table_cancels_the_job(s):
 def test_dropping_the_table_cancels_an_idle_job(s):
     """A job that has caught up (no new data arrives) is cancelled too when its table is dropped: SHOW must not
     keep saying RUNNING for a job that can never load again."""
-    topic = new_topic("dropidle", 1)
+    topic = kh.new_topic("dropidle", 1)
     srv, conn = setup_db(s)
-    kh.produce(shared_broker().bootstrap, topic, 0, csv_lines(0, 10))
-    create_job(conn, "jdi", shared_broker().bootstrap, topic)
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(0, 10))
+    create_job(conn, "jdi", kh.shared_broker().bootstrap, topic)
     wait_loaded(conn, "jdi", 10)
     kh.query(conn, "DROP TABLE t")
     job = kh.wait_state(conn, "jdi", "CANCELLED", 40)
@@ -452,18 +434,18 @@ def test_dropping_the_table_cancels_an_idle_job(s):
 
 @suite.test(timeout=180)
 def test_pause_resume_during_load_no_duplicates(s):
-    topic = new_topic("pr", 3)
+    topic = kh.new_topic("pr", 3)
     srv, conn = setup_db(s)
     ids = []
 
     def produce_round(r):
         for p in range(3):
             lo = p * 1_000_000 + r * 4000
-            kh.produce(shared_broker().bootstrap, topic, p, csv_lines(lo, lo + 4000))
+            kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(lo, lo + 4000))
             ids.extend(range(lo, lo + 4000))
 
     produce_round(0)
-    create_job(conn, "jp", shared_broker().bootstrap, topic, '"max_batch_rows" = "700", "desired_concurrent_number" = "3"')
+    create_job(conn, "jp", kh.shared_broker().bootstrap, topic, '"max_batch_rows" = "700", "desired_concurrent_number" = "3"')
     for r in range(1, 6):
         time.sleep(0.3 + 0.2 * r)
         kh.query(conn, "PAUSE ROUTINE LOAD FOR jp")
@@ -484,15 +466,15 @@ def test_pause_resume_during_load_no_duplicates(s):
 
 @suite.test(timeout=150)
 def test_paused_job_stays_paused_across_restarts(s):
-    topic = new_topic("restart_paused", 2)
+    topic = kh.new_topic("restart_paused", 2)
     srv, conn = setup_db(s)
     for p in range(2):
-        kh.produce(shared_broker().bootstrap, topic, p, csv_lines(p * 1000, p * 1000 + 100))
-    create_job(conn, "jr2", shared_broker().bootstrap, topic)
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000, p * 1000 + 100))
+    create_job(conn, "jr2", kh.shared_broker().bootstrap, topic)
     wait_loaded(conn, "jr2", 200)
     kh.query(conn, "PAUSE ROUTINE LOAD FOR jr2")
     for p in range(2):
-        kh.produce(shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 100, p * 1000 + 200))
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 100, p * 1000 + 200))
     for how in (signal.SIGTERM, signal.SIGKILL):
         code = srv.restart(how)
         if how == signal.SIGTERM:
@@ -510,7 +492,7 @@ def test_paused_job_stays_paused_across_restarts(s):
     check_exact(conn, [i for p in range(2) for i in range(p * 1000, p * 1000 + 200)])
     # a RUNNING job continues after a restart
     for p in range(2):
-        kh.produce(shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 200, p * 1000 + 300))
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 200, p * 1000 + 300))
     srv.restart(signal.SIGTERM)
     conn = srv.connect()
     kh.query(conn, "USE d")
@@ -520,16 +502,7 @@ def test_paused_job_stays_paused_across_restarts(s):
 
 
 def main() -> int:
-    argv = kh.parse_args()
-    rc = 1
-    try:
-        rc = suite.run(argv)
-    finally:
-        for b in state["brokers"]:
-            if rc != 0:
-                print(f"--- testbroker {b.bootstrap} stderr (last 10 lines) ---\n{b.log_tail(10)}")
-            b.cleanup()
-    return rc
+    return kh.run_suite(suite)
 
 
 if __name__ == "__main__":

@@ -25,16 +25,13 @@ import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, contains, eq  # noqa: E402
 
 suite = TestSuite("test_routine_load_idle")
-state: dict = {"brokers": []}
 
 IDLE_CLOSE_S = 5.0      # a group closes its consumer after this long without new data (scheduler)
 INTERVAL_S = 1.0        # max_batch_interval of the jobs here
 
 
 def new_broker(topics: dict[str, int]) -> kh.TestBroker:
-    b = kh.TestBroker(topics).start()
-    state["brokers"].append(b)
-    return b
+    return kh.adopt_broker(kh.TestBroker(topics).start())
 
 
 def setup_db(s: TestSuite, **kw):
@@ -186,16 +183,7 @@ RESET_KAFKA_GROUP_OFFSETS = 'earliest' AS COPY INTO ev FROM (SELECT value::STRIN
 
 
 def main() -> int:
-    argv = kh.parse_args()
-    rc = 1
-    try:
-        rc = suite.run(argv)
-    finally:
-        for b in state["brokers"]:
-            if rc != 0:
-                print(f"--- testbroker {b.bootstrap} stderr (last 10 lines) ---\n{b.log_tail(10)}")
-            b.cleanup()
-    return rc
+    return kh.run_suite(suite)
 
 
 if __name__ == "__main__":
