@@ -171,7 +171,7 @@ def test_registry_down_is_retried(s):
     topic = kh.new_topic("pipe_outage", 1)
     registry = ah.SchemaRegistry({21: SENSOR_SCHEMA}).start()
     port = registry.port
-    registry.stop()
+    registry.stop(keep_port=True)  # refuses connections; no other process can take the port meanwhile
     try:
         srv, conn = start_server(s)
         records = [sensor_record(i) for i in range(30)]
