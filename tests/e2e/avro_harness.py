@@ -4,6 +4,8 @@
   `GET /schemas/ids/<id>` answers `{"schema": "<schema JSON text>"}` (404 with error_code 40403 for an unknown id),
   with optional basic auth (401 without the right credentials). It counts requests per id and remembers the
   Authorization headers it saw. `stop()` closes the port; `start()` again reopens the same port (an outage).
+  `stop(keep_port=True)` keeps the port bound without listening while down (connections are refused), so no other
+  process can take it before `start()` reopens it.
   Run as a script it serves schema files until killed:
       /usr/bin/python3 tests/e2e/avro_harness.py --port 8081 [--user u --password p] 1=sensor.avsc 2=other.avsc
 - `produce_avro()`: writes JSON records as Confluent-framed Avro (tools/avroproducer, avro-c + librdkafka) to one
@@ -16,6 +18,7 @@ import base64
 import http.server
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +39,7 @@ class SchemaRegistry:
         self._server: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._held: socket.socket | None = None  # the port, bound but not listening, while stopped (keep_port)
 
     def url(self, with_credentials: bool = True) -> str:
         creds = f"{self.user}:{self.password}@" if with_credentials and self.user else ""
@@ -74,6 +78,7 @@ class SchemaRegistry:
                     return self._send(404, {"error_code": 40403, "message": "Schema not found"})
                 return self._send(200, {"schema": registry.schemas[sid]})
 
+        self._release_port()
         self._server = http.server.ThreadingHTTPServer((LOOPBACK, self.port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
@@ -81,11 +86,23 @@ class SchemaRegistry:
         self._thread.start()
         return self
 
-    def stop(self):
+    def stop(self, keep_port: bool = False):
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            if keep_port:
+                held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                held.bind((LOOPBACK, self.port))
+                self._held = held
+        if not keep_port:
+            self._release_port()
+
+    def _release_port(self):
+        if self._held is not None:
+            self._held.close()
+            self._held = None
 
     def __enter__(self):
         return self.start()

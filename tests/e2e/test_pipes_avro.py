@@ -63,8 +63,9 @@ def start_server(s: TestSuite, **kw):
 
 
 def create_pipe(conn, name: str, topic: str, registry_url: str, max_errors: int = 0,
-                setting: str = "schema.registry.url"):
-    kh.query(conn, f"""CREATE PIPE {name} BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+                setting: str = "schema.registry.url", interval: int = 1):
+    kh.query(conn, f"""CREATE PIPE {name} BATCH_INTERVAL_IN_SECONDS = '{interval}'
+RESET_KAFKA_GROUP_OFFSETS = 'earliest'
 AS COPY INTO sensor_log FROM (
     SELECT PARSE_JSON(value::STRING)['id']::BIGINT, PARSE_JSON(value::STRING)['name']::STRING,
            PARSE_JSON(value::STRING)['checked']::BOOLEAN, PARSE_JSON(value::STRING)['data']::DOUBLE,
@@ -123,7 +124,12 @@ def test_bad_messages_are_error_rows(s):
                                       b"\x00" + struct.pack(">i", 77) + b"\x02",               # 3: unknown id
                                       bytes.fromhex("00000000010200")])                        # 4: truncated
         ah.produce_avro(bs, topic, 0, 1, SENSOR_SCHEMA, [sensor_record(2)])                     # 5
-        create_pipe(conn, "bad_pipe", topic, registry.url(), max_errors=3, setting="confluent.schema.registry.url")
+        # A batch reads until it is caught up or for BATCH_INTERVAL_IN_SECONDS: with 1 s, a slow registry answer or
+        # fetch on a busy machine splits these six messages over two batches (two history rows; a strict_pipe batch
+        # with only two of the bad messages would commit). 10 s keeps them in one batch; the next batch's wait
+        # costs nothing here, the first one starts at once.
+        create_pipe(conn, "bad_pipe", topic, registry.url(), max_errors=3, setting="confluent.schema.registry.url",
+                    interval=10)
         kh.wait_rows(conn, "sensor_log", 3, LOAD_TIMEOUT)
         c = Collector()
         c.eq(rows(conn), [expected_row(sensor_record(i)) for i in range(3)], "loaded rows")
@@ -139,7 +145,7 @@ def test_bad_messages_are_error_rows(s):
 
         # above max errors (2 < 3) the batch commits nothing and the pipe fails
         kh.query(conn, "CREATE TABLE strict_log (id BIGINT)")
-        kh.query(conn, f"""CREATE PIPE strict_pipe BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+        kh.query(conn, f"""CREATE PIPE strict_pipe BATCH_INTERVAL_IN_SECONDS = '10' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
             MAX_SKIP_BATCH_COUNT_ON_ERROR = '1'
 AS COPY INTO strict_log FROM (SELECT PARSE_JSON(value::STRING)['id']::BIGINT
     FROM READ_KAFKA('{bs}', '{topic}', '', 'strict_group', '', '', '', '', 'raw', 'avro', 2,
@@ -165,7 +171,7 @@ def test_registry_down_is_retried(s):
     topic = kh.new_topic("pipe_outage", 1)
     registry = ah.SchemaRegistry({21: SENSOR_SCHEMA}).start()
     port = registry.port
-    registry.stop()
+    registry.stop(keep_port=True)  # refuses connections; no other process can take the port meanwhile
     try:
         srv, conn = start_server(s)
         records = [sensor_record(i) for i in range(30)]

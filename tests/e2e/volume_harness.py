@@ -11,9 +11,14 @@ def q(conn, sql):
 
 
 def write(path, data: bytes | str):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
+    """Writes the file whole: into a hidden name next to it, then renamed over `path`, so a pipe listing the folder
+    meanwhile never sees it empty or half written (volume listings leave names starting with '.' alone)."""
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.writing")
+    with open(tmp, "wb") as f:
         f.write(data.encode() if isinstance(data, str) else data)
+    os.replace(tmp, path)
 
 
 def by_file(rows):
