@@ -345,7 +345,11 @@ struct PipeSnapshot {
 };
 
 PipeSnapshot Snapshot(const JobRuntime& j) {
-  PipeSnapshot s{j.stored, j.other_msg, j.latest_offsets, j.last_timestamp_ms};
+  PipeSnapshot s;
+  s.stored = j.stored;
+  s.other_msg = j.other_msg;
+  s.latest = j.latest_offsets;
+  s.timestamps = j.last_timestamp_ms;
   s.pending_files = j.pending_files;
   s.pending_bytes = j.pending_bytes;
   s.last_listing_ms = j.last_listing_ms;
