@@ -87,11 +87,15 @@ std::string WithoutTrailingSemicolons(std::string_view sql) {
 // asks again and again for a task of its own, taking a core from the thread doing the work. Here the calling thread
 // runs the query's tasks itself while there are any, and otherwise waits: yields first, then sleeps for up to 1 ms
 // (checking again between sleeps), which delays a query's end by at most that.
-duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* result) {
+// A query that fails to start (DuckDB's pending result has the error) returns its error in `start_error` and
+// leaves `result` unset; otherwise `result` holds the result or the error, as with duckdb_execute_prepared.
+duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* result, Status* start_error) {
   duckdb_pending_result pending = nullptr;
   if (duckdb_pending_prepared(stmt, &pending) != DuckDBSuccess) {
+    const char* error = pending ? duckdb_pending_error(pending) : nullptr;
+    *start_error = ErrorFromMessage(error ? error : "the query could not be started");
     duckdb_destroy_pending(&pending);
-    return duckdb_execute_prepared(stmt, result);  // fails the same way, with the error in `result`
+    return DuckDBError;
   }
   int idle = 0;
   for (;;) {
@@ -148,7 +152,9 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
     }
   }
   duckdb_result result;
-  duckdb_state st = ExecutePrepared(prepared.stmt, &result);
+  Status start_error;
+  duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error);
+  if (!start_error.ok()) return start_error;
   Result<StatementResult> out = st == DuckDBSuccess ? ConvertResult(&result, original) : ErrorFromResult(&result);
   duckdb_destroy_result(&result);
   return out;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "storage/database.h"
+#include "storage/result_conversion.h"
 
 namespace sluice::storage {
 namespace {
@@ -45,6 +46,31 @@ TEST(QueryExecutionTest, ErrorsDuringExecutionAreReported) {
   auto again = con->Query("SELECT 1");  // the connection is usable afterwards
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again->result_set->rows[0][0], "1");
+}
+
+TEST(QueryExecutionTest, FileErrorsKeepTheirClassInAndOutOfTransactions) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok());
+  auto con = Connect(**db);
+  for (bool in_transaction : {false, true}) {
+    if (in_transaction) ASSERT_TRUE(con->Execute("BEGIN TRANSACTION").ok());
+    auto bad = con->Query("SELECT * FROM read_csv('/nonexistent-sluice-dir/*.csv')");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), StatusCode::kIoError) << in_transaction << " " << bad.status().ToString();
+    EXPECT_NE(bad.status().message().find("No files found"), std::string::npos) << bad.status().ToString();
+    if (in_transaction) ASSERT_TRUE(con->Execute("ROLLBACK").ok());
+  }
+}
+
+TEST(QueryExecutionTest, MessagesOfQueriesThatDidNotStartAreClassifiedByTheirPrefix) {
+  // duckdb_pending_error gives only the message, with DuckDB's type prefix.
+  EXPECT_EQ(ErrorFromMessage("IO Error: No files found that match the pattern \"x\"").code(), StatusCode::kIoError);
+  EXPECT_EQ(ErrorFromMessage("IO Error: disk full").message(), "disk full");
+  EXPECT_EQ(ErrorFromMessage("Catalog Error: Table with name t does not exist!").code(), StatusCode::kUnknownTable);
+  EXPECT_EQ(ErrorFromMessage("TransactionContext Error: Conflict on update").code(), StatusCode::kConflict);
+  EXPECT_EQ(ErrorFromMessage("INTERRUPT Error: Interrupted!").code(), StatusCode::kTimeout);
+  EXPECT_EQ(ErrorFromMessage("Conversion Error: Could not convert").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrorFromMessage("something else").message(), "something else");
 }
 
 TEST(QueryExecutionTest, InterruptStopsARunningQuery) {
