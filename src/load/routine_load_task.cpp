@@ -89,6 +89,20 @@ void SetMetadata(const TaskPlan& plan, const source::KafkaMessage& m, size_t fir
   }
 }
 
+// A task that has read this many rows is likely to read a full batch (max_batch_rows).
+constexpr size_t kRowsBeforeReserve = 4096;
+constexpr size_t kMaxReservedRows = 1 << 20;
+constexpr size_t kMaxReservedBytes = 256 << 20;
+
+// Reserves the batch's room for limits.max_rows rows (at most kMaxReservedRows), with field bytes estimated from
+// the rows so far.
+void ReserveFullBatch(TextBatch& batch, const TaskLimits& limits) {
+  const size_t rows = std::min(limits.max_rows, kMaxReservedRows);
+  if (rows <= batch.num_rows()) return;
+  const size_t bytes_per_row = batch.arena_bytes() / std::max<size_t>(batch.num_rows(), 1) + 1;
+  batch.Reserve(rows, std::min({rows * bytes_per_row + rows * bytes_per_row / 8, limits.max_bytes, kMaxReservedBytes}));
+}
+
 bool WantsHeaders(const TaskPlan& plan) {
   return std::any_of(plan.metadata.begin(), plan.metadata.end(),
                      [](const auto& m) { return m.spec->which == catalog::KafkaMetadata::kHeaders; });
@@ -143,8 +157,14 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.max_bytes = limits.max_bytes;
   consume.want_headers = decoder->wants_headers() || WantsHeaders(*plan_);
   size_t rows = 0;
+  bool reserved = false;
   Status decode_status;
   ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
+                     if (!reserved && batch.num_rows() >= kRowsBeforeReserve) {
+                       // A backlog: make room for a full batch now rather than copying the batch as it grows.
+                       reserved = true;
+                       ReserveFullBatch(batch, limits);
+                     }
                      const size_t first_row = batch.num_rows();
                      size_t before = batch.num_rows() + batch.rejected().size();
                      decode_status = decoder->DecodeMessage(m, batch);

@@ -1,6 +1,7 @@
 #include "storage/result_conversion.h"
 
 #include <string>
+#include <utility>
 
 namespace sluice::storage {
 
@@ -23,10 +24,9 @@ std::string StripPrefix(std::string msg) {
 
 }  // namespace
 
-Status ErrorFromResult(duckdb_result* result) {
-  const char* raw = duckdb_result_error(result);
-  std::string msg = raw ? raw : "unknown DuckDB error";
-  duckdb_error_type type = duckdb_result_error_type(result);
+namespace {
+
+Status ErrorOfType(duckdb_error_type type, const std::string& msg) {
   std::string text = StripPrefix(msg);
   switch (type) {
     case DUCKDB_ERROR_PARSER:
@@ -54,6 +54,26 @@ Status ErrorFromResult(duckdb_result* result) {
     default:
       return Status::InvalidArgument(text);
   }
+}
+
+}  // namespace
+
+Status ErrorFromResult(duckdb_result* result) {
+  const char* raw = duckdb_result_error(result);
+  return ErrorOfType(duckdb_result_error_type(result), raw ? raw : "unknown DuckDB error");
+}
+
+Status ErrorFromMessage(const std::string& msg) {
+  static const std::pair<const char*, duckdb_error_type> kTypes[] = {
+      {"Parser Error: ", DUCKDB_ERROR_PARSER},         {"Catalog Error: ", DUCKDB_ERROR_CATALOG},
+      {"Binder Error: ", DUCKDB_ERROR_BINDER},         {"INTERRUPT Error: ", DUCKDB_ERROR_INTERRUPT},
+      {"IO Error: ", DUCKDB_ERROR_IO},                 {"TransactionContext Error: ", DUCKDB_ERROR_TRANSACTION},
+      {"Not implemented Error: ", DUCKDB_ERROR_NOT_IMPLEMENTED}, {"INTERNAL Error: ", DUCKDB_ERROR_INTERNAL},
+      {"FATAL Error: ", DUCKDB_ERROR_FATAL}};
+  for (const auto& [prefix, type] : kTypes) {
+    if (msg.rfind(prefix, 0) == 0) return ErrorOfType(type, msg);
+  }
+  return ErrorOfType(DUCKDB_ERROR_INVALID_INPUT, msg);
 }
 
 ValueType ValueTypeOf(duckdb_type type) {
