@@ -22,6 +22,8 @@ using Cell = std::optional<std::string>;
 using Rows = std::vector<std::vector<Cell>>;
 
 struct Col {
+  Col(std::string n, std::string t, bool k = false, std::string agg = "", std::optional<std::string> def = std::nullopt)
+      : name(std::move(n)), type(std::move(t)), key(k), aggregate(std::move(agg)), default_sql(std::move(def)) {}
   std::string name;
   std::string type;
   bool key = false;

@@ -53,12 +53,16 @@ TEST(QueryExecutionTest, FileErrorsKeepTheirClassInAndOutOfTransactions) {
   ASSERT_TRUE(db.ok());
   auto con = Connect(**db);
   for (bool in_transaction : {false, true}) {
-    if (in_transaction) ASSERT_TRUE(con->Execute("BEGIN TRANSACTION").ok());
+    if (in_transaction) {
+      ASSERT_TRUE(con->Execute("BEGIN TRANSACTION").ok());
+    }
     auto bad = con->Query("SELECT * FROM read_csv('/nonexistent-sluice-dir/*.csv')");
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.status().code(), StatusCode::kIoError) << in_transaction << " " << bad.status().ToString();
     EXPECT_NE(bad.status().message().find("No files found"), std::string::npos) << bad.status().ToString();
-    if (in_transaction) ASSERT_TRUE(con->Execute("ROLLBACK").ok());
+    if (in_transaction) {
+      ASSERT_TRUE(con->Execute("ROLLBACK").ok());
+    }
   }
 }
 
