@@ -351,7 +351,13 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       if (def.pipe) limits.max_rows = static_cast<size_t>(def.pipe->batch_size_per_partition) * group->partitions.size();
       limits.max_bytes = static_cast<size_t>(def.IntProperty("max_batch_size"));
       bool assigned = group->source_position == start;
+      const auto task_start = Clock::now();
       outcome = load::RoutineLoadTask(plan, task_id).Run(*group->source, con, start, assigned, limits, keep, still_current);
+      if (outcome.ok() && outcome->had_data && log::Enabled(log::Level::kDebug))
+        log::Debug("scheduler", "{} {}: task {} read {} messages in {} ms and ended after {} ms ({}, committed {})",
+                   JobKind(def), def.name, task_id, outcome->messages, outcome->counts.execute_ms,
+                   std::chrono::duration_cast<milliseconds>(Clock::now() - task_start).count(),
+                   outcome->caught_up ? "caught up" : "behind", outcome->committed);
       if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
       else group->source_position.clear();
       group->behind = outcome.ok() && outcome->committed && !outcome->caught_up;
