@@ -47,6 +47,31 @@ Result<TypedSql> ParseJson(std::vector<TypedSql>& a, const CallSite& site) {
   return MakeTyped(JsonValue(a[0], site), TypeClass::kJson, "JSON");
 }
 
+// (x)[k] of a list; `one_based` says whether k counts from 1 (element_at) or from 0 (Lakehouse subscripts).
+TypedSql ListElement(const TypedSql& x, const TypedSql& k, const CallSite& site, bool one_based) {
+  SqlType element = ClassifyDuckDBType(ListElementType(x.type.duckdb));
+  TypedSql out = MakeTyped("(" + x.sql + ")[" + AsBigint(k, site.tz) + (one_based ? "" : " + 1") + "]", element.cls,
+                           element.duckdb);
+  out.type = element;
+  return out;
+}
+
+// A JSON pointer to element k (an integer, counted from 1 or 0) or to key k, with ~ and / escaped as RFC 6901 says:
+// '/3' is the 4th element, '/name' a key.
+std::string JsonPointer(const TypedSql& k, const CallSite& site, bool one_based) {
+  if (k.type.cls == TypeClass::kInteger) return "'/' || CAST(" + k.sql + (one_based ? " - 1" : "") + " AS VARCHAR)";
+  if (k.constant) {
+    std::string key;
+    for (char c : *k.constant) {
+      if (c == '~') key += "~0";
+      else if (c == '/') key += "~1";
+      else key += c;
+    }
+    return sql::QuoteLiteral("/" + key);
+  }
+  return "'/' || replace(replace(" + AsVarchar(k, site.tz) + ", '~', '~0'), '/', '~1')";
+}
+
 // element_at(array, i) is 1-based and element_at(map, k) reads a key; both are NULL when absent. DuckDB 1.4's own
 // element_at(map, k) returned NULL, so maps and lists use subscripts. Text is read as JSON (an object or array).
 Result<TypedSql> ElementAt(std::vector<TypedSql>& a, const CallSite& site) {
@@ -55,12 +80,8 @@ Result<TypedSql> ElementAt(std::vector<TypedSql>& a, const CallSite& site) {
   switch (x.type.cls) {
     case TypeClass::kNull:
       return MakeTyped("NULL", TypeClass::kNull);
-    case TypeClass::kList: {
-      SqlType element = ClassifyDuckDBType(ListElementType(x.type.duckdb));
-      TypedSql out = MakeTyped("(" + x.sql + ")[" + AsBigint(k, site.tz) + "]", element.cls, element.duckdb);
-      out.type = element;
-      return out;
-    }
+    case TypeClass::kList:
+      return ListElement(x, k, site, /*one_based=*/true);
     case TypeClass::kMap: {
       SqlType value = ClassifyDuckDBType(MapValueType(x.type.duckdb));
       SqlType key = ClassifyDuckDBType(MapKeyType(x.type.duckdb));
@@ -70,13 +91,7 @@ Result<TypedSql> ElementAt(std::vector<TypedSql>& a, const CallSite& site) {
     }
     case TypeClass::kVarchar:
     case TypeClass::kJson: {
-      // A JSON pointer: '/3' for the 4th element, '/name' for a key (with ~ and / escaped as RFC 6901 says).
-      std::string pointer;
-      if (k.type.cls == TypeClass::kInteger) {
-        pointer = "'/' || CAST(" + k.sql + " - 1 AS VARCHAR)";
-      } else {
-        pointer = "'/' || replace(replace(" + AsVarchar(k, site.tz) + ", '~', '~0'), '/', '~1')";
-      }
+      std::string pointer = JsonPointer(k, site, /*one_based=*/true);
       return MakeTyped("json_extract_string(" + JsonValue(x, site) + ", " + pointer + ")", TypeClass::kVarchar,
                        "VARCHAR");
     }
@@ -107,31 +122,14 @@ Result<TypedSql> EmitSubscript(std::vector<TypedSql>& a, const CallSite& site) {
   switch (x.type.cls) {
     case TypeClass::kNull:
       return MakeTyped("NULL", TypeClass::kNull);
-    case TypeClass::kList: {
-      SqlType element = ClassifyDuckDBType(ListElementType(x.type.duckdb));
-      TypedSql out = MakeTyped("(" + x.sql + ")[" + AsBigint(k, site.tz) + " + 1]", element.cls, element.duckdb);
-      out.type = element;
-      return out;
-    }
+    case TypeClass::kList:
+      return ListElement(x, k, site, /*one_based=*/false);
     case TypeClass::kMap:
       return ElementAt(a, site);
     case TypeClass::kVarchar:
     case TypeClass::kJson: {
-      // A JSON pointer: '/3' for the 4th element (0-based, as Lakehouse indexes JSON arrays), '/name' for a key.
-      std::string pointer;
-      if (k.type.cls == TypeClass::kInteger) {
-        pointer = "'/' || CAST(" + k.sql + " AS VARCHAR)";
-      } else if (k.constant) {
-        std::string key;
-        for (char c : *k.constant) {
-          if (c == '~') key += "~0";
-          else if (c == '/') key += "~1";
-          else key += c;
-        }
-        pointer = sql::QuoteLiteral("/" + key);
-      } else {
-        pointer = "'/' || replace(replace(" + AsVarchar(k, site.tz) + ", '~', '~0'), '/', '~1')";
-      }
+      // Lakehouse indexes JSON arrays from 0.
+      std::string pointer = JsonPointer(k, site, /*one_based=*/false);
       return MakeTyped("json_extract(" + JsonValue(x, site) + ", " + pointer + ")", TypeClass::kJson, "JSON");
     }
     default:
