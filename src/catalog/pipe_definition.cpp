@@ -196,6 +196,19 @@ PipeSettings PipeSettingsFromJson(const std::string& text) {
 
 namespace {
 
+// CREATE PIPE's properties (each once), COMMENT and creator, for both kinds of pipe.
+Status ApplyCreateProperties(const sql::CreatePipe& stmt, RoutineLoadDefinition& def) {
+  for (const auto& [k, v] : stmt.properties) {
+    for (const auto& [k2, v2] : stmt.properties) {
+      if (&k2 != &k && k2 == k) return Status::InvalidArgument("pipe property " + k + " is given twice");
+    }
+    RETURN_IF_ERROR(ApplyProperty(def, k, v, /*creating=*/true));
+  }
+  if (stmt.comment) def.pipe->comment = *stmt.comment;
+  def.pipe->creator = stmt.creator;
+  return Status::Ok();
+}
+
 // CREATE PIPE ... AS COPY INTO t FROM VOLUME vol ...: no Kafka settings; the COPY's parts are kept as given (the
 // session has already turned a transform's SELECT list and WHERE into DuckDB SQL).
 Result<RoutineLoadDefinition> BuildVolumePipe(const sql::CreatePipe& stmt, const std::string& db) {
@@ -209,14 +222,7 @@ Result<RoutineLoadDefinition> BuildVolumePipe(const sql::CreatePipe& stmt, const
   p.volume = VolumePipeSpec{};
   VolumePipeSpec& v = *p.volume;
   def.job_properties = {{"max_batch_interval", "60"}};
-  for (const auto& [k, val] : stmt.properties) {
-    for (const auto& [k2, v2] : stmt.properties) {
-      if (&k2 != &k && k2 == k) return Status::InvalidArgument("pipe property " + k + " is given twice");
-    }
-    RETURN_IF_ERROR(ApplyProperty(def, k, val, /*creating=*/true));
-  }
-  if (stmt.comment) p.comment = *stmt.comment;
-  p.creator = stmt.creator;
+  RETURN_IF_ERROR(ApplyCreateProperties(stmt, def));
   p.copy_statement = stmt.copy_text;
   v.volume = c.volume;
   for (const auto& [name, type] : c.file_columns) {
@@ -251,14 +257,7 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
                         {"max_filter_ratio", "1"},
                         {"timezone", "UTC"}};
   def.default_offset = OffsetSpec{OffsetSpec::Kind::kEnd, 0, "OFFSET_END"};
-  for (const auto& [k, v] : stmt.properties) {
-    for (const auto& [k2, v2] : stmt.properties) {
-      if (&k2 != &k && k2 == k) return Status::InvalidArgument("pipe property " + k + " is given twice");
-    }
-    RETURN_IF_ERROR(ApplyProperty(def, k, v, /*creating=*/true));
-  }
-  if (stmt.comment) p.comment = *stmt.comment;
-  p.creator = stmt.creator;
+  RETURN_IF_ERROR(ApplyCreateProperties(stmt, def));
 
   // READ_KAFKA(bootstrap_servers, topic, topic_pattern, group_id, 4 x range, key_format, value_format, max_errors, map)
   const auto& a = stmt.kafka_args;
