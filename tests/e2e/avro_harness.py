@@ -29,6 +29,23 @@ import kafka_harness as kh
 LOOPBACK = "127.0.0.1"
 
 
+# The sensor_log record of the Routine Load reference's Avro example, and record i of the tests' data.
+SENSOR_SCHEMA = {
+    "type": "record", "name": "sensor_log", "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "name", "type": "string"},
+        {"name": "checked", "type": "boolean"},
+        {"name": "data", "type": "double"},
+        {"name": "sensor_type", "type": {"type": "enum", "name": "sensor_type_enum",
+                                         "symbols": ["TEMPERATURE", "HUMIDITY", "AIR-PRESSURE"]}}]}
+SENSOR_TYPES = ["TEMPERATURE", "HUMIDITY", "AIR-PRESSURE"]
+
+
+def sensor_record(i: int) -> dict:
+    return {"id": 10_000_000_000 + i, "name": f"sensor-{i} ü\"x", "checked": i % 3 == 0,
+            "data": (i * 0.37 - 50) if i % 5 else 1e-7 * i, "sensor_type": SENSOR_TYPES[i % 3]}
+
+
 class SchemaRegistry:
     def __init__(self, schemas: dict[int, dict | str], user: str | None = None, password: str | None = None):
         self.schemas = {int(k): (v if isinstance(v, str) else json.dumps(v)) for k, v in schemas.items()}

@@ -30,22 +30,10 @@ suite = TestSuite("test_pipes_avro")
 LOAD_TIMEOUT = 60.0
 broker = kh.shared_broker
 
-SENSOR_SCHEMA = {
-    "type": "record", "name": "sensor_log", "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "name", "type": "string"},
-        {"name": "checked", "type": "boolean"},
-        {"name": "data", "type": "double"},
-        {"name": "sensor_type", "type": {"type": "enum", "name": "sensor_type_enum",
-                                         "symbols": ["TEMPERATURE", "HUMIDITY", "AIR-PRESSURE"]}}]}
-SENSOR_TYPES = ["TEMPERATURE", "HUMIDITY", "AIR-PRESSURE"]
+SENSOR_SCHEMA = ah.SENSOR_SCHEMA
+sensor_record = ah.sensor_record
 REGISTRY_USER = "SR-KEY-91fe"
 REGISTRY_SECRET = "sr-pipe-s3cr3t-5b"
-
-
-def sensor_record(i: int) -> dict:
-    return {"id": 10_000_000_000 + i, "name": f"sensor-{i} ü\"x", "checked": i % 3 == 0,
-            "data": (i * 0.37 - 50) if i % 5 else 1e-7 * i, "sensor_type": SENSOR_TYPES[i % 3]}
 
 
 def expected_row(r: dict) -> tuple:

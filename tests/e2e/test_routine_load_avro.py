@@ -73,22 +73,10 @@ FROM KAFKA ("kafka_broker_list" = "{broker().bootstrap}", "kafka_topic" = "{topi
 
 # ---- the sensor_log example --------------------------------------------------------------------------------------
 
-SENSOR_SCHEMA = {
-    "type": "record", "name": "sensor_log", "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "name", "type": "string"},
-        {"name": "checked", "type": "boolean"},
-        {"name": "data", "type": "double"},
-        {"name": "sensor_type", "type": {"type": "enum", "name": "sensor_type_enum",
-                                         "symbols": ["TEMPERATURE", "HUMIDITY", "AIR-PRESSURE"]}}]}
-SENSOR_TYPES = ["TEMPERATURE", "HUMIDITY", "AIR-PRESSURE"]
+SENSOR_SCHEMA = ah.SENSOR_SCHEMA
+sensor_record = ah.sensor_record
 REGISTRY_USER = "SR-KEY-4d2c"
 REGISTRY_SECRET = "sr-s3cr3t-77aa"
-
-
-def sensor_record(i: int) -> dict:
-    return {"id": 10_000_000_000 + i, "name": f"sensor-{i} ü\"x", "checked": i % 3 == 0,
-            "data": (i * 0.37 - 50) if i % 5 else 1e-7 * i, "sensor_type": SENSOR_TYPES[i % 3]}
 
 
 @suite.test(timeout=180)
