@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/like.h"
 #include "common/result_set.h"
 
 namespace sluice {
@@ -26,8 +27,5 @@ class SessionVariables {
  private:
   std::map<std::string, std::string> values_;
 };
-
-// MySQL LIKE matching with % and _, case-insensitive, backslash escapes.
-bool LikeMatch(std::string_view text, std::string_view pattern);
 
 }  // namespace sluice

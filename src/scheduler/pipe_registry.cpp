@@ -9,6 +9,7 @@
 #include "catalog/load_history.h"
 #include "catalog/pipe_definition.h"
 #include "catalog/property_table.h"
+#include "common/like.h"
 #include "common/log.h"
 #include "scheduler/job_registry.h"
 #include "sql/lexer.h"
@@ -22,28 +23,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kDefaultVcluster = "default";
-
-// SQL LIKE, case-insensitive: % any run, _ one character.
-bool Like(std::string_view text, std::string_view pattern) {
-  size_t t = 0, p = 0, star_p = std::string_view::npos, star_t = 0;
-  auto eq = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); };
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '_' || (pattern[p] != '%' && eq(pattern[p], text[t])))) {
-      t++;
-      p++;
-    } else if (p < pattern.size() && pattern[p] == '%') {
-      star_p = p++;
-      star_t = t;
-    } else if (star_p != std::string_view::npos) {
-      p = star_p + 1;
-      t = ++star_t;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '%') p++;
-  return p == pattern.size();
-}
 
 std::string PipeStatus(const catalog::StoredJob& s) {
   if (s.state == JobState::kPaused && s.reason == catalog::kPipeSuspendedReason) return "SUSPENDED";
@@ -173,7 +152,7 @@ Result<ResultSet> JobRegistry::ShowVclusters(const sql::ShowVclusters& stmt) {
   std::map<std::string, int> sizes = vclusters_;
   sizes[kDefaultVcluster] = static_cast<int>(pool_ ? pool_->size() : 0);
   for (const auto& [name, size] : sizes) {
-    if (stmt.like && !Like(name, *stmt.like)) continue;
+    if (stmt.like && !LikeMatch(name, *stmt.like)) continue;
     int running = 0, pipes = 0;
     for (const auto& [id, j] : jobs_) {
       if (!IsLivePipe(*j) || j->stored.def.pipe->virtual_cluster != name) continue;
@@ -465,7 +444,7 @@ Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, j] : jobs_) {
       if (!IsLivePipe(*j) || j->stored.def.db != db) continue;
-      if (stmt.like && !Like(j->stored.def.name, *stmt.like)) continue;
+      if (stmt.like && !LikeMatch(j->stored.def.name, *stmt.like)) continue;
       snaps.push_back(Snapshot(*j));
     }
   }
