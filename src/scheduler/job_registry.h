@@ -57,6 +57,9 @@ class JobRegistry {
   void RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
                storage::Connection& con);
   void CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version);
+  // A task of `group` ended (either kind of job): the group may run again and DROP PIPE's wait is told. Returns
+  // whether the group was replaced meanwhile (regrouping, a timed-out task), whose task then changes nothing.
+  bool EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group);
   Result<std::map<int32_t, int64_t>> ResolveStartOffsets(const catalog::RoutineLoadDefinition& def,
                                                          source::KafkaSource& source,
                                                          const std::vector<int32_t>& partitions,

@@ -271,6 +271,15 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
   }
 }
 
+bool JobRegistry::EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group) {
+  group->running = false;
+  job.tasks_in_flight--;
+  cv_.notify_all();
+  bool replaced = std::find(job.groups.begin(), job.groups.end(), group) == job.groups.end();
+  if (!replaced) running_tasks_--;
+  return replaced;
+}
+
 void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
                           storage::Connection& con) {
   std::shared_ptr<const load::TaskPlan> plan;
@@ -400,11 +409,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   }
 
   std::lock_guard<std::mutex> lock(mu_);
-  group->running = false;
-  job->tasks_in_flight--;
-  cv_.notify_all();
-  bool replaced = std::find(job->groups.begin(), job->groups.end(), group) == job->groups.end();
-  if (!replaced) running_tasks_--;
+  bool replaced = EndTaskLocked(*job, group);
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
   for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
 

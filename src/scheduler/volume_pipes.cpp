@@ -93,11 +93,7 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
                                          still_current);
 
   std::lock_guard<std::mutex> lock(mu_);
-  group->running = false;
-  job->tasks_in_flight--;
-  cv_.notify_all();
-  bool replaced = std::find(job->groups.begin(), job->groups.end(), group) == job->groups.end();
-  if (!replaced) running_tasks_--;
+  bool replaced = EndTaskLocked(*job, group);
   if (outcome.ok()) {
     job->pending_files = outcome->pending_files;
     job->pending_bytes = outcome->pending_bytes;
