@@ -102,9 +102,9 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
   // The sandbox and the privileges are checked on the text as the client sent it (sql/statement_scan.h), before
   // anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
   ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
-  ASSIGN_OR_RETURN(std::vector<GuardedCall> calls, guard_.CheckNames(scan));
+  ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
   ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
-  RETURN_IF_ERROR(Authorize(stmt, scan, calls));
+  RETURN_IF_ERROR(Authorize(stmt, scan, names));
   return Run(stmt);
 }
 

@@ -67,7 +67,7 @@ class SqlSession : public Session {
   Result<StatementResult> RunRoutineLoad(const sql::DropVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowVclusters& s);
   // statement_privileges.cpp: what a statement needs before it runs, and what SHOW leaves out.
-  Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const std::vector<GuardedCall>& calls);
+  Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const NameCheck& names);
   Result<KnownTables> ReadKnownTables();
   Status RequireJobControl(const std::string& db, const std::string& name, bool pipe, std::string_view pipe_privilege);
   Status RequireJobVisible(const std::string& db, const std::string& name, bool pipe);
