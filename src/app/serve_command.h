@@ -13,6 +13,9 @@ struct ServeOptions {
   std::string root_password;  // from --root-password or SLUICE_ROOT_PASSWORD
   std::string log_level = "info";
   int load_workers = 4;       // threads running routine load tasks, shared by every job
+  bool http_tls = false;      // --http-tls: HTTPS on the HTTP port
+  std::string tls_cert;       // --tls-cert: PEM certificate (chain); empty: <data dir>/tls/server-cert.pem
+  std::string tls_key;        // --tls-key: its PEM key; empty: <data dir>/tls/server-key.pem
 };
 
 // Returns the process exit code.
