@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "common/log.h"
 #include "http/connection_pool.h"
@@ -251,6 +252,12 @@ Status GuardedServer::UseTls(const std::string& cert_file, const std::string& ke
   if (tls_) SSL_CTX_free(tls_);
   tls_ = ctx;
   return Status::Ok();
+}
+
+void GuardedServer::WidenBacklog(int backlog) {
+  socket_t sock = svr_sock_;
+  if (sock != INVALID_SOCKET && ::listen(sock, backlog) != 0)
+    log::Warn("http", "cannot raise the listen backlog to {}: {}", backlog, std::strerror(errno));
 }
 
 bool GuardedServer::process_and_close_socket(socket_t sock) {

@@ -33,6 +33,9 @@ class GuardedServer : public httplib::Server {
   ~GuardedServer() override;
   // Serves HTTPS from now on; the files are PEM (the certificate file may hold the chain).
   Status UseTls(const std::string& cert_file, const std::string& key_file);
+  // After binding: the library listens with a backlog of 5, so a burst of connections (an attack, or just many
+  // clients) leaves others waiting for SYN retransmits, a second and more. Linux lets listen() raise it.
+  void WidenBacklog(int backlog);
 
  private:
   bool process_and_close_socket(socket_t sock) override;

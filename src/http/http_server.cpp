@@ -63,6 +63,11 @@ HttpServer::HttpServer(HttpOptions options, std::function<HealthInfo()> health)
     nlohmann::json j = {{"name", "sluice"}, {"version", kSluiceVersion}, {"mysql_version", kMysqlServerVersion}};
     res.set_content(j.dump(), "application/json");
   });
+  // The library adds a Keep-Alive header to every answer not closed by the request; one that closes the
+  // connection itself (413, 411) must not announce both.
+  server_->set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.get_header_value("Connection") == "close") res.headers.erase("Keep-Alive");
+  });
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     std::string message = res.status == 404   ? "no such endpoint: " + req.path
@@ -121,6 +126,7 @@ Status HttpServer::Start() {
     return Status::IoError("cannot listen for HTTP on " + options_.bind + ":" + std::to_string(options_.port) +
                            " (is another server using the port? choose another with --http-port)");
   port_ = static_cast<uint16_t>(port);
+  server_->WidenBacklog(1024);
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   log::Info("http", "listening on {}:{} ({})", options_.bind, port_, tls() ? "HTTPS" : "HTTP");
   return Status::Ok();
