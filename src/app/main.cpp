@@ -31,8 +31,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--mysql-port", opts.mysql_port, "Port of the MySQL-protocol front door (mysql -P).")
       ->capture_default_str();
-  serve->add_option("--http-port", opts.http_port, "Port of the HTTP API (/api/health and /api/version are open; every other endpoint needs HTTP Basic "
-                    "credentials of a Sluice user).")
+  serve->add_option("--http-port", opts.http_port,
+                    "Port of the HTTP API. /api/health and /api/version are open; every other endpoint needs "
+                    "HTTP Basic credentials of a Sluice user.")
       ->capture_default_str();
   serve->add_option("--root-password", opts.root_password,
                     "Password of the root user; also read from the environment variable SLUICE_ROOT_PASSWORD. "

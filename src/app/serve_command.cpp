@@ -47,7 +47,8 @@ int RunServe(const ServeOptions& options) {
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
-  scheduler_options.http_base_url = std::string(options.http_tls ? "https://" : "http://") + link_host + ":" + std::to_string(options.http_port);
+  scheduler_options.http_base_url =
+      std::string(options.http_tls ? "https://" : "http://") + link_host + ":" + std::to_string(options.http_port);
   auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());

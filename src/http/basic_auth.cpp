@@ -57,13 +57,7 @@ std::optional<BasicCredentials> ParseBasicAuthorization(std::string_view header)
 
 std::chrono::milliseconds FailedLoginDelay::Fail(std::string_view client, std::chrono::steady_clock::time_point now) {
   std::lock_guard lock(mu_);
-  if (entries_.size() >= kMaxAddresses) ForgetOld(now);
-  if (entries_.size() >= kMaxAddresses) {
-    // Still full of recent failures: forget the stalest one rather than grow without bound.
-    auto stalest = std::min_element(entries_.begin(), entries_.end(),
-                                    [](const auto& a, const auto& b) { return a.second.last < b.second.last; });
-    entries_.erase(stalest);
-  }
+  MakeRoom(now);
   Entry& e = entries_[std::string(client)];
   if (e.failures > 0 && now - e.last > kForget) e.failures = 0;
   e.failures = std::min<uint32_t>(e.failures + 1, 64);
@@ -72,17 +66,40 @@ std::chrono::milliseconds FailedLoginDelay::Fail(std::string_view client, std::c
   return std::min<std::chrono::milliseconds>(delay, kMax);
 }
 
+bool FailedLoginDelay::Enter(std::string_view client, std::chrono::steady_clock::time_point now) {
+  std::lock_guard lock(mu_);
+  MakeRoom(now);
+  Entry& e = entries_[std::string(client)];
+  if (e.waiting >= kMaxWaiting) return false;
+  ++e.waiting;
+  if (e.failures == 0) e.last = now;
+  return true;
+}
+
+void FailedLoginDelay::Leave(std::string_view client) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(std::string(client));
+  if (it != entries_.end() && it->second.waiting > 0) --it->second.waiting;
+}
+
 size_t FailedLoginDelay::failures(std::string_view client) const {
   std::lock_guard lock(mu_);
   auto it = entries_.find(std::string(client));
   return it == entries_.end() ? 0 : it->second.failures;
 }
 
-void FailedLoginDelay::ForgetOld(std::chrono::steady_clock::time_point now) {
+void FailedLoginDelay::MakeRoom(std::chrono::steady_clock::time_point now) {
+  if (entries_.size() < kMaxAddresses) return;
   for (auto it = entries_.begin(); it != entries_.end();) {
-    if (now - it->second.last > kForget) it = entries_.erase(it);
+    if (now - it->second.last > kForget && it->second.waiting == 0) it = entries_.erase(it);
     else ++it;
   }
+  if (entries_.size() < kMaxAddresses) return;
+  // Still full of recent failures: forget the stalest address with nothing waiting rather than grow without bound.
+  auto stalest = entries_.end();
+  for (auto it = entries_.begin(); it != entries_.end(); ++it)
+    if (it->second.waiting == 0 && (stalest == entries_.end() || it->second.last < stalest->second.last)) stalest = it;
+  if (stalest != entries_.end()) entries_.erase(stalest);
 }
 
 }  // namespace sluice::http

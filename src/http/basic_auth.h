@@ -25,14 +25,21 @@ std::optional<std::string> DecodeBase64(std::string_view text);
 // Failed logins per client address. Each failure makes the next failed answer to that address wait longer:
 // 250 ms after the first, doubling up to 5 s; an address is forgotten 10 minutes after its last failure. A
 // success is never delayed, so a user who mistyped once is not slowed down; the delay is taken before the 401 is
-// sent, so a guesser learns nothing by hanging up early. Thread-safe.
+// sent, so a guesser learns nothing by hanging up early. A login being checked or waiting holds a connection
+// thread, so one address gets at most kMaxWaiting at once: further logins from it are refused (429) without trying
+// the password until one is answered. Thread-safe.
 class FailedLoginDelay {
  public:
   static constexpr std::chrono::milliseconds kFirst{250};
   static constexpr std::chrono::milliseconds kMax{5000};
   static constexpr std::chrono::minutes kForget{10};
   static constexpr size_t kMaxAddresses = 65536;
+  static constexpr uint32_t kMaxWaiting = 4;
 
+  // Takes one of `client`'s kMaxWaiting slots for a login about to be checked; false when all are taken.
+  bool Enter(std::string_view client, std::chrono::steady_clock::time_point now);
+  // Gives the slot back once the login is answered.
+  void Leave(std::string_view client);
   // Counts a failure from `client` and returns how long to wait before answering it.
   std::chrono::milliseconds Fail(std::string_view client, std::chrono::steady_clock::time_point now);
   size_t failures(std::string_view client) const;
@@ -40,9 +47,10 @@ class FailedLoginDelay {
  private:
   struct Entry {
     uint32_t failures = 0;
+    uint32_t waiting = 0;
     std::chrono::steady_clock::time_point last{};
   };
-  void ForgetOld(std::chrono::steady_clock::time_point now);
+  void MakeRoom(std::chrono::steady_clock::time_point now);
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;

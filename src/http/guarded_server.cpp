@@ -225,7 +225,9 @@ GuardedServer::GuardedServer(const HttpLimits& limits) : limits_(limits) {
   new_task_queue = [max_threads] { return new ConnectionPool(max_threads); };
   set_payload_max_length(limits_.max_body_bytes);
   set_keep_alive_max_count(std::max<size_t>(limits_.max_requests_per_connection, 1));
-  set_keep_alive_timeout(std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout).count()));
+  // Only announced in the Keep-Alive header: the loop below does the waiting.
+  auto idle_seconds = std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout).count();
+  set_keep_alive_timeout(std::max<time_t>(1, idle_seconds));
 }
 
 GuardedServer::~GuardedServer() {
@@ -243,7 +245,8 @@ Status GuardedServer::UseTls(const std::string& cert_file, const std::string& ke
     return Status::InvalidArgument("cannot load the TLS certificate " + cert_file + " for the HTTP port (" + why +
                                    "): give a PEM certificate with --tls-cert");
   }
-  if (SSL_CTX_use_PrivateKey_file(ctx, key_file.c_str(), SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
+  if (SSL_CTX_use_PrivateKey_file(ctx, key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(ctx) != 1) {
     std::string why = OpenSslError();
     SSL_CTX_free(ctx);
     return Status::InvalidArgument("cannot load the TLS key " + key_file + " for the HTTP port (" + why +

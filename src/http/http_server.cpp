@@ -56,7 +56,8 @@ HttpServer::HttpServer(HttpOptions options, std::function<HealthInfo()> health)
   // beyond the version and the count of sessions.
   server_->Get("/api/health", [this](const httplib::Request&, httplib::Response& res) {
     HealthInfo info = health_ ? health_() : HealthInfo{};
-    nlohmann::json j = {{"status", "ok"}, {"uptime_seconds", info.uptime_seconds}, {"open_sessions", info.open_sessions}};
+    nlohmann::json j = {
+        {"status", "ok"}, {"uptime_seconds", info.uptime_seconds}, {"open_sessions", info.open_sessions}};
     res.set_content(j.dump(), "application/json");
   });
   server_->Get("/api/version", [](const httplib::Request&, httplib::Response& res) {
@@ -93,13 +94,24 @@ void HttpServer::Get(const std::string& path, HttpHandler handler) {
                    "e.g. curl -u root:PASSWORD)");
       return;
     }
+    bool delay = options_.limits.delay_failed_logins;
+    auto now = std::chrono::steady_clock::now();
+    if (delay && !failed_logins_->Enter(req.remote_addr, now)) {
+      // Refused before the password is tried, so a guess sent now tells nothing.
+      res.set_header("Retry-After", "5");
+      JsonError(res, 429,
+                "too many logins from " + req.remote_addr + " are waiting for their answer; retry in a few seconds");
+      return;
+    }
     std::optional<std::string> user;
     if (options_.authenticate) user = options_.authenticate(credentials->user, credentials->password, req.remote_addr);
     if (!user) {
       // Logged without the password, like failed MySQL logins.
       log::Warn("http", "failed login of user '{}' from {} to {}", credentials->user, req.remote_addr, req.path);
-      if (options_.limits.delay_failed_logins)
-        std::this_thread::sleep_for(failed_logins_->Fail(req.remote_addr, std::chrono::steady_clock::now()));
+      if (delay) std::this_thread::sleep_for(failed_logins_->Fail(req.remote_addr, now));
+    }
+    if (delay) failed_logins_->Leave(req.remote_addr);
+    if (!user) {
       unauthorized("access denied for user '" + credentials->user + "': wrong user name or password");
       return;
     }

@@ -22,8 +22,8 @@ class FailedLoginDelay;
 
 // Checks a user's password; returns the name of the authenticated user, or nothing when the credentials are wrong
 // (or the account is locked). Called on a connection's thread; it may block (e.g. an account store's login delay).
-using Authenticator =
-    std::function<std::optional<std::string>(std::string_view user, std::string_view password, std::string_view client_ip)>;
+using Authenticator = std::function<std::optional<std::string>(std::string_view user, std::string_view password,
+                                                                std::string_view client_ip)>;
 
 // What one client may cost the server. The defaults suit an API port of small JSON/text requests.
 struct HttpLimits {

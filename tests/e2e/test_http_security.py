@@ -195,6 +195,24 @@ def test_failed_logins_wait_longer_and_longer(s):
     took = time.monotonic() - t0
     eq(status, 404, "root's right password after the failures (no job d.j on this server)")
     check(took < 0.5, f"a right password is not delayed: {took:.2f}s")
+    # Parallel guesses: at most 4 from one address are tried at once; the rest get 429 at once, untried.
+    results = []
+
+    def guess(i):
+        t0 = time.monotonic()
+        st, hd, _ = http(srv.http_port, ERRORS, auth=("root", f"parallel{i}"), timeout=20)
+        results.append((st, time.monotonic() - t0, hd.get("retry-after")))
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(10)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    statuses = sorted(r[0] for r in results)
+    print(f"    10 parallel guesses: {statuses}")
+    eq(statuses.count(401), 4, "parallel wrong guesses tried (401)")
+    eq(statuses.count(429), 6, "parallel wrong guesses refused untried (429)")
+    check(all(t < 1.0 and ra == "5" for st, t, ra in results if st == 429), f"429s are immediate: {results}")
     # A guesser that hangs up early learns nothing: the answer comes only after the delay.
     with socket.create_connection((LOOPBACK, srv.http_port), timeout=10) as sock:
         token = base64.b64encode(b"root:guess5").decode()

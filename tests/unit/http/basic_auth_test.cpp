@@ -53,5 +53,15 @@ TEST(FailedLoginDelay, GrowsPerAddressAndIsForgotten) {
             std::chrono::milliseconds(250)) << "forgotten after a quiet while";
 }
 
+TEST(FailedLoginDelay, AnAddressHasFewLoginsWaitingAtOnce) {
+  FailedLoginDelay d;
+  auto t = std::chrono::steady_clock::now();
+  for (uint32_t i = 0; i < FailedLoginDelay::kMaxWaiting; ++i) EXPECT_TRUE(d.Enter("10.0.0.1", t));
+  EXPECT_FALSE(d.Enter("10.0.0.1", t));
+  EXPECT_TRUE(d.Enter("10.0.0.2", t)) << "another address has its own slots";
+  d.Leave("10.0.0.1");
+  EXPECT_TRUE(d.Enter("10.0.0.1", t));
+}
+
 }  // namespace
 }  // namespace sluice::http
