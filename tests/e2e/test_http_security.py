@@ -194,7 +194,7 @@ def test_failed_logins_wait_longer_and_longer(s):
     status, _, _ = http(srv.http_port, ERRORS, auth=("root", PASSWORD))
     took = time.monotonic() - t0
     eq(status, 404, "root's right password after the failures (no job d.j on this server)")
-    check(took < 0.5, f"a right password is not delayed: {took:.2f}s")
+    check(took < 1.5, f"a right password is not delayed (the next failure would wait 4 s): {took:.2f}s")
     # Parallel guesses: at most 4 from one address are tried at once; the rest get 429 at once, untried.
     results = []
 
@@ -341,7 +341,7 @@ def test_slow_clients_do_not_starve_health(s):
         c.eq(status, 200, "health while 60 slow and 60 idle clients hold connections")
         time.sleep(0.3)
     print(f"    {n} health requests during the attack, slowest {worst:.3f}s")
-    c.check(worst < 1.0, f"health took {worst:.2f}s under the slow clients")
+    c.check(worst < 2.0, f"health took {worst:.2f}s under the slow clients")
     # The request deadline (10 s) drops the dribblers; the keep-alive wait (5 s) drops the idle sockets.
     for i, sk in enumerate(idle):
         if not closed_by_server(sk, 8 if i == 0 else 0.5):
