@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
       "Commands:\n"
       "  serve   run the server. Flags: --data-dir DIR (default ./sluice-data), --bind ADDR (127.0.0.1),\n"
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
-      "          --load-workers N (4), --log-level LEVEL (info). See: sluice serve --help");
+      "          --http-tls, --tls-cert FILE, --tls-key FILE, --load-workers N (4), --log-level LEVEL (info).\n"
+      "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
   if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
@@ -30,11 +31,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--mysql-port", opts.mysql_port, "Port of the MySQL-protocol front door (mysql -P).")
       ->capture_default_str();
-  serve->add_option("--http-port", opts.http_port, "Port of the HTTP API (/api/health, /api/version).")
+  serve->add_option("--http-port", opts.http_port,
+                    "Port of the HTTP API. /api/health and /api/version are open; every other endpoint needs "
+                    "HTTP Basic credentials of a Sluice user.")
       ->capture_default_str();
   serve->add_option("--root-password", opts.root_password,
                     "Password of the root user; also read from the environment variable SLUICE_ROOT_PASSWORD. "
                     "Empty is allowed only when binding to loopback.");
+  serve->add_flag("--http-tls", opts.http_tls,
+                  "Serve the HTTP port over HTTPS, with the certificate of --tls-cert/--tls-key, or else the one in "
+                  "<data dir>/tls/ (server-cert.pem, server-key.pem).");
+  serve->add_option("--tls-cert", opts.tls_cert, "PEM certificate (with its chain) for TLS; needs --tls-key.");
+  serve->add_option("--tls-key", opts.tls_key, "PEM private key of --tls-cert.");
   serve->add_option("--load-workers", opts.load_workers,
                     "Threads that run routine load tasks, shared by all jobs; a job runs at most "
                     "min(partitions, desired_concurrent_number, this, 5) tasks at once.")

@@ -11,6 +11,7 @@
 #include "executor/engine.h"
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
+#include "app/http_wiring.h"
 #include "server/mysql_server.h"
 
 namespace sluice {
@@ -41,7 +42,8 @@ int RunServe(const ServeOptions& options) {
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
-  scheduler_options.http_base_url = "http://" + link_host + ":" + std::to_string(options.http_port);
+  scheduler_options.http_base_url =
+      std::string(options.http_tls ? "https://" : "http://") + link_host + ":" + std::to_string(options.http_port);
   SecurityOptions security;
   if (!options.root_password.empty()) security.root_password = options.root_password;
   security.unsafe_engine_file_access = options.unsafe_engine_file_access;
@@ -67,13 +69,24 @@ int RunServe(const ServeOptions& options) {
   }
 
   auto started = std::chrono::steady_clock::now();
-  http::HttpServer http({options.bind, options.http_port}, [&] {
+  http::HttpOptions http_options;
+  http_options.bind = options.bind;
+  http_options.port = options.http_port;
+  http_options.authenticate = RootPasswordAuthenticator(options.root_password);
+  if (Status st = ResolveHttpTls(options, http_options); !st.ok()) {
+    log::Error("serve", "{}", st.message());
+    mysql.Stop();
+    return 1;
+  }
+  http::HttpServer http(http_options, [&] {
     return http::HealthInfo{
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count(),
         (*engine)->open_sessions()};
   });
-  http.Get("/api/routine_load/errors", [&](const std::map<std::string, std::string>& q) {
-    return RejectedRowsReply((*engine)->routine_loads(), q);
+  // Until privileges exist, only root may read rejected rows (they are loaded data).
+  MayReadJob may_read_job = [](std::string_view user, std::string_view, std::string_view) { return user == "root"; };
+  http.Get("/api/routine_load/errors", [&](const http::HttpRequest& request) {
+    return RejectedRowsReply((*engine)->routine_loads(), request, may_read_job);
   });
   if (Status st = http.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());
