@@ -6,12 +6,14 @@
 #include <chrono>
 
 #include "app/data_dir_lock.h"
+#include "auth/static_root_authenticator.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "executor/engine.h"
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
 #include "server/mysql_server.h"
+#include "tls/tls_context.h"
 
 namespace sluice {
 
@@ -43,6 +45,23 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", lock.status().message());
     return 1;
   }
+  // One certificate for both ports: the HTTP port serves the same files (tls->cert_file(), tls->key_file()).
+  tls::TlsOptions tls_options;
+  tls_options.cert_file = options.tls_cert;
+  tls_options.key_file = options.tls_key;
+  tls_options.data_dir = options.data_dir;
+  tls_options.hosts = tls::CertificateHosts(options.bind);
+  auto tls = tls::TlsContext::Create(tls_options);
+  if (!tls.ok()) {
+    log::Error("serve", "{}", tls.status().message());
+    return 1;
+  }
+  if ((*tls)->generated()) {
+    log::Info("serve", "TLS with a generated certificate; clients verify it with --ssl-ca={}", (*tls)->ca_file());
+  } else {
+    log::Info("serve", "TLS with the certificate {}", (*tls)->cert_file());
+  }
+
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
@@ -53,10 +72,17 @@ int RunServe(const ServeOptions& options) {
     return 1;
   }
 
+  // Until the account store lands, root is the only account.
+  auth::StaticRootAuthenticator authenticator(options.root_password,
+                                              options.root_auth_plugin == "caching_sha2_password"
+                                                  ? auth::AuthPlugin::kCachingSha2Password
+                                                  : auth::AuthPlugin::kNativePassword);
   server::MysqlServer::Options mysql_options;
   mysql_options.bind = options.bind;
   mysql_options.port = options.mysql_port;
-  mysql_options.root_password = options.root_password;
+  mysql_options.authenticator = &authenticator;
+  mysql_options.tls = tls->get();
+  mysql_options.require_secure_transport = options.require_secure_transport;
   server::MysqlServer mysql(mysql_options, **engine);
   if (Status st = mysql.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());

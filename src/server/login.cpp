@@ -99,7 +99,7 @@ Result<LoginVerdict> Login::Run(const LoginAttempt& attempt) {
   std::optional<auth::AccountCredentials> found = authenticator_.FindAccount(user, host);
   const bool known = found.has_value();
   auth::AccountCredentials account = known ? std::move(*found) : StandInAccount(user, attempt.client_plugin);
-  Result<Check> check = Authenticate(account, attempt);
+  Result<Check> check = Authenticate(account, attempt, &used_password);
   if (!check.ok()) {
     // The client went away or timed out mid-exchange: a failure of this attempt all the same.
     authenticator_.AfterLogin(user, host, false);
@@ -146,7 +146,8 @@ Result<LoginVerdict> Login::Run(const LoginAttempt& attempt) {
   return verdict;
 }
 
-Result<Login::Check> Login::Authenticate(const auth::AccountCredentials& account, const LoginAttempt& attempt) {
+Result<Login::Check> Login::Authenticate(const auth::AccountCredentials& account, const LoginAttempt& attempt,
+                                         bool* used_password) {
   std::string_view plugin = auth::PluginName(account.plugin);
   std::string response(attempt.auth_response);
   bool switched = false;
@@ -159,6 +160,7 @@ Result<Login::Check> Login::Authenticate(const auth::AccountCredentials& account
     ASSIGN_OR_RETURN(response, RoundTrip(EncodeAuthSwitchRequest(plugin, scramble_)));
     switched = true;
   }
+  *used_password = !response.empty();  // what the error message reports, as MySQL: the answer actually checked
   if (account.empty_password) return response.empty() ? Check::kPassed : Check::kWrongPassword;
   if (response.empty()) return Check::kWrongPassword;
   if (account.plugin == auth::AuthPlugin::kNativePassword) {

@@ -48,8 +48,9 @@ class Login {
 
  private:
   enum class Check { kPassed, kWrongPassword, kNeedsTls, kPluginUnsupported };
-  // The plugin exchange and the password check for `account`.
-  Result<Check> Authenticate(const auth::AccountCredentials& account, const LoginAttempt& attempt);
+  // The plugin exchange and the password check for `account`; `used_password`: the client's answer was not empty.
+  Result<Check> Authenticate(const auth::AccountCredentials& account, const LoginAttempt& attempt,
+                             bool* used_password);
   Result<Check> CachingSha2(const auth::AccountCredentials& account, const LoginAttempt& attempt,
                             std::string_view response, bool switched);
   // Sends one packet and reads the client's answer.
