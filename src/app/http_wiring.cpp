@@ -1,27 +1,35 @@
 #include "app/http_wiring.h"
 
 #include <filesystem>
+#include <thread>
 
 namespace sluice {
 
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  // Runs over the longer input whatever the contents; only the lengths' equality is visible in the time taken.
-  size_t n = std::max(a.size(), b.size());
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff |= x ^ y;
-  }
-  return diff == 0;
+http::Authenticator AccountAuthenticator(auth::AccountStore& accounts) {
+  return [&accounts](std::string_view user, std::string_view password,
+                     std::string_view client_ip) -> std::optional<std::string> {
+    auth::LoginGate gate = accounts.BeforeLogin(user, client_ip);
+    if (gate.locked) {
+      accounts.AfterLogin(user, client_ip, false);
+      return std::nullopt;
+    }
+    bool ok = accounts.VerifyPassword(user, client_ip, password);
+    if (!ok && gate.delay.count() > 0) std::this_thread::sleep_for(gate.delay);
+    accounts.AfterLogin(user, client_ip, ok);
+    if (!ok) return std::nullopt;
+    return std::string(user);
+  };
 }
 
-http::Authenticator RootPasswordAuthenticator(std::string root_password) {
-  return [root_password = std::move(root_password)](std::string_view user, std::string_view password,
-                                                    std::string_view) -> std::optional<std::string> {
-    bool password_ok = ConstantTimeEquals(password, root_password);
-    if (user == "root" && password_ok) return std::string("root");
-    return std::nullopt;
+MayReadJob AccountMayReadJob(auth::AccountStore& accounts, scheduler::RoutineLoadManager& jobs) {
+  return [&accounts, &jobs](std::string_view user, std::string_view db, std::string_view job) {
+    auto target = jobs.TargetOf(std::string(db), std::string(job), false);
+    if (!target.ok()) return false;
+    // The account is the one the user logged in as; HTTP users are matched from any host.
+    auto account = accounts.MatchAccount(user, "%");
+    if (!account) account = auth::UserIdentity{std::string(user), "%"};
+    auth::Principal who{*account, accounts.LoginRoles(*account)};
+    return accounts.Has(who, auth::ObjectRef{auth::ObjectKind::kTable, target->db, target->table}, "SELECT");
   };
 }
 

@@ -3,16 +3,21 @@
 #include <string>
 #include <string_view>
 
+#include "app/error_log_endpoint.h"
 #include "app/serve_command.h"
+#include "auth/account_store.h"
+#include "scheduler/routine_load_manager.h"
 #include "common/status.h"
 #include "http/http_server.h"
 
 namespace sluice {
 
-// Until accounts exist, the only HTTP user is root with the server's root password (the one the MySQL port
-// checks); compared in constant time so the answer's timing does not leak how much of a guess was right.
-http::Authenticator RootPasswordAuthenticator(std::string root_password);
-bool ConstantTimeEquals(std::string_view a, std::string_view b);
+// HTTP Basic logins against Sluice's accounts, through the same gate as the MySQL port: a blocked account is
+// refused, failures wait the account store's growing delay and count towards FAILED_LOGIN_ATTEMPTS.
+http::Authenticator AccountAuthenticator(auth::AccountStore& accounts);
+
+// Whether an HTTP user may read a routine load's rejected rows: SELECT on the job's table (they are its data).
+MayReadJob AccountMayReadJob(auth::AccountStore& accounts, scheduler::RoutineLoadManager& jobs);
 
 // Fills the HTTP options' TLS files when --http-tls is given: --tls-cert/--tls-key, or else the certificate Sluice
 // keeps in <data dir>/tls/ (server-cert.pem, server-key.pem). Fails saying which flag to give when neither exists.

@@ -13,6 +13,7 @@
 #include "app/error_log_endpoint.h"
 #include "app/http_wiring.h"
 #include "server/mysql_server.h"
+#include "tls/tls_context.h"
 
 namespace sluice {
 
@@ -39,6 +40,23 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", lock.status().message());
     return 1;
   }
+  // One certificate for both ports: the HTTP port serves the same files (tls->cert_file(), tls->key_file()).
+  tls::TlsOptions tls_options;
+  tls_options.cert_file = options.tls_cert;
+  tls_options.key_file = options.tls_key;
+  tls_options.data_dir = options.data_dir;
+  tls_options.hosts = tls::CertificateHosts(options.bind);
+  auto tls = tls::TlsContext::Create(tls_options);
+  if (!tls.ok()) {
+    log::Error("serve", "{}", tls.status().message());
+    return 1;
+  }
+  if ((*tls)->generated()) {
+    log::Info("serve", "TLS with a generated certificate; clients verify it with --ssl-ca={}", (*tls)->ca_file());
+  } else {
+    log::Info("serve", "TLS with the certificate {}", (*tls)->cert_file());
+  }
+
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
@@ -47,6 +65,7 @@ int RunServe(const ServeOptions& options) {
   SecurityOptions security;
   if (!options.root_password.empty()) security.root_password = options.root_password;
   security.unsafe_engine_file_access = options.unsafe_engine_file_access;
+  if (options.root_auth_plugin == "caching_sha2_password") security.root_plugin = auth::AuthPlugin::kCachingSha2Password;
   auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());
@@ -61,7 +80,9 @@ int RunServe(const ServeOptions& options) {
   server::MysqlServer::Options mysql_options;
   mysql_options.bind = options.bind;
   mysql_options.port = options.mysql_port;
-  mysql_options.root_password = options.root_password;
+  mysql_options.authenticator = &(*engine)->accounts();
+  mysql_options.tls = tls->get();
+  mysql_options.require_secure_transport = options.require_secure_transport;
   server::MysqlServer mysql(mysql_options, **engine);
   if (Status st = mysql.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());
@@ -72,7 +93,8 @@ int RunServe(const ServeOptions& options) {
   http::HttpOptions http_options;
   http_options.bind = options.bind;
   http_options.port = options.http_port;
-  http_options.authenticate = RootPasswordAuthenticator(options.root_password);
+  http_options.authenticate = AccountAuthenticator((*engine)->accounts());
+  http_options.limits.delay_failed_logins = false;  // the account store's gate delays failures
   if (Status st = ResolveHttpTls(options, http_options); !st.ok()) {
     log::Error("serve", "{}", st.message());
     mysql.Stop();
@@ -83,8 +105,7 @@ int RunServe(const ServeOptions& options) {
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count(),
         (*engine)->open_sessions()};
   });
-  // Until privileges exist, only root may read rejected rows (they are loaded data).
-  MayReadJob may_read_job = [](std::string_view user, std::string_view, std::string_view) { return user == "root"; };
+  MayReadJob may_read_job = AccountMayReadJob((*engine)->accounts(), (*engine)->routine_loads());
   http.Get("/api/routine_load/errors", [&](const http::HttpRequest& request) {
     return RejectedRowsReply((*engine)->routine_loads(), request, may_read_job);
   });

@@ -70,7 +70,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     std::filesystem::permissions(scratch_root, std::filesystem::perms::owner_all, ec);
     std::filesystem::permissions(engine->scratch_dir_, std::filesystem::perms::owner_all, ec);
   }
-  ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password));
+  ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password, security.root_plugin));
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   scheduler_options.volumes = engine->volumes_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;

@@ -26,6 +26,7 @@ inline constexpr uint16_t kUnknownDatabase = 1049;          // 42000
 inline constexpr uint16_t kSyntaxError = 1064;              // 42000
 inline constexpr uint16_t kEmptyQuery = 1065;               // 42000
 inline constexpr uint16_t kUnknownError = 1105;             // HY000
+inline constexpr uint16_t kTooManyUserConnections = 1203;   // 42000
 inline constexpr uint16_t kPacketTooLarge = 1153;           // 08S01
 inline constexpr uint16_t kPacketsOutOfOrder = 1156;        // 08S01
 inline constexpr uint16_t kUnknownStatementHandler = 1243;  // HY000
