@@ -19,8 +19,6 @@ struct ServeOptions {
   int load_workers = 4;       // threads running routine load tasks, shared by every job
   bool unsafe_engine_file_access = false;  // --unsafe-allow-engine-file-access (docs/security.md)
   bool http_tls = false;      // --http-tls: HTTPS on the HTTP port
-  std::string tls_cert;       // --tls-cert: PEM certificate (chain); empty: <data dir>/tls/server-cert.pem
-  std::string tls_key;        // --tls-key: its PEM key; empty: <data dir>/tls/server-key.pem
 };
 
 // Returns the process exit code.
