@@ -44,6 +44,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     ASSIGN_OR_RETURN(auto con, engine->db_->Connect());
     RETURN_IF_ERROR(RegisterReadKafka(*con));
   }
+  engine->registry_.StartWatchdog();
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
   return engine;
 }
@@ -81,7 +82,6 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
   ASSIGN_OR_RETURN(auto con, db_->Connect());
   RETURN_IF_ERROR(DefineReadKafkaMacro(*con));
   RETURN_IF_ERROR(con->Execute(catalog::LoadHistoryMacroSql()));
-  registry_.Add(connection_id, user, client_host, "");
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
                                               std::move(user), std::move(client_host), *volumes_, scratch_dir_, *settings_);
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));

@@ -12,7 +12,14 @@ MysqlError ToMysqlError(const Status& status) {
     case StatusCode::kUnknownColumn: return {1054, "42S22", msg};
     case StatusCode::kDatabaseExists: return {1007, "HY000", msg};
     case StatusCode::kTableExists: return {1050, "42S01", msg};
-    case StatusCode::kAccessDenied: return {er::kAccessDenied, "28000", msg};
+    case StatusCode::kAccessDenied:
+      if (msg.rfind("You are not owner of thread", 0) == 0) return {er::kKillDenied, "HY000", msg};
+      return {er::kAccessDenied, "28000", msg};
+    case StatusCode::kInterrupted:
+      if (msg.rfind("Server shutdown in progress", 0) == 0) return {er::kServerShutdown, "08S01", msg};
+      if (msg.find("maximum statement execution time exceeded") != std::string::npos)
+        return {er::kQueryTimeout, "HY000", msg};
+      return {er::kQueryInterrupted, "70100", msg};
     case StatusCode::kNotSupported: return {1235, "42000", msg};
     // ER_LOCK_DEADLOCK: drivers and ORMs know 40001 means "run the transaction again", which is what a lost
     // write-write conflict in DuckDB asks for.
@@ -25,6 +32,8 @@ MysqlError ToMysqlError(const Status& status) {
       // A bug in the caller; still produce something a client can show.
       return {er::kUnknownError, "HY000", "internal error: success reported as an error"};
     case StatusCode::kNotFound:
+      if (msg.rfind("Unknown thread id", 0) == 0) return {er::kUnknownThreadId, "HY000", msg};
+      break;
     case StatusCode::kAlreadyExists:
     case StatusCode::kUnavailable:
     case StatusCode::kTimeout:
