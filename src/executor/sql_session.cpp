@@ -130,6 +130,10 @@ Status SqlSession::SetVariable(const sql::SetVariables::Assignment& a) {
     return Status::Ok();
   }
   if (a.name == "max_execution_time") {
+    if (a.global) {
+      return Status::InvalidArgument("max_execution_time is a session variable only: for every session use "
+                                     "SET GLOBAL query_timeout = <seconds>");
+    }
     const std::string& v = a.value;
     if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos) {
       return Status::InvalidArgument("max_execution_time must be a whole number of milliseconds (0: no limit of its "

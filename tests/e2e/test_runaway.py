@@ -194,8 +194,8 @@ def test_processlist_text_is_cut_and_redacted(s):
     admin, victim = srv.connect(), srv.connect()
     victim_id = victim.thread_id()
     # A statement longer than 100 characters with a secret-looking pair in it.
-    sql = ("WITH s(\"password\") AS (SELECT 'hunter2') SELECT count(*) FROM range(100000000000) t(x), s "
-           "WHERE \"password\" = 'hunter2' AND x % 7 = 3 /* a comment to make the statement longer */")
+    sql = ("SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3 AND x <> 123456789 AND x <> 987654321 "
+           "OR 'password' = 'hunter2'")
     check(len(sql) > 100, "the statement must be longer than 100 characters")
     job = Background(victim, sql)
     short = running_row(admin, victim_id)
@@ -203,7 +203,8 @@ def test_processlist_text_is_cut_and_redacted(s):
     check(len(short["Info"]) <= 100, f"SHOW PROCESSLIST Info should be cut at 100 characters: {short['Info']!r}")
     check(len(full["Info"]) > 100, f"SHOW FULL PROCESSLIST Info should be whole: {full['Info']!r}")
     check("hunter2" not in full["Info"], f"a secret shown in PROCESSLIST: {full['Info']!r}")
-    contains(full["Info"], "a comment to make the statement longer", "FULL Info")
+    contains(full["Info"], "'password' = '******'", "FULL Info")
+    check(short["Info"] == full["Info"][:len(short["Info"])], "the short Info is the start of the full one")
     check(int(full["Time"]) >= 0, "Time is a number of seconds")
     eq(full["User"], "root", "User")
     with admin.cursor() as cur:
@@ -297,7 +298,8 @@ def test_client_that_hangs_up_is_cancelled(s):
         time.sleep(1)
         busy = server_cpu_seconds(srv)
         time.sleep(1)
-        check(server_cpu_seconds(srv) - busy > 0.5, "the server should be busy with the query")
+        # The machine may be shared: any clear use of CPU shows the query runs.
+        check(server_cpu_seconds(srv) - busy > 0.05, "the server should be busy with the query")
         cli.kill()
         cli.wait(5)
         gone_from_processlist(admin, int(row["Id"]), timeout=5)
@@ -305,7 +307,7 @@ def test_client_that_hangs_up_is_cancelled(s):
         idle = server_cpu_seconds(srv)
         time.sleep(2)
         used = server_cpu_seconds(srv) - idle
-        check(used < 0.5, f"the server used {used:.2f}s of CPU in 2s after the client went away")
+        check(used < 0.2, f"the server used {used:.2f}s of CPU in 2s after the client went away")
     finally:
         if cli.poll() is None:
             cli.kill()
