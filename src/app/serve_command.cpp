@@ -120,6 +120,9 @@ int RunServe(const ServeOptions& options) {
   int sig = 0;
   sigwait(&signals, &sig);
   log::Info("serve", "{} received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  // First, so that a long statement cannot hold the shutdown up: every running statement (and any that starts
+  // from now on) is interrupted and its client told "Server shutdown in progress".
+  (*engine)->StopAllStatements();
   http.Stop();
   mysql.Stop();
   engine->reset();  // closes DuckDB cleanly (checkpoint) before the lock is released

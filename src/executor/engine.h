@@ -46,6 +46,9 @@ class Engine : public SessionFactory {
   scheduler::RoutineLoadManager& routine_loads() { return *routine_loads_; }
   size_t open_sessions() const { return registry_.size(); }
   auth::AccountStore& accounts() { return *accounts_; }
+  // The open sessions; set_may_kill on it decides who may KILL whose statements.
+  SessionRegistry& session_registry() { return registry_; }
+  void StopAllStatements() override { registry_.StopAll(); }
 
  private:
   Engine() = default;

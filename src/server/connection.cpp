@@ -2,6 +2,9 @@
 
 #include "common/secret_redaction.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <exception>
 #include <utility>
 #include <vector>
@@ -117,6 +120,10 @@ bool Connection::Run() {
       log::Debug("server", "conn {}: {}", id_, st.message());
       (void)channel_.Flush();
       return !quit;
+    }
+    if (session_ && session_->killed()) {
+      log::Debug("server", "conn {}: killed", id_);
+      return false;
     }
   }
 }
@@ -262,7 +269,22 @@ bool Connection::OpenSession(std::string user, std::string database) {
   }
   user_ = std::move(user);
   session_ = std::move(*session);
+  AttachSession();
   return true;
+}
+
+void Connection::AttachSession() {
+  session_->EnableRowStreaming();
+  if (socket_fd_ < 0) return;
+  const int fd = socket_fd_;
+  // Both run on other threads while this connection (and so its descriptor) is open; see Session::AttachClient.
+  auto close = [fd] { ::shutdown(fd, SHUT_RDWR); };
+  auto client_gone = [fd] {
+    // A hang-up, not readable data: a client may well send its next command before this result is complete.
+    pollfd p{fd, POLLRDHUP, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+  };
+  session_->AttachClient(close, client_gone);
 }
 
 Status Connection::Dispatch(const Command& cmd) {
@@ -332,16 +354,37 @@ Status Connection::HandleQuery(std::string_view text) {
     if (!result.ok()) return SendError(result.status());
     uint16_t flags = StatusFlags();
     if (i + 1 < statements.size()) flags |= status_flag::kMoreResultsExist;
-    RETURN_IF_ERROR(SendStatementResult(*result, flags));
+    bool failed = false;
+    RETURN_IF_ERROR(SendStatementResult(*result, flags, &failed));
+    if (failed) return Status::Ok();
   }
   return Status::Ok();
 }
 
-Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags) {
+Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed) {
+  auto emit = [this](std::string_view packet) { return channel_.Write(packet); };
   // The protocol cannot express a result set without columns; that is an OK.
+  if (result.result_set && !result.result_set->columns.empty() && !result.stream) {
+    return EncodeResultSet(*result.result_set, capabilities_, status_flags, result.warnings, emit);
+  }
   if (result.result_set && !result.result_set->columns.empty()) {
-    return EncodeResultSet(*result.result_set, capabilities_, status_flags, result.warnings,
-                           [this](std::string_view packet) { return channel_.Write(packet); });
+    // Rows go out as the stream yields them; the channel writes whenever 64 KiB are queued (with the write
+    // timeout), so a client that reads slowly slows the query down instead of filling memory.
+    const std::vector<ColumnInfo>& columns = result.result_set->columns;
+    RETURN_IF_ERROR(EncodeResultSetHead(columns, capabilities_, status_flags, emit));
+    for (const Row& row : result.result_set->rows) RETURN_IF_ERROR(emit(EncodeTextRow(columns, row)));
+    std::vector<Row> rows;
+    for (;;) {
+      Result<bool> more = result.stream->Next(&rows);
+      if (!more.ok()) {
+        // ERR in place of the end marker: clients report it as the statement's error.
+        *failed = true;
+        return SendError(more.status());
+      }
+      if (!*more) break;
+      for (const Row& row : rows) RETURN_IF_ERROR(emit(EncodeTextRow(columns, row)));
+    }
+    return emit(EncodeEndOfRows(capabilities_, result.warnings, status_flags));
   }
   OkFields ok;
   ok.affected_rows = result.affected_rows;
@@ -395,6 +438,7 @@ Status Connection::HandleResetConnection() {
     return Status::Unavailable("no session after reset");
   }
   session_ = std::move(*session);
+  AttachSession();
   return SendOk();
 }
 

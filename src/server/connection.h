@@ -63,6 +63,10 @@ class Connection {
   // Returns true when the server ended the conversation (an error, a timeout) while the client may still be
   // sending, false when the client quit or went away.
   bool Run();
+  // The socket under the transport. With it, a statement is cancelled when the client hangs up mid-way, and
+  // KILL CONNECTION from another session closes this one. Without it (tests driving a Connection from memory),
+  // neither happens.
+  void WatchSocket(int fd) { socket_fd_ = fd; }
 
  private:
   // The greeting, the client's response, authentication, the session. False: the connection is over.
@@ -81,7 +85,11 @@ class Connection {
   Status HandleStatistics();
   Status HandleChangeUser(const ChangeUserRequest& req);
   Status HandleResetConnection();
-  Status SendStatementResult(const StatementResult& result, uint16_t status_flags);
+  // Sends a statement's result. A row stream that fails mid-way ends in an ERR packet and `*failed` is set; the
+  // returned Status is about writing to the client.
+  Status SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed);
+  // Gives a new session its hooks: the socket checks and row streaming.
+  void AttachSession();
 
   Status SendOk(uint64_t affected_rows = 0, uint64_t last_insert_id = 0, uint16_t warnings = 0,
                 std::string_view info = {});
@@ -109,6 +117,7 @@ class Connection {
   bool multi_statements_ = false;
   std::string user_;
   std::unique_ptr<Session> session_;
+  int socket_fd_ = -1;
 };
 
 // A bounded, printable copy of client-supplied text for log lines (user names, database names).

@@ -186,6 +186,8 @@ void MysqlServer::Stop() {
     workers.swap(workers_);
     finished_.clear();
   }
+  // A connection in the middle of a statement does not see its socket close: stop the statements too.
+  sessions_.StopAllStatements();
   for (auto& [id, w] : workers) {
     if (w->thread.joinable()) w->thread.join();
   }
@@ -327,6 +329,7 @@ void MysqlServer::Serve(Worker* worker, std::string peer_host, uint16_t peer_por
   try {
     SocketTransport transport(worker->fd);
     Connection connection(transport, sessions_, config_, counters_, worker->id, peer_host, NewScramble(), this);
+    connection.WatchSocket(worker->fd);
     drain = connection.Run();
   } catch (const std::exception& e) {
     // A bug below must cost one connection, not the server.

@@ -50,8 +50,8 @@ class MysqlServer final : private LoginSlots {
 
   // Binds, listens and starts accepting. Fails when the address cannot be bound (e.g. the port is taken).
   Status Start();
-  // Closes the listener and all connections, then joins every thread. A statement that is running finishes
-  // first (its result is not delivered). Idempotent.
+  // Closes the listener and all connections, interrupts every running statement (SessionFactory::
+  // StopAllStatements), then joins every thread. Idempotent.
   void Stop();
 
   // The port listened on; the one the kernel picked when Options.port was 0.
