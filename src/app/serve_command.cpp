@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "app/data_dir_lock.h"
+#include "app/private_files.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "executor/engine.h"
@@ -38,11 +39,13 @@ int RunServe(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  UsePrivateUmask();  // the data directory, database file, WAL and secrets.key are created private
   auto lock = DataDirLock::Acquire(options.data_dir);
   if (!lock.ok()) {
     log::Error("serve", "{}", lock.status().message());
     return 1;
   }
+  TightenDataDirPermissions(options.data_dir);  // a directory made by an older version or by hand
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
@@ -52,6 +55,7 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", engine.status().message());
     return 1;
   }
+  TightenDataDirPermissions(options.data_dir);  // files the engine just created
 
   server::MysqlServer::Options mysql_options;
   mysql_options.bind = options.bind;

@@ -21,6 +21,7 @@ struct SettingSpec {
 // Whole numbers only for now; a new kind of setting adds its own check here.
 constexpr SettingSpec kSpecs[] = {
     {kLoadHistoryRetentionDays, "7", 1, 3650, "days"},
+    {kMaxPipeNum, "100", 0, 100000, "pipes"},
 };
 
 const SettingSpec* FindSpec(std::string_view name) {
@@ -97,6 +98,11 @@ std::vector<std::pair<std::string, std::string>> ServerSettings::All() const {
 int64_t ServerSettings::LoadHistoryRetentionMs() const {
   auto days = Get(kLoadHistoryRetentionDays);
   return std::stoll(days.value_or("7")) * 24 * 3600 * 1000;
+}
+
+int64_t ServerSettings::MaxPipeNum() const {
+  auto n = Get(kMaxPipeNum);
+  return n ? std::stoll(*n) : kDefaultMaxPipeNum;
 }
 
 }  // namespace sluice::catalog

@@ -36,6 +36,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   }
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   scheduler_options.volumes = engine->volumes_.get();
+  scheduler_options.settings = engine->settings_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
