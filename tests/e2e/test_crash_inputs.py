@@ -107,9 +107,10 @@ def test_nul_byte_is_a_syntax_error(s):
     _, msg = expect_mysql_error(lambda: raw_query(conn, b"DELETE FROM crash.nul WHERE s <> 'a\x00' OR id < 50"), 1064,
                                 what="a NUL inside a string")
     check("near '\\0'" in msg, msg)
-    # The MySQL escape \0 in a string: refused rather than truncated.
-    expect_mysql_error(lambda: raw_query(conn, b"DELETE FROM crash.nul WHERE s = 'a\\0' OR id < 50"),
-                       what="a \\0 escape inside a string")
+    # The MySQL escape \0 in a string works: the NUL is a character of the value (chr(0)), nothing is cut.
+    with conn.cursor() as cur:
+        cur.execute("SELECT length('a\\0b'), 'a\\0b' = 'a', 'a\\0b' = concat('a', chr(0), 'b')")
+        eq(tuple(cur.fetchone()), (3, 0, 1), "the \\0 escape: length, not cut, equal to chr(0)")
     eq(q(conn, "SELECT count(*) FROM crash.nul")[0][0], 100, "rows after the refused DELETEs")
     # In a comment, and on a later line: the position is right.
     _, msg = expect_mysql_error(lambda: raw_query(conn, b"SELECT 1\n/* a \x00 */"), 1064, what="a NUL in a comment")
@@ -122,6 +123,7 @@ def test_planted_deep_message_through_a_routine_load(s):
     b = kh.shared_broker()
     topic = kh.new_topic("deep_json", 1)
     srv, conn = with_canary(s)
+    q(conn, "USE crash")
     q(conn, "CREATE TABLE crash.planted (id INT, doc JSON, txt VARCHAR)")
     deep = "[" * DEEP + "1" + "]" * DEEP
     messages = ['{"id": 1, "doc": {"a": 1}, "txt": "ok"}',
