@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
       "Commands:\n"
       "  serve   run the server. Flags: --data-dir DIR (default ./sluice-data), --bind ADDR (127.0.0.1),\n"
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
-      "          --load-workers N (4), --log-level LEVEL (info). See: sluice serve --help");
+      "          --load-workers N (4), --log-level LEVEL (info), --thread-stack-mb N (1024).\n"
+      "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
   if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
