@@ -1,11 +1,33 @@
 // The `sluice` command.
 #include <CLI/CLI.hpp>
 
+#include <pthread.h>
+
 #include <cstdlib>
 #include <iostream>
 
 #include "app/serve_command.h"
 #include "common/version.h"
+
+namespace {
+
+// Every thread the process starts (DuckDB's workers, connection threads, load workers) gets this much stack.
+// DuckDB recurses over nested values and expressions without a depth guard of its own in places:
+// json_structure over 100,000 nested '[' overflowed the default 8 MiB stack and killed the server (see
+// docs/security.md, "What cannot crash the server"). Stacks are mapped, not committed: a thread only uses the
+// pages it touches, so this costs address space (VSZ), not memory (RSS).
+// 1 GiB holds json_structure over about 10 million nested arrays (about 100 bytes of stack per level).
+constexpr int kDefaultThreadStackMb = 1024;
+
+// Must run before any thread starts: threads created later take the process-wide default attributes.
+void UseThreadStacks(int megabytes) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return;
+  if (pthread_attr_setstacksize(&attr, static_cast<size_t>(megabytes) << 20) == 0) pthread_setattr_default_np(&attr);
+  pthread_attr_destroy(&attr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Sluice: continuous ingestion of Kafka topics and object-storage folders into tables, declared in "
@@ -17,7 +39,7 @@ int main(int argc, char** argv) {
       "  serve   run the server. Flags: --data-dir DIR (default ./sluice-data), --bind ADDR (127.0.0.1),\n"
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
-      "          --log-level LEVEL (info). See: sluice serve --help");
+      "          --log-level LEVEL (info), --thread-stack-mb N (1024). See: sluice serve --help");
 
   sluice::ServeOptions opts;
   if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
@@ -65,7 +87,16 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();
 
+  int thread_stack_mb = kDefaultThreadStackMb;
+  serve->add_option("--thread-stack-mb", thread_stack_mb,
+                    "Stack of every server thread, in MiB. Reserved address space, committed only as used; lower "
+                    "it only where the kernel counts reservations (vm.overcommit_memory = 2). Deeply nested JSON "
+                    "needs about 100 bytes per level.")
+      ->check(CLI::Range(8, 65536))
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+  UseThreadStacks(thread_stack_mb);  // no thread exists yet: parsing flags starts none
   if (serve->parsed()) return sluice::RunServe(opts);
   return 0;
 }

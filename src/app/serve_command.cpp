@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "app/data_dir_lock.h"
+#include "app/private_files.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "executor/engine.h"
@@ -35,11 +36,13 @@ int RunServe(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  UsePrivateUmask();  // the data directory, database file, WAL and secrets.key are created private
   auto lock = DataDirLock::Acquire(options.data_dir);
   if (!lock.ok()) {
     log::Error("serve", "{}", lock.status().message());
     return 1;
   }
+  TightenDataDirPermissions(options.data_dir);  // a directory made by an older version or by hand
   // One certificate for both ports: the HTTP port serves the same files (tls->cert_file(), tls->key_file()).
   tls::TlsOptions tls_options;
   tls_options.cert_file = options.tls_cert;
@@ -71,6 +74,7 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", engine.status().message());
     return 1;
   }
+  TightenDataDirPermissions(options.data_dir);  // files the engine just created
   if ((*engine)->accounts().RootHasEmptyPassword() && !IsLoopbackAddress(options.bind)) {
     log::Error("serve", "refusing to listen on {} with an empty root password: set --root-password or "
                "SLUICE_ROOT_PASSWORD (or SET PASSWORD for root), or bind to 127.0.0.1", options.bind);

@@ -223,7 +223,7 @@ Result<RoutineLoadDefinition> BuildVolumePipe(const sql::CreatePipe& stmt, const
   VolumePipeSpec& v = *p.volume;
   def.job_properties = {{"max_batch_interval", "60"}};
   RETURN_IF_ERROR(ApplyCreateProperties(stmt, def));
-  p.copy_statement = stmt.copy_text;
+  p.copy_statement = RedactSecrets(stmt.copy_text);
   v.volume = c.volume;
   for (const auto& [name, type] : c.file_columns) {
     ASSIGN_OR_RETURN(std::string duck, ToDuckDBType(type));
@@ -319,7 +319,7 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
       continue;
     }
     def.custom_properties.emplace_back(key, v);
-    if (IsSecretKey(key) && !v.empty()) {
+    if (IsSecretName(key) && !v.empty()) {
       // Secrets never show: the statement is kept with the value masked.
       for (std::string quoted : {sql::QuoteLiteral(v), "\"" + v + "\""}) {
         for (size_t at = copy.find(quoted); at != std::string::npos; at = copy.find(quoted, at + 1))
@@ -332,7 +332,9 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
                                    "'schema.registry.url' to argument 12, e.g. map('schema.registry.url', "
                                    "'http://host:8081')");
   def.custom_properties.emplace_back("group.id", a[3]);
-  p.copy_statement = copy;
+  // Whatever form a secret took in the text (a map key under another prefix, a JAAS string, a URL), the kept
+  // statement shows it masked: this text is stored and shown by SHOW PIPES / DESC PIPE.
+  p.copy_statement = RedactSecrets(copy);
   def.load.where = stmt.where;
 
   // The SELECT list onto the table's columns: by alias when every item has one, else by position.

@@ -81,11 +81,4 @@ Result<std::string> ValidateProperty(const PropertySpec& spec, const std::string
   return value;
 }
 
-bool IsSecretKey(const std::string& key) {
-  std::string k = Lower(key);
-  for (const char* needle : {"password", "secret", "token", "sasl.jaas", "ssl.key", "credential", "access_key"})
-    if (k.find(needle) != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace sluice::catalog

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/secret_names.h"
 #include "common/status.h"
 
 namespace sluice::catalog {
@@ -30,8 +31,7 @@ Result<std::string> ValidateProperty(const PropertySpec& spec, const std::string
 
 const PropertySpec* FindProperty(const std::vector<PropertySpec>& table, const std::string& name);
 
-// Keys whose values are secret: anything mentioning password, secret, token or a SASL/SSL key.
-bool IsSecretKey(const std::string& key);
-inline constexpr const char* kMask = "******";
+// Which keys are secret is common/secret_names.h's one list (IsSecretName); this is what SHOW shows instead.
+inline constexpr const char* kMask = kSecretMask;
 
 }  // namespace sluice::catalog

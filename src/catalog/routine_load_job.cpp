@@ -517,7 +517,7 @@ std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& d) {
   }
   out += ",\n" + Quoted("property.kafka_default_offsets") + " = " + Quoted(d.default_offset.text);
   for (const auto& [k, v] : d.custom_properties)
-    out += ",\n" + Quoted("property." + k) + " = " + Quoted(IsSecretKey(k) ? kMask : v);
+    out += ",\n" + Quoted("property." + k) + " = " + Quoted(IsSecretName(k) ? kMask : v);
   if (d.schema_registry_url)
     out += ",\n" + Quoted("confluent.schema.registry.url") + " = " + Quoted(StripUrlCredentials(*d.schema_registry_url));
   return out + "\n);";

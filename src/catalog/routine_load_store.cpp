@@ -1,6 +1,7 @@
 #include "catalog/routine_load_store.h"
 
 #include "catalog/load_history.h"
+#include "common/secret_names.h"
 #include "common/secret_redaction.h"
 #include "source/kafka_source.h"
 
@@ -31,9 +32,11 @@ std::string BlobLiteral(const std::string& bytes) {
 std::string RoutineLoadStore::StoredDefinition(const RoutineLoadDefinition& def) const {
   RoutineLoadDefinition sealed = def;
   for (auto& [key, value] : sealed.custom_properties)
-    if (source::IsSecretProperty(key)) value = secrets_->Seal(value);
+    if (IsSecretName(key)) value = secrets_->Seal(value);
   if (sealed.schema_registry_url && StripUrlCredentials(*sealed.schema_registry_url) != *sealed.schema_registry_url)
     sealed.schema_registry_url = secrets_->Seal(*sealed.schema_registry_url);
+  // A pipe's COPY text is for showing only (the properties above run it): kept with its secrets masked.
+  if (sealed.pipe) sealed.pipe->copy_statement = RedactSecrets(sealed.pipe->copy_statement);
   return DefinitionToJson(sealed);
 }
 
@@ -45,6 +48,8 @@ Result<RoutineLoadDefinition> RoutineLoadStore::LoadedDefinition(const std::stri
   if (def.schema_registry_url) {
     ASSIGN_OR_RETURN(*def.schema_registry_url, secrets_->Unseal(*def.schema_registry_url));
   }
+  // Catalogs written before the COPY text was masked at creation.
+  if (def.pipe) def.pipe->copy_statement = RedactSecrets(def.pipe->copy_statement);
   return def;
 }
 

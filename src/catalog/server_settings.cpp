@@ -23,6 +23,7 @@ constexpr SettingSpec kSpecs[] = {
     {kLoadHistoryRetentionDays, "7", 1, 3650, "days"},
     // StarRocks' name, default and upper bound (3 days).
     {kQueryTimeout, "300", 1, 259200, "seconds"},
+    {kMaxPipeNum, "100", 0, 100000, "pipes"},
 };
 
 const SettingSpec* FindSpec(std::string_view name) {
@@ -112,6 +113,12 @@ int64_t ServerSettings::LoadHistoryRetentionMs() const {
 int64_t ServerSettings::QueryTimeoutSeconds() const {
   auto seconds = Get(kQueryTimeout);
   return std::stoll(seconds.value_or("300"));
+
+}
+
+int64_t ServerSettings::MaxPipeNum() const {
+  auto n = Get(kMaxPipeNum);
+  return n ? std::stoll(*n) : kDefaultMaxPipeNum;
 }
 
 }  // namespace sluice::catalog

@@ -2,6 +2,7 @@
 // Server-wide settings a user changes with SET GLOBAL name = value, kept in __sluice.server_settings so they hold
 // across restarts. Today: load_history_retention_days (how long load_history keeps its rows, default 7) and
 // query_timeout (seconds a statement may run, default 300; a session may also SET its own).
+// max_pipe_num (how many pipes may exist, default 100).
 // Sessions read them like MySQL global variables (SELECT @@name, SHOW VARIABLES).
 #include <cstdint>
 #include <map>
@@ -19,6 +20,10 @@ namespace sluice::catalog {
 
 inline constexpr const char* kLoadHistoryRetentionDays = "load_history_retention_days";
 inline constexpr const char* kQueryTimeout = "query_timeout";
+// StarRocks-style cap on pipes (as max_routine_load_job_num caps routine loads): each Kafka pipe holds consumer
+// threads, so an unbounded number of them exhausts the server's threads.
+inline constexpr const char* kMaxPipeNum = "max_pipe_num";
+inline constexpr int64_t kDefaultMaxPipeNum = 100;
 
 class ServerSettings {
  public:
@@ -38,6 +43,7 @@ class ServerSettings {
 
   int64_t LoadHistoryRetentionMs() const;
   int64_t QueryTimeoutSeconds() const;
+  int64_t MaxPipeNum() const;
 
  private:
   explicit ServerSettings(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}

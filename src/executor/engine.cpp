@@ -73,6 +73,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password, security.root_plugin));
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   scheduler_options.volumes = engine->volumes_.get();
+  scheduler_options.settings = engine->settings_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));

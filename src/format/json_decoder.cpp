@@ -87,12 +87,46 @@ class JsonDecoder::Impl {
   std::string message_reason_;  // set when the whole message is rejected although it parsed
 };
 
+namespace {
+
+// On-Demand skips over a value no column asks for, or one loaded as JSON text, without bounding how deeply it
+// nests; DuckDB's JSON functions (json_structure, casts to nested types) then recurse once per level when anyone
+// reads it. A message nesting deeper than simdjson's DOM default rejects as a whole, so that no load plants a value
+// a later reader overflows its stack on (docs/security.md, "What cannot crash the server").
+constexpr size_t kMaxJsonNesting = 1024;
+
+bool NestsDeeperThan(std::string_view s, size_t limit) {
+  if (s.size() <= limit) return false;  // fewer bytes than levels: the usual message costs nothing here
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < s.size(); i++) {
+    const char c = s[i];
+    if (in_string) {
+      if (c == '\\') i++;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void JsonDecoder::Impl::Decode(std::string_view message, RowOrigin origin, TextBatch& out) {
   assert(out.num_columns() >= options_.columns.size());
   cells_.clear();
   staged_rows_ = 0;
   staged_rejects_.clear();
   message_reason_.clear();
+  if (NestsDeeperThan(message, kMaxJsonNesting)) {
+    AddRejectedRow(out, origin, fmt::format("JSON nested more than {} levels deep", kMaxJsonNesting), message);
+    return;
+  }
 
   // simdjson reads up to SIMDJSON_PADDING bytes past the end; a Kafka payload gives no such promise.
   buffer_.reserve(message.size() + simdjson::SIMDJSON_PADDING);

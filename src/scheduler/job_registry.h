@@ -39,6 +39,8 @@ class JobRegistry {
   Result<ResultSet> RejectedRows(const std::string& db, const std::string& name, int64_t limit);
   // pipe_registry.cpp: Kafka pipes, run as jobs of kind pipe, and the virtual clusters that bound their tasks.
   Status CreatePipe(const sql::CreatePipe& stmt, const std::string& db);
+  // max_pipe_num: InvalidArgument saying how to raise it when that many pipes exist (not counting dropped ones).
+  Status CheckPipeCap();
   Status DropPipe(const sql::DropPipe& stmt, const std::string& db);
   Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
   Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);

@@ -9,6 +9,7 @@
 #include "catalog/load_history.h"
 #include "catalog/pipe_definition.h"
 #include "catalog/property_table.h"
+#include "catalog/server_settings.h"
 #include "common/like.h"
 #include "common/log.h"
 #include "scheduler/job_registry.h"
@@ -181,6 +182,18 @@ void JobRegistry::WaitForTasksToEnd(const std::shared_ptr<JobRuntime>& job) {
   cv_.wait_for(lock, std::chrono::seconds(30), [&] { return job->tasks_in_flight == 0; });
 }
 
+Status JobRegistry::CheckPipeCap() {
+  const int64_t cap = options_.settings ? options_.settings->MaxPipeNum() : catalog::kDefaultMaxPipeNum;
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t live = 0;
+  for (auto& [id, j] : jobs_)
+    live += j->stored.def.pipe && j->stored.state != JobState::kStopped && j->stored.state != JobState::kCancelled;
+  if (live < cap) return Status::Ok();
+  return Status::InvalidArgument("there are already " + std::to_string(live) + " pipes and max_pipe_num is " +
+                                 std::to_string(cap) + "; DROP PIPE one first, or raise the cap with SET GLOBAL "
+                                 "max_pipe_num = " + std::to_string(std::max<int64_t>(cap * 2, live + 1)));
+}
+
 Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& session_db) {
   const std::string db = stmt.db.empty() ? session_db : stmt.db;
   if (!stmt.table_db.empty() && stmt.table_db != db)
@@ -194,6 +207,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
       return Status::AlreadyExists("pipe '" + stmt.name + "' already exists in database '" + db + "'");
     }
   }
+  RETURN_IF_ERROR(CheckPipeCap());
   auto table = catalog_.DescribeTable(db, stmt.table);
   if (!table.ok()) {
     if (table.status().code() == StatusCode::kUnknownTable)

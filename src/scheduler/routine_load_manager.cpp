@@ -202,7 +202,7 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
     std::lock_guard<std::mutex> lock(mu_);
     int live = 0;
     for (auto& [id, j] : jobs_)
-      live += j->stored.state != JobState::kStopped && j->stored.state != JobState::kCancelled;
+      live += !j->stored.def.pipe && j->stored.state != JobState::kStopped && j->stored.state != JobState::kCancelled;
     if (live >= options_.max_jobs)
       return Status::InvalidArgument("there are already " + std::to_string(live) +
                                      " routine loads (max_routine_load_job_num); STOP one first");

@@ -13,6 +13,7 @@
 
 namespace sluice::catalog {
 class Catalog;
+class ServerSettings;
 class VolumeStore;
 }
 
@@ -23,8 +24,10 @@ struct SchedulerOptions {
   int worker_threads = 4;
   // StarRocks' max_routine_load_task_concurrent_num: tasks one job may run at once.
   int max_task_concurrent_per_job = 5;
-  // StarRocks' max_routine_load_job_num.
+  // StarRocks' max_routine_load_job_num: routine loads (pipes not counted) that are not STOPPED/CANCELLED.
   int max_jobs = 100;
+  // Where max_pipe_num (SET GLOBAL) is read at each CREATE PIPE; null: catalog::kDefaultMaxPipeNum.
+  const catalog::ServerSettings* settings = nullptr;
   // Longest wait between retries of a job whose source keeps failing.
   double max_retry_backoff_seconds = 300;
   // Base URL error-log links point at (the HTTP port), e.g. "http://127.0.0.1:8030".

@@ -158,7 +158,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     if (d.schema_registry_url) source["confluent.schema.registry.url"] = StripUrlCredentials(*d.schema_registry_url);
     json custom = json::object();
     custom["kafka_default_offsets"] = d.default_offset.text;
-    for (const auto& [k, v] : d.custom_properties) custom[k] = catalog::IsSecretKey(k) ? catalog::kMask : v;
+    for (const auto& [k, v] : d.custom_properties) custom[k] = IsSecretName(k) ? kSecretMask : v;
     std::string tracking = "SELECT * FROM __sluice.routine_load_rejected_rows WHERE DbName = '" + d.db +
                            "' AND JobName = '" + d.name + "'";
 

@@ -6,20 +6,9 @@
 #include <string_view>
 
 #include "common/log.h"
+#include "common/secret_names.h"
 
 namespace sluice::source {
-
-bool IsSecretProperty(std::string_view key) {
-  // Substrings rather than a list of librdkafka keys, so keys added by newer librdkafka versions (or typed by
-  // users for other clients, like sasl.jaas.config) are covered too. ssl.key.pem is a private key;
-  // sasl.oauthbearer.config may carry client secrets.
-  static constexpr std::array<std::string_view, 6> kMarkers = {"password", "secret", "token", "sasl.jaas",
-                                                               "ssl.key.pem", "oauthbearer.config"};
-  std::string lower(key);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return std::any_of(kMarkers.begin(), kMarkers.end(),
-                     [&](std::string_view m) { return lower.find(m) != std::string::npos; });
-}
 
 namespace internal {
 namespace {
@@ -101,7 +90,7 @@ bool IsSluiceOwnProperty(std::string_view key) { return key == "kafka_default_of
 
 std::string MaskSecrets(std::string text, const KafkaClientConfig& config) {
   for (const auto& [key, value] : config.properties) {
-    if (value.empty() || !IsSecretProperty(key)) continue;
+    if (value.empty() || !IsSecretName(key)) continue;
     for (size_t pos = text.find(value); pos != std::string::npos; pos = text.find(value, pos + 6))
       text.replace(pos, value.size(), "******");
   }

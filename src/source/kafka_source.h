@@ -72,8 +72,8 @@ struct ConsumeResult {
 class KafkaSource {
  public:
   // Validates every property with librdkafka: an unknown key or a bad value is InvalidArgument naming
-  // "property.<key>" and librdkafka's reason. Secret values (keys containing password/secret/token/sasl.jaas,
-  // see IsSecretProperty) never appear in errors or logs. Does not contact the brokers.
+  // "property.<key>" and librdkafka's reason. Secret values (common/secret_names.h's IsSecretName)
+  // never appear in errors or logs. Does not contact the brokers.
   static Result<std::unique_ptr<KafkaSource>> Create(const KafkaClientConfig& config);
   ~KafkaSource();  // quick: no group to leave, nothing to commit
   KafkaSource(const KafkaSource&) = delete;
@@ -136,8 +136,5 @@ class KafkaSource {
   explicit KafkaSource(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
-
-// True for property keys whose values are secrets (password, secret, token, sasl.jaas, private keys).
-bool IsSecretProperty(std::string_view key);
 
 }  // namespace sluice::source

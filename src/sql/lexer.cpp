@@ -49,6 +49,11 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 
 // Multi-character operators, longest first. '>' never joins a following '>' so that `array<array<int>>` closes
 // twice; the translator copies raw text, so splitting a shift operator in two loses nothing.
+constexpr const char* kNulOutsideString =
+    "a NUL byte (0x00) may not appear in a statement; remove it";
+constexpr const char* kNulInString =
+    "a NUL byte (0x00) inside a quoted string or name is not supported; remove it";
+
 constexpr std::array<std::string_view, 13> kOperators = {"<=>", "->>", "<=", ">=", "<>", "!=", ":=",
                                                          "::",  "||",  "&&", "->", "<<", "=>"};
 
@@ -76,7 +81,11 @@ Token TokenReader::Next() {
       break;
     }
     char c = s_[pos_];
-    if (IsSpace(c)) {
+    if (c == '\0') {
+      // DuckDB reads SQL as a C string: whatever followed a NUL would be dropped without a word (a DELETE's
+      // `\0 AND id < 0` would vanish). A NUL is never part of a statement.
+      Invalid(pos_, kNulOutsideString);
+    } else if (IsSpace(c)) {
       ++pos_;
     } else if ((c == '-' && Peek(1) == '-') || c == '#') {
       LineComment();
@@ -141,7 +150,7 @@ void TokenReader::Invalid(size_t start, std::string reason) {
 
 void TokenReader::LineComment() {
   size_t start = pos_;
-  while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+  while (pos_ < s_.size() && s_[pos_] != '\n' && s_[pos_] != '\0') ++pos_;  // a NUL is refused by Next()
   if (keep_comments_) Emit(TokenKind::kComment, start);
 }
 
@@ -149,6 +158,8 @@ void TokenReader::BlockComment() {
   size_t start = pos_;
   size_t close = s_.find("*/", pos_ + 2);
   if (close == std::string_view::npos) return Invalid(start, "unterminated comment: '/*' without a closing '*/'");
+  if (size_t nul = s_.substr(0, close).find('\0', start); nul != std::string_view::npos)
+    return Invalid(nul, kNulOutsideString);
   pos_ = close + 2;
   if (keep_comments_) Emit(TokenKind::kComment, start);
 }
@@ -159,6 +170,7 @@ bool TokenReader::ReadQuoted(char quote, std::string* value) {
   const bool escapes = quote != '`';
   while (pos_ < s_.size()) {
     char c = s_[pos_];
+    if (c == '\0') return false;  // the caller reports the NUL at pos_
     if (escapes && c == '\\') {
       if (pos_ + 1 >= s_.size()) break;
       AppendEscape(s_[pos_ + 1], value);
@@ -183,6 +195,7 @@ void TokenReader::Quoted(char quote) {
   size_t start = pos_;
   std::string value;
   if (!ReadQuoted(quote, &value)) {
+    if (pos_ < s_.size() && s_[pos_] == '\0') return Invalid(pos_, kNulInString);
     return Invalid(start, quote == '`'   ? "unterminated quoted identifier: missing closing '`'"
                           : quote == '"' ? "unterminated string: missing closing '\"'"
                                          : "unterminated string: missing closing \"'\"");
@@ -196,6 +209,8 @@ void TokenReader::DollarString() {
   size_t start = pos_;
   size_t close = s_.find("$$", pos_ + 2);
   if (close == std::string_view::npos) return Invalid(start, "unterminated string: '$$' without a closing '$$'");
+  if (size_t nul = s_.substr(0, close).find('\0', start); nul != std::string_view::npos)
+    return Invalid(nul, kNulInString);
   pos_ = close + 2;
   Emit(TokenKind::kDollarString, start);
   ready_->text = std::string(s_.substr(start + 2, close - start - 2));
@@ -213,7 +228,10 @@ void TokenReader::Variable() {
   if (q == '`' || q == '\'' || q == '"') {
     ++pos_;
     std::string value;
-    if (!ReadQuoted(q, &value)) return Invalid(start, "unterminated user variable name");
+    if (!ReadQuoted(q, &value)) {
+      if (pos_ < s_.size() && s_[pos_] == '\0') return Invalid(pos_, kNulInString);
+      return Invalid(start, "unterminated user variable name");
+    }
     return Emit(TokenKind::kVariable, start);
   }
   ++pos_;

@@ -129,14 +129,27 @@ Result<Statement> ParseCreate(TokenStream& ts, const SessionContext& session) {
   return Statement{MakePassThrough(ts, session)};
 }
 
+// DuckDB's own max_expression_depth (1000) bounds expressions it builds; brackets in the text get the same bound.
+constexpr size_t kMaxNestingDepth = 1000;
+
 // The statement up to its first ';', read without keeping tokens. Anything but more ';' after it is a second
 // statement, which the caller should have split off (SplitStatements): running only the first would silently drop
-// the rest.
+// the rest. Also bounds how deeply brackets nest: DuckDB's parser and binder recurse once per level, and a statement of
+// 100,000 '(' must be refused here rather than reach them (docs/security.md, "What cannot crash the server").
 Result<std::string_view> OneStatement(std::string_view sql) {
   TokenReader reader(sql);
   Token t = reader.Next();
+  size_t depth = 0;
   while (t.kind != TokenKind::kEnd && !t.IsSymbol(";")) {
     if (t.kind == TokenKind::kInvalid) return TokenStream(sql, {}).ErrorAt(t, "");
+    if (t.IsSymbol("(") || t.IsSymbol("[") || t.IsSymbol("{")) {
+      if (++depth > kMaxNestingDepth)
+        return TokenStream(sql, {}).Complain(
+            t, "brackets nest more than " + std::to_string(kMaxNestingDepth) +
+                   " levels deep; write the statement with less nesting");
+    } else if ((t.IsSymbol(")") || t.IsSymbol("]") || t.IsSymbol("}")) && depth > 0) {
+      --depth;
+    }
     t = reader.Next();
   }
   const size_t end = t.offset;

@@ -170,7 +170,11 @@ Status TokenStream::ErrorAt(const Token& at, std::string_view expected) const {
 Status TokenStream::Complain(const Token& at, std::string_view problem) const {
   std::string msg = "Syntax error at " + DescribePosition(at);
   // A malformed token (say, a string without its closing quote) explains itself better than any expectation.
-  if (at.kind == TokenKind::kInvalid) return Status::SyntaxError(msg + ": " + at.text);
+  if (at.kind == TokenKind::kInvalid) {
+    // A NUL is shown escaped: the client would see nothing between the quotes.
+    if (!at.raw.empty() && at.raw[0] == '\0') return Status::SyntaxError(msg + " near '\\0': " + at.text);
+    return Status::SyntaxError(msg + ": " + at.text);
+  }
   if (at.kind == TokenKind::kEnd) {
     msg += " near end of input";
   } else {

@@ -122,6 +122,15 @@ duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* resu
   return st;
 }
 
+// DuckDB's C API takes SQL as a C string: text after a NUL byte would be dropped silently (a DELETE's
+// `\0 AND id < 0` would vanish and the DELETE would remove more rows). The lexer refuses a NUL a client sends; this
+// keeps one that reached generated SQL (a MySQL '\0' escape inside a string, say) from being cut.
+Status RefuseNul(std::string_view sql) {
+  if (sql.find('\0') == std::string_view::npos) return Status::Ok();
+  return Status::InvalidArgument("the statement contains a NUL byte (0x00), which is not supported in SQL text or "
+                                 "string literals; remove it");
+}
+
 }  // namespace
 
 Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
@@ -165,6 +174,7 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
 }
 
 Result<StatementResult> Connection::Query(std::string_view sql) {
+  RETURN_IF_ERROR(RefuseNul(sql));
   std::string text(sql);
   Prepared prepared;
   // Several statements, or ones DuckDB cannot prepare, run through duckdb_query, which also classifies errors.
@@ -207,6 +217,7 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
 }
 
 Status Connection::Execute(std::string_view sql) {
+  RETURN_IF_ERROR(RefuseNul(sql));
   duckdb_result result;
   std::string text(sql);
   duckdb_state st = duckdb_query(con_, text.c_str(), &result);

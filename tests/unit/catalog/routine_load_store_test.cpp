@@ -58,3 +58,34 @@ TEST(RoutineLoadStoreTest, SecretsAreStoredSealedAndComeBackAcrossRestarts) {
 
 }  // namespace
 }  // namespace sluice::catalog
+
+namespace sluice::catalog {
+namespace {
+
+// A pipe: its Kafka settings are sealed like a job's (sasl.oauthbearer.config included, from the one list of secret
+// names), and its COPY text, kept for SHOW PIPES / DESC PIPE only, is stored with the secrets masked.
+TEST(RoutineLoadStoreTest, PipeSecretsAreSealedAndItsCopyTextMasked) {
+  auto db = storage::Database::Open("");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto store = RoutineLoadStore::Open(**db, "");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  RoutineLoadDefinition def = JobWithSecrets();
+  def.custom_properties.emplace_back("sasl.oauthbearer.config", "principal=p clientSecret=oauth-secret-77");
+  def.pipe = PipeSettings{};
+  def.pipe->copy_statement =
+      "COPY INTO t FROM (SELECT value FROM READ_KAFKA('b', 't', '', 'g', '', '', '', '', 'raw', 'raw', 0, "
+      "map('kafka.sasl.oauthbearer.config', 'principal=p clientSecret=oauth-secret-77', 'kafka.sasl.password', "
+      "'hunter2-secret')))";
+  ASSERT_TRUE((*store)->CreateJob(def, 1000).ok());
+  std::string stored = StoredDefinitions(**db);
+  EXPECT_EQ(stored.find("oauth-secret-77"), std::string::npos) << stored;
+  EXPECT_EQ(stored.find("hunter2-secret"), std::string::npos) << stored;
+  EXPECT_NE(stored.find("'kafka.sasl.oauthbearer.config', '******'"), std::string::npos) << stored;
+  auto jobs = (*store)->LoadJobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].def.custom_properties, def.custom_properties);
+}
+
+}  // namespace
+}  // namespace sluice::catalog

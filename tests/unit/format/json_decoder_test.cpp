@@ -305,3 +305,30 @@ TEST(JsonDecoderTest, CreateValidates) {
 
 }  // namespace
 }  // namespace sluice::format
+
+namespace sluice::format {
+namespace {
+
+// A value nested deeper than 1024 levels (which DuckDB's JSON functions would later recurse through) rejects the
+// message, wherever it sits: in a column loaded as JSON text or in a key no column asks for. Strings holding
+// brackets do not count, and 1001 levels still load.
+TEST(JsonDecoderNestingTest, DeepValuesRejectTheMessage) {
+  const std::string deep = std::string(100000, '[') + "1" + std::string(100000, ']');
+  for (const std::string& message : {R"({"a": 1, "doc": )" + deep + "}", R"({"a": 1, "skipped": )" + deep + "}"}) {
+    TextBatch batch = DecodeOne(Columns({"a", "doc"}), message);
+    EXPECT_EQ(batch.num_rows(), 0u);
+    ASSERT_EQ(batch.rejected().size(), 1u);
+    EXPECT_EQ(batch.rejected()[0].reason, "JSON nested more than 1024 levels deep");
+  }
+  const std::string in_string = R"({"a": 1, "doc": ")" + std::string(5000, '[') + R"("})";
+  TextBatch text = DecodeOne(Columns({"a", "doc"}), in_string);
+  EXPECT_TRUE(text.rejected().empty());
+  EXPECT_EQ(text.num_rows(), 1u);
+  const std::string ok = R"({"a": 1, "doc": )" + std::string(1000, '[') + std::string(1000, ']') + "}";
+  TextBatch fine = DecodeOne(Columns({"a", "doc"}), ok);
+  EXPECT_TRUE(fine.rejected().empty()) << fine.rejected()[0].reason;
+  EXPECT_EQ(fine.num_rows(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice::format

@@ -58,17 +58,6 @@ TEST(KafkaConfig, MissingBrokersOrTopicIsInvalidArgument) {
   EXPECT_EQ(KafkaSource::Create(config).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(KafkaConfig, RecognizesSecretKeys) {
-  EXPECT_TRUE(IsSecretProperty("sasl.password"));
-  EXPECT_TRUE(IsSecretProperty("ssl.key.password"));
-  EXPECT_TRUE(IsSecretProperty("sasl.oauthbearer.client.secret"));
-  EXPECT_TRUE(IsSecretProperty("SASL.JAAS.CONFIG"));
-  EXPECT_TRUE(IsSecretProperty("my.api.token"));
-  EXPECT_TRUE(IsSecretProperty("ssl.key.pem"));
-  EXPECT_FALSE(IsSecretProperty("sasl.username"));
-  EXPECT_FALSE(IsSecretProperty("ssl.ca.location"));
-}
-
 TEST(KafkaConfig, MasksSecretValuesInText) {
   KafkaClientConfig config = Config({{"sasl.password", "hunter2"}, {"sasl.username", "bob"}});
   EXPECT_EQ(internal::MaskSecrets("user bob pass hunter2, hunter2!", config), "user bob pass ******, ******!");
