@@ -50,6 +50,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def duckdb_sql(server_binary: str, *statements: str) -> None:
+    """Runs SQL in a DuckDB of its own (tools/duckdbsql, built next to the server) -- for fixtures such as Parquet
+    files, which the server cannot write: its SQL never reaches the file system (docs/security.md)."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(server_binary)), "tools", "duckdbsql", "duckdbsql")
+    subprocess.run([tool, *statements], check=True, timeout=60)
+
+
 def default_server_path() -> str:
     """build/sluice relative to the repository (used when --server is not given)."""
     here = os.path.dirname(os.path.abspath(__file__))
