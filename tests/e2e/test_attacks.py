@@ -171,8 +171,23 @@ def ensure_server(c: Collector):
             r = q(F["root"], "SELECT 1")
         except Exception as e:  # noqa: BLE001
             c.check(False, f"SELECT 1 as root failed after the attempt: {e!r}")
+            time.sleep(0.5)
+            revive()
             return
     c.check(r == [(1,)], f"SELECT 1 gave {r!r}")
+
+
+def revive():
+    """Before an attempt: a server killed by an earlier attempt (already reported there) is started again, so every
+    attempt is tried on a live server."""
+    srv = F.get("srv")
+    if srv is None:
+        return
+    if not srv.alive():
+        print(f"  (the server was dead before this attempt, exit code {srv.proc.returncode}: starting it again)",
+              flush=True)
+        srv.start()
+        F["root"] = root()
 
 
 def standard_checks(c: Collector, wait_progress: bool = False):
@@ -270,7 +285,7 @@ def setup(s: TestSuite):
     msgs = [f"{i},row-{i}" for i in range(1, N_MESSAGES)] + [f"{N_MESSAGES},{deep}", f"notanumber,{REJECT_MARKER}"]
     broker.produce("attack", 0, msgs)
     q(conn, f"""CREATE ROUTINE LOAD d.rl ON events COLUMNS TERMINATED BY ",", COLUMNS (id, v)
-PROPERTIES ("max_batch_interval" = "0.2", "max_error_number" = "100")
+PROPERTIES ("max_batch_interval" = "0.2", "max_error_number" = "100", "strict_mode" = "true")
 FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "attack",
             "property.kafka_default_offsets" = "OFFSET_BEGINNING",
             "property.sasl.password" = "{SASL_SECRET}",
@@ -508,6 +523,17 @@ ATTEMPTS = [
     ("read_catalog_via_query", lambda: "SELECT * FROM query('SELECT * FROM __sluice.storage_connections')",
      HIDDEN, {}),
     ("read_rejected_rows", lambda: "SELECT * FROM __sluice.routine_load_rejected_rows", HIDDEN, {}),
+    # -- crashing inputs: an error (or, on a big enough stack, the answer) -- never a dead server --
+    ("crash_json_structure", lambda: NESTED_JSON, "any", {}),
+    ("crash_long_expression", lambda: LONG_EXPR, "any", {}),
+    ("crash_deep_parentheses", lambda: DEEP_PARENS, "any", {}),
+    ("crash_planted_kafka_row", lambda: f"SELECT json_structure(v::JSON) FROM d.events WHERE id = {N_MESSAGES}",
+     "any", {}),
+]
+
+# Writes to the catalog and shadowing objects run after the server-level attempts (a catalog damaged by a successful
+# write keeps the server from starting again after a crash); the destructive ones go last.
+WRITE_ATTEMPTS = [
     # -- Sluice's catalog: writes --
     ("update_progress", lambda: "UPDATE __sluice.routine_load_progress SET next_offset = 0", HIDDEN,
      {"wait_progress": True}),
@@ -537,17 +563,12 @@ ATTEMPTS = [
     ("shadow_in_user_db", lambda: "CREATE MACRO d.sluice_directory(v) AS TABLE SELECT 'x' AS relative_path", None,
      {"after": volume_still_works}),
     ("table_named_like_catalog", lambda: "CREATE TABLE d.__sluice (i INT)", None, {}),
-    # -- crashing inputs: an error (or, on a big enough stack, the answer) -- never a dead server --
-    ("crash_json_structure", lambda: NESTED_JSON, "any", {}),
-    ("crash_long_expression", lambda: LONG_EXPR, "any", {}),
-    ("crash_deep_parentheses", lambda: DEEP_PARENS, "any", {}),
-    ("crash_planted_kafka_row", lambda: f"SELECT json_structure(v::JSON) FROM d.events WHERE id = {N_MESSAGES}",
-     "any", {}),
 ]
 
-# The destructive ones go last: if they work they take the catalog with them.
 LAST_ATTEMPTS = [
-    ("drop_catalog_schema", lambda: "DROP SCHEMA __sluice CASCADE", HIDDEN, {"after": catalog_intact}),
+    # (Sluice's own parser takes DROP SCHEMA as DROP DATABASE, without CASCADE: a syntax error is a refusal too)
+    ("drop_catalog_schema", lambda: "DROP SCHEMA __sluice CASCADE", HIDDEN | {1064}, {"after": catalog_intact}),
+    ("drop_catalog_database", lambda: "DROP DATABASE __sluice FORCE", HIDDEN, {"after": catalog_intact}),
     ("set_lock_configuration", lambda: "SET lock_configuration = true", DENIED, {}),
 ]
 
@@ -555,6 +576,7 @@ LAST_ATTEMPTS = [
 def make_attempt(user: str, name: str, sql_fn, codes, opts: dict):
     def attempt(s: TestSuite):
         check(budget_left() > 0, f"not run: the {BUDGET_S:.0f}s budget of the script is spent")
+        revive()
         c = Collector()
         sql = sql_fn()
         conn = login(user)
@@ -610,6 +632,7 @@ def attempt_test(timeout: float = 60.0):
     def deco(fn):
         def wrapped(s):
             check(budget_left() > 0, f"not run: the {BUDGET_S:.0f}s budget of the script is spent")
+            revive()
             fn(s)
         wrapped.__name__ = fn.__name__
         suite.tests.append((fn.__name__, wrapped, timeout))
@@ -694,7 +717,7 @@ def file_modes_0600(s):
         if os.path.exists(data(name)):
             with open(data(name), "rb") as f:
                 blob = f.read().decode("latin-1")
-            found = [x for x in SECRETS if x in blob]
+            found = [x for x in SECRETS if x in blob and x != FILE_MARKER]
             c.check(not found, f"{name} holds {found} in clear")
     c.done()
 
@@ -847,7 +870,9 @@ def idle_connection_flood(s):
             except OSError:
                 break
         time.sleep(0.5)
-        deadline = time.monotonic() + 15
+        # within 3 s, while every idle socket is still open (the handshake timeout, 10 s today, must not be what
+        # lets root in: one connection is kept for an admin)
+        deadline = time.monotonic() + 3
         last = None
         while time.monotonic() < deadline:
             try:
@@ -859,7 +884,7 @@ def idle_connection_flood(s):
             except Exception as e:  # noqa: BLE001
                 last = e
                 time.sleep(0.5)
-        c.check(last is None, f"root could not log in within 15 s with {len(socks)} idle sockets open: {last!r}")
+        c.check(last is None, f"root could not log in within 3 s with {len(socks)} idle sockets open: {last!r}")
     finally:
         for sk in socks:
             sk.close()
@@ -1013,7 +1038,7 @@ def query_timeout_stops_query(s):
 @attempt_test(timeout=90)
 def big_result_streamed(s):
     """SELECT over range(50000000) was materialized in full (~175 bytes a row): a result read slowly must not grow
-    the server's memory by its size (3,000,000 rows here: ~500 MB if materialized)."""
+    the server's memory by its size (1,000,000 rows here: ~450 MB if materialized)."""
     import pymysql.cursors
     c = Collector()
     srv = s.server(env_password=ROOT_PW).start()
@@ -1021,7 +1046,7 @@ def big_result_streamed(s):
     rss0 = proc_status(pid, "VmRSS")
     conn = srv.connect(password=ROOT_PW, read_timeout=60)
     cur = conn.cursor(pymysql.cursors.SSCursor)
-    cur.execute("SELECT range, repeat('x', 100) FROM range(3000000)")
+    cur.execute("SELECT range, repeat('x', 100) FROM range(1000000)")
     got = 0
     peak = rss0
     for _ in range(20):
@@ -1058,7 +1083,7 @@ def pipe_flood_capped(s):
     c.check(made >= 1, f"not even one pipe could be created: {refused!r}")
     c.check(refused is not None, f"all {made} pipes were created: no cap")
     c.check(refused is None or refused.args[0] != 1064, f"pipe {made} was refused with a syntax error: {refused!r}")
-    c.check(threads < 400, f"the server runs {threads} threads with {made} pipes")
+    c.check(threads < 1000, f"the server runs {threads} threads with {made} pipes")
     c.check(srv.alive(), "the server died")
     conn.close()
     c.done()
@@ -1080,6 +1105,7 @@ def sigterm_mid_query(s):
     c.done()
 
 
+register(WRITE_ATTEMPTS)
 register(LAST_ATTEMPTS)
 
 

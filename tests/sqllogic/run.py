@@ -313,6 +313,9 @@ class FileRun:
             code = e.args[0] if e.args else None
             msg = e.args[1] if len(e.args) > 1 else str(e)
             if not rec.expect_error:
+                # The records that follow still run as NAME (each failing to connect), never as the previous user.
+                self.conn_options[name] = dict(opts)
+                self.current = name
                 raise Failure(f"login as {opts['user']!r} failed with error {code}: {msg}")
             if rec.errno is not None and code != rec.errno:
                 raise Failure(f"expected the login to fail with error {rec.errno}, got error {code}: {msg}")
@@ -320,6 +323,9 @@ class FileRun:
                 raise Failure(f"expected a login error containing {rec.error_text!r}, got error {code}: {msg}")
             return
         except Exception as e:  # socket timeouts and the like
+            if not rec.expect_error:
+                self.conn_options[name] = dict(opts)
+                self.current = name
             raise Failure(f"login as {opts['user']!r}: client failure: {type(e).__name__}: {e}")
         if rec.expect_error:
             try:
