@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
                     "min(partitions, desired_concurrent_number, this, 5) tasks at once.")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+  serve->add_flag("--unsafe-allow-engine-file-access", opts.unsafe_engine_file_access,
+                  "Lift the storage engine's file sandbox (DuckDB may then read and write any file this user can). "
+                  "SQL file functions stay refused; for operators debugging the engine only.");
   serve->add_option("--log-level", opts.log_level, "debug, info, warn or error (logs go to stderr).")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();

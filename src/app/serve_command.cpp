@@ -24,11 +24,6 @@ int RunServe(const ServeOptions& options) {
   else if (options.log_level == "warn") log::SetLevel(log::Level::kWarn);
   else if (options.log_level == "error") log::SetLevel(log::Level::kError);
 
-  if (options.root_password.empty() && !IsLoopbackAddress(options.bind)) {
-    log::Error("serve", "refusing to listen on {} with an empty root password: set --root-password or "
-               "SLUICE_ROOT_PASSWORD, or bind to 127.0.0.1", options.bind);
-    return 2;
-  }
 
   // Signals are taken by this thread alone (sigwait below); every thread started later inherits the mask.
   sigset_t signals;
@@ -47,10 +42,18 @@ int RunServe(const ServeOptions& options) {
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
   scheduler_options.http_base_url = "http://" + link_host + ":" + std::to_string(options.http_port);
-  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options);
+  SecurityOptions security;
+  if (!options.root_password.empty()) security.root_password = options.root_password;
+  security.unsafe_engine_file_access = options.unsafe_engine_file_access;
+  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());
     return 1;
+  }
+  if ((*engine)->accounts().RootHasEmptyPassword() && !IsLoopbackAddress(options.bind)) {
+    log::Error("serve", "refusing to listen on {} with an empty root password: set --root-password or "
+               "SLUICE_ROOT_PASSWORD (or SET PASSWORD for root), or bind to 127.0.0.1", options.bind);
+    return 2;
   }
 
   server::MysqlServer::Options mysql_options;

@@ -13,6 +13,7 @@ struct ServeOptions {
   std::string root_password;  // from --root-password or SLUICE_ROOT_PASSWORD
   std::string log_level = "info";
   int load_workers = 4;       // threads running routine load tasks, shared by every job
+  bool unsafe_engine_file_access = false;  // --unsafe-allow-engine-file-access (docs/security.md)
 };
 
 // Returns the process exit code.

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <openssl/rand.h>
+
 #include <filesystem>
+#include <set>
 
 #include "catalog/load_history.h"
 #include "catalog/server_settings.h"
@@ -10,11 +13,38 @@
 #include "executor/read_kafka.h"
 #include "executor/sql_session.h"
 #include "executor/volume_directory.h"
+#include "storage/sandbox.h"
 
 namespace sluice {
 
+namespace {
+
+// A folder name nobody can guess: DuckDB may read only inside it (storage/sandbox.h), so a user who got a file
+// function past the front door still could not name a file there.
+std::string RandomFolderName() {
+  unsigned char bytes[16];
+  RAND_bytes(bytes, sizeof bytes);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+Result<std::set<std::string>> Names(storage::Connection& con, const std::string& query) {
+  ASSIGN_OR_RETURN(auto r, con.Query(query));
+  std::set<std::string> out;
+  for (const auto& row : r.result_set->rows)
+    if (!row.empty() && row[0]) out.insert(*row[0]);
+  return out;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
-                                             scheduler::SchedulerOptions scheduler_options) {
+                                             scheduler::SchedulerOptions scheduler_options, SecurityOptions security) {
   auto engine = std::unique_ptr<Engine>(new Engine());
   ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
@@ -27,13 +57,20 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   scheduler_options.secrets_key_file = secrets_key_file;
   // Files fetched from object storage wait here for their load: next to the database file, or in the system's
   // temporary folder for an in-memory database.
-  engine->scratch_dir_ = database_file.empty()
-                             ? (std::filesystem::temp_directory_path() / ("sluice-scratch-" + std::to_string(::getpid()))).string()
-                             : (std::filesystem::path(database_file).parent_path() / "scratch").string();
+  const std::string scratch_root =
+      database_file.empty()
+          ? (std::filesystem::temp_directory_path() / ("sluice-scratch-" + std::to_string(::getpid()))).string()
+          : (std::filesystem::path(database_file).parent_path() / "scratch").string();
   {
     std::error_code ec;
-    std::filesystem::remove_all(engine->scratch_dir_, ec);  // leftovers of a crash
+    std::filesystem::remove_all(scratch_root, ec);  // leftovers of a crash
+    engine->scratch_dir_ = (std::filesystem::path(scratch_root) / RandomFolderName()).string() + "/";
+    std::filesystem::create_directories(engine->scratch_dir_, ec);
+    if (ec) return Status::IoError("cannot create the scratch folder '" + engine->scratch_dir_ + "': " + ec.message());
+    std::filesystem::permissions(scratch_root, std::filesystem::perms::owner_all, ec);
+    std::filesystem::permissions(engine->scratch_dir_, std::filesystem::perms::owner_all, ec);
   }
+  ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password));
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   scheduler_options.volumes = engine->volumes_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;
@@ -43,6 +80,16 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   {
     ASSIGN_OR_RETURN(auto con, engine->db_->Connect());
     RETURN_IF_ERROR(RegisterReadKafka(*con));
+    ASSIGN_OR_RETURN(auto table_functions,
+                     Names(*con, "SELECT DISTINCT lower(function_name) FROM duckdb_functions() "
+                                 "WHERE function_type IN ('table', 'table_macro')"));
+    ASSIGN_OR_RETURN(auto settings, Names(*con, "SELECT lower(name) FROM duckdb_settings()"));
+    engine->guard_ = std::make_unique<SqlGuard>(std::move(table_functions), std::move(settings));
+    if (security.unsafe_engine_file_access) {
+      log::Warn("engine", "--unsafe-allow-engine-file-access: the storage engine may read and write any file");
+    } else {
+      RETURN_IF_ERROR(storage::SealDatabase(*con, {engine->scratch_dir_}));
+    }
   }
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
   return engine;
@@ -82,8 +129,13 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
   RETURN_IF_ERROR(DefineReadKafkaMacro(*con));
   RETURN_IF_ERROR(con->Execute(catalog::LoadHistoryMacroSql()));
   registry_.Add(connection_id, user, client_host, "");
+  // The account the login matched, with the roles active at login (activate_all_roles_on_login).
+  auth::Principal principal;
+  principal.account = accounts_->MatchAccount(user, client_host).value_or(auth::UserIdentity{user, client_host});
+  principal.active_roles = accounts_->LoginRoles(principal.account);
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
-                                              std::move(user), std::move(client_host), *volumes_, scratch_dir_, *settings_);
+                                              std::move(user), std::move(client_host), *volumes_, scratch_dir_, *settings_,
+                                              *accounts_, *guard_, std::move(principal));
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
   return std::unique_ptr<Session>(std::move(session));
 }

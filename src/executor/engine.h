@@ -5,24 +5,37 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "auth/account_store.h"
 #include "catalog/catalog.h"
 #include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
+#include "executor/sql_guard.h"
 #include "scheduler/routine_load_manager.h"
 #include "storage/database.h"
 
 namespace sluice {
 
+// How the engine guards itself (docs/security.md).
+struct SecurityOptions {
+  // Root's password, set at every start when given (--root-password / SLUICE_ROOT_PASSWORD); kept otherwise.
+  std::optional<std::string> root_password;
+  // The operator's explicit opt-out of the engine's file sandbox (--unsafe-allow-engine-file-access): DuckDB may
+  // then read and write any file the server's user can. The front door still refuses file functions.
+  bool unsafe_engine_file_access = false;
+};
+
 class Engine : public SessionFactory {
  public:
   // Opens `database_file` (empty: in memory). Starts the upkeep thread.
   static Result<std::unique_ptr<Engine>> Open(const std::string& database_file,
-                                              scheduler::SchedulerOptions scheduler_options = {});
+                                              scheduler::SchedulerOptions scheduler_options = {},
+                                              SecurityOptions security = {});
   ~Engine() override;
 
   Result<std::unique_ptr<Session>> NewSession(uint32_t connection_id, std::string user, std::string client_host,
@@ -30,6 +43,7 @@ class Engine : public SessionFactory {
   catalog::Catalog& catalog() { return *catalog_; }
   scheduler::RoutineLoadManager& routine_loads() { return *routine_loads_; }
   size_t open_sessions() const { return registry_.size(); }
+  auth::AccountStore& accounts() { return *accounts_; }
 
  private:
   Engine() = default;
@@ -40,6 +54,8 @@ class Engine : public SessionFactory {
   std::unique_ptr<scheduler::RoutineLoadManager> routine_loads_;
   std::unique_ptr<catalog::VolumeStore> volumes_;
   std::unique_ptr<catalog::ServerSettings> settings_;
+  std::unique_ptr<auth::AccountStore> accounts_;
+  std::unique_ptr<SqlGuard> guard_;
   std::string scratch_dir_;
   SessionRegistry registry_;
   std::mutex mu_;

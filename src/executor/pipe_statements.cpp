@@ -45,6 +45,7 @@ Result<StatementResult> SqlSession::RunRoutineLoad(const sql::AlterPipe& s) {
 Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ShowPipes& s) {
   ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
   ASSIGN_OR_RETURN(ResultSet rs, routine_loads_.ShowPipes(s, db));
+  FilterVisiblePipes(rs, db);
   return PipeRows(std::move(rs));
 }
 

@@ -61,7 +61,8 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
                        scheduler::RoutineLoadManager& routine_loads, SessionRegistry& registry,
                        std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
                        std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir,
-                       catalog::ServerSettings& settings)
+                       catalog::ServerSettings& settings, auth::AccountStore& accounts, const SqlGuard& guard,
+                       auth::Principal principal)
     : db_(db),
       catalog_(catalog),
       routine_loads_(routine_loads),
@@ -72,7 +73,10 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
       client_host_(std::move(client_host)),
       volumes_(volumes),
       scratch_dir_(std::move(scratch_dir)),
-      settings_(settings) {}
+      settings_(settings),
+      accounts_(accounts),
+      guard_(guard),
+      access_(accounts, std::move(principal)) {}
 
 sql::SessionContext SqlSession::Context() const {
   sql::SessionContext ctx;
@@ -95,7 +99,12 @@ Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
 }
 
 Result<StatementResult> SqlSession::Execute(std::string_view statement) {
+  // The sandbox and the privileges are checked on the text as the client sent it (sql/statement_scan.h), before
+  // anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
+  ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
+  ASSIGN_OR_RETURN(std::vector<GuardedCall> calls, guard_.CheckNames(scan));
   ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+  RETURN_IF_ERROR(Authorize(stmt, scan, calls));
   return Run(stmt);
 }
 
@@ -119,6 +128,10 @@ Result<ResultSet> SqlSession::FieldList(std::string_view table) {
 }
 
 Status SqlSession::SetVariable(const sql::SetVariables::Assignment& a) {
+  if (guard_.IsEngineSetting(a.name) && !variables_.Get(a.name)) {
+    return auth::PrivilegeNeeded("SYSTEM", "'" + a.name + "' is a setting of the storage engine, which no session "
+                                 "can change in Sluice; SHOW VARIABLES lists the variables a session can set");
+  }
   if (!catalog::ServerSettings::IsServerSetting(a.name)) {
     variables_.Set(a.name, a.value);
     return Status::Ok();
@@ -180,7 +193,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             ResultSet rs;
             rs.AddColumn("Database");
             for (auto& d : dbs)
-              if (!s.like || LikeMatch(d, *s.like)) rs.rows.push_back({d});
+              if ((!s.like || LikeMatch(d, *s.like)) && SeesDatabase(d)) rs.rows.push_back({d});
             return Rows(std::move(rs));
           },
           [&](const sql::ShowTables& s) { return ShowTables(s); },
@@ -214,6 +227,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::DescribeStorageObject& s) { return RunVolume(s); },
           [&](const sql::DropStorageObject& s) { return RunVolume(s); },
           [&](const sql::CopyIntoFromVolume& s) { return RunVolume(s); },
+          [&](const sql::AccountStatement& s) { return RunAccount(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);
@@ -265,7 +279,7 @@ Result<StatementResult> SqlSession::ShowTables(const sql::ShowTables& s) {
   rs.AddColumn("Tables_in_" + db);
   if (s.full) rs.AddColumn("Table_type");
   for (auto& t : tables) {
-    if (s.like && !LikeMatch(t, *s.like)) continue;
+    if ((s.like && !LikeMatch(t, *s.like)) || !SeesTable(db, t)) continue;
     Row row{t};
     if (s.full) {
       auto meta = catalog_.DescribeTable(db, t);
@@ -333,6 +347,8 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
     case What::kProcesslist:
       for (const char* c : {"Id", "User", "Host", "db", "Command", "Time", "State", "Info"}) rs.AddColumn(c);
       for (const auto& p : registry_.List()) {
+        // Others' connections are shown to holders of OPERATE (MySQL's PROCESS privilege).
+        if (p.user != user_ && !access_.Holds(auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE")) continue;
         rs.rows.push_back({std::to_string(p.connection_id), p.user, p.host,
                            p.db.empty() ? std::nullopt : std::optional<std::string>(p.db),
                            std::string(p.connection_id == connection_id_ ? "Query" : "Sleep"),
@@ -364,6 +380,7 @@ Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ControlRoutineLoad
 Result<StatementResult> SqlSession::RunRoutineLoad(const sql::ShowRoutineLoad& s) {
   ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
   ASSIGN_OR_RETURN(ResultSet rs, routine_loads_.Show(s, db));
+  FilterVisibleRoutineLoads(rs);
   return Rows(std::move(rs));
 }
 

@@ -4,15 +4,19 @@
 #include <memory>
 #include <string>
 
+#include "auth/account_store.h"
 #include "catalog/catalog.h"
 #include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
+#include "executor/access_control.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "scheduler/routine_load_manager.h"
 #include "executor/session_variables.h"
+#include "executor/sql_guard.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
+#include "sql/statement_scan.h"
 #include "storage/database.h"
 
 namespace sluice {
@@ -23,7 +27,8 @@ class SqlSession : public Session {
              SessionRegistry& registry,
              std::unique_ptr<storage::Connection> con, uint32_t connection_id, std::string user,
              std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir,
-             catalog::ServerSettings& settings);
+             catalog::ServerSettings& settings, auth::AccountStore& accounts, const SqlGuard& guard,
+             auth::Principal principal);
   ~SqlSession() override { registry_.Remove(connection_id_); }
 
   Result<StatementResult> Execute(std::string_view statement) override;
@@ -61,6 +66,19 @@ class SqlSession : public Session {
   Result<StatementResult> RunRoutineLoad(const sql::CreateVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::DropVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowVclusters& s);
+  // statement_privileges.cpp: what a statement needs before it runs, and what SHOW leaves out.
+  Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const std::vector<GuardedCall>& calls);
+  Result<KnownTables> ReadKnownTables();
+  Status RequireJobControl(const std::string& db, const std::string& name, bool pipe, std::string_view pipe_privilege);
+  Status RequireJobVisible(const std::string& db, const std::string& name, bool pipe);
+  void FilterVisibleRoutineLoads(ResultSet& rs);
+  void FilterVisiblePipes(ResultSet& rs, const std::string& db);
+  bool SeesTable(const std::string& db, const std::string& table) const;
+  bool SeesDatabase(const std::string& db) const;
+  bool SeesStorageObject(bool connection, const std::string& name) const;
+  // account_statements.cpp
+  Result<StatementResult> RunAccount(const sql::AccountStatement& s);
+  Result<std::vector<std::pair<auth::ObjectRef, std::string>>> GrantTargets(const sql::GrantPrivileges& g);
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
@@ -82,6 +100,9 @@ class SqlSession : public Session {
   catalog::VolumeStore& volumes_;
   std::string scratch_dir_;  // where files fetched from object storage wait to be loaded
   catalog::ServerSettings& settings_;
+  auth::AccountStore& accounts_;
+  const SqlGuard& guard_;
+  AccessControl access_;
 };
 
 }  // namespace sluice

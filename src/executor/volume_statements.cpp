@@ -68,14 +68,14 @@ Result<StatementResult> SqlSession::RunVolume(const sql::ShowStorageObjects& s) 
     for (const char* c : {"name", "type", "endpoint", "region", "created_time", "comment"}) rs.AddColumn(c);
     rs.columns[4].type = ValueType::kTimestamp;
     for (const auto& c : list)
-      if (!s.like || LikeMatch(c.name, *s.like))
+      if ((!s.like || LikeMatch(c.name, *s.like)) && SeesStorageObject(true, c.name))
         rs.rows.push_back({c.name, c.type, c.endpoint, c.region, TimeText(c.created_ms), c.comment});
   } else {
     ASSIGN_OR_RETURN(auto list, volumes_.ListVolumes());
     for (const char* c : {"name", "location", "connection", "recursive", "created_time", "comment"}) rs.AddColumn(c);
     rs.columns[4].type = ValueType::kTimestamp;
     for (const auto& v : list)
-      if (!s.like || LikeMatch(v.name, *s.like))
+      if ((!s.like || LikeMatch(v.name, *s.like)) && SeesStorageObject(false, v.name))
         rs.rows.push_back({v.name, v.location, v.connection.empty() ? std::nullopt : Text(v.connection),
                            Text(v.recursive ? "true" : "false"), TimeText(v.created_ms), v.comment});
   }

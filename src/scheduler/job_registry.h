@@ -47,6 +47,7 @@ class JobRegistry {
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
   Status LoadVclusters();
+  Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
 
  private:
   // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.

@@ -54,6 +54,9 @@ Result<ResultSet> RoutineLoadManager::ShowTasks(const sql::ShowRoutineLoadTask& 
 Result<std::string> RoutineLoadManager::ShowCreate(const sql::ShowCreateRoutineLoad& s, const std::string& db) {
   return jobs_->ShowCreate(db, s.job_name);
 }
+Result<JobTarget> RoutineLoadManager::TargetOf(const std::string& db, const std::string& name, bool pipe) {
+  return jobs_->TargetOf(db, name, pipe);
+}
 Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit) {
   return jobs_->RejectedRows(db, job, limit);
 }
@@ -308,6 +311,23 @@ Result<ResultSet> JobRegistry::RejectedRows(const std::string& db, const std::st
 std::string JobRegistry::ErrorLogUrl(const JobRuntime& job) const {
   if (options_.http_base_url.empty()) return "";
   return options_.http_base_url + "/api/routine_load/errors?db=" + job.stored.def.db + "&job=" + job.stored.def.name;
+}
+
+}  // namespace sluice::scheduler
+
+namespace sluice::scheduler {
+
+Result<JobTarget> JobRegistry::TargetOf(const std::string& db, const std::string& name, bool pipe) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<JobRuntime> job = pipe ? FindPipeLocked(db, name) : FindLocked(db, name, true);
+  if (!job) {
+    return Status::NotFound((pipe ? "Pipe '" : "Routine load job '") + name + "' does not exist in database '" +
+                            db + "'");
+  }
+  const auto& def = job->stored.def;
+  JobTarget t{def.db, def.table, def.pipe ? def.pipe->creator : "", ""};
+  if (def.pipe && def.pipe->volume) t.volume = def.pipe->volume->volume;
+  return t;
 }
 
 }  // namespace sluice::scheduler

@@ -39,6 +39,14 @@ struct SchedulerOptions {
 
 class JobRegistry;
 
+// What a privilege check needs of a job: the table it loads and who made it.
+struct JobTarget {
+  std::string db;
+  std::string table;
+  std::string creator;  // empty for routine loads made before accounts existed
+  std::string volume;   // a volume pipe's volume
+};
+
 class RoutineLoadManager {
  public:
   RoutineLoadManager(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options);
@@ -67,6 +75,8 @@ class RoutineLoadManager {
   Status CreateVcluster(const sql::CreateVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
+  // The job (pipe: a live pipe) named `name` in `db`; NotFound when there is none.
+  Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
 
  private:
   std::unique_ptr<JobRegistry> jobs_;

@@ -12,7 +12,14 @@ MysqlError ToMysqlError(const Status& status) {
     case StatusCode::kUnknownColumn: return {1054, "42S22", msg};
     case StatusCode::kDatabaseExists: return {1007, "HY000", msg};
     case StatusCode::kTableExists: return {1050, "42S01", msg};
-    case StatusCode::kAccessDenied: return {er::kAccessDenied, "28000", msg};
+    case StatusCode::kAccessDenied:
+      // A refused statement is worded as MySQL words it (auth/access_denied.h); each wording has its number.
+      if (msg.find(" command denied to user ") != std::string::npos) return {1142, "42000", msg};
+      if (msg.rfind("Access denied for user ", 0) == 0 && msg.find("' to database '") != std::string::npos)
+        return {1044, "42000", msg};
+      if (msg.rfind("Access denied; you need", 0) == 0 || msg.rfind("Access denied:", 0) == 0)
+        return {1227, "42000", msg};
+      return {er::kAccessDenied, "28000", msg};
     case StatusCode::kNotSupported: return {1235, "42000", msg};
     // ER_LOCK_DEADLOCK: drivers and ORMs know 40001 means "run the transaction again", which is what a lost
     // write-write conflict in DuckDB asks for.

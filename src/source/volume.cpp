@@ -88,8 +88,25 @@ class LocalVolumeReader : public VolumeReader {
     return out;
   }
 
-  Result<std::string> Fetch(const VolumeFile& file, const std::string&) override { return root_ + file.path; }
-  bool FetchCopies() const override { return false; }
+  // DuckDB reads only the scratch folder (the SQL sandbox, storage/sandbox.h), so a local file is linked there:
+  // a hard link costs nothing and sees the same bytes; across file systems it is copied.
+  Result<std::string> Fetch(const VolumeFile& file, const std::string& scratch_dir) override {
+    static std::atomic<uint64_t> counter{0};
+    std::error_code ec;
+    std::filesystem::create_directories(scratch_dir, ec);
+    if (ec) return Status::IoError("cannot create the scratch folder '" + scratch_dir + "': " + ec.message());
+    std::string source = root_ + file.path;
+    std::string local = WithSlash(scratch_dir) + "local-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(counter++) + "-" + std::filesystem::path(file.path).filename().string();
+    std::filesystem::create_hard_link(source, local, ec);
+    if (ec) {
+      ec.clear();
+      std::filesystem::copy_file(source, local, ec);
+      if (ec) return Status::IoError("cannot read '" + source + "': " + ec.message());
+    }
+    return local;
+  }
+  bool FetchCopies() const override { return true; }
 
   Status Delete(const VolumeFile& file) override {
     std::error_code ec;

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "sql/account_ast.h"
 #include "sql/pipe_ast.h"
 #include "sql/routine_load_ast.h"
 
@@ -107,6 +108,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowRoutineLoadTask, ShowCreateRoutineLoad, CreateStorageConnection, CreateVolume,
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
-                               ShowVclusters>;
+                               ShowVclusters, AccountStatement>;
 
 }  // namespace sluice::sql

@@ -2,6 +2,7 @@
 // the *_parser.cpp files; everything else is handed to DuckDB after TranslateForDuckDB.
 #include "sql/parser.h"
 
+#include "sql/account_parser.h"
 #include "sql/routine_load_parser.h"
 #include "sql/statement_parsers.h"
 #include "sql/volume_parser.h"
@@ -157,6 +158,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
+  if (IsAccountStatement(ts)) return ParseAccountStatement(ts);
   if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
   if (IsCreateStorageObject(ts)) return ParseCreateStorageObject(ts);
   if (IsShowStorageObjects(ts)) return ParseShowStorageObjects(ts);
