@@ -10,6 +10,7 @@ DEB_PACKAGES=(
   librdkafka-dev kcat libsimdjson-dev libavro-dev libcurl4-openssl-dev libpugixml-dev
   libcpp-httplib-dev libasio-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
   googletest libgtest-dev libgmock-dev mariadb-client python3-pymysql nodejs curl ca-certificates
+  openssl  # the CLI: test_tls makes an operator CA and checks the port with s_client -starttls mysql
   e2fsprogs  # chattr: test_volume_pipes makes a file undeletable (it skips that part without chattr)
 )
 

@@ -2,7 +2,9 @@
 
 namespace sluice {
 
-http::HttpReply RejectedRowsReply(scheduler::RoutineLoadManager& manager, const std::map<std::string, std::string>& query) {
+http::HttpReply RejectedRowsReply(scheduler::RoutineLoadManager& manager, const http::HttpRequest& request,
+                                  const MayReadJob& may_read) {
+  const auto& query = request.query;
   http::HttpReply reply;
   reply.content_type = "text/plain; charset=utf-8";
   auto db = query.find("db");
@@ -10,6 +12,13 @@ http::HttpReply RejectedRowsReply(scheduler::RoutineLoadManager& manager, const 
   if (db == query.end() || job == query.end()) {
     reply.status = 400;
     reply.body = "give the job as ?db=<database>&job=<job name>\n";
+    return reply;
+  }
+  // Checked before the job is looked up, so the answer does not tell whether a job the user may not see exists.
+  if (!may_read || !may_read(request.user, db->second, job->second)) {
+    reply.status = 403;
+    reply.body = "user '" + request.user + "' may not read the rejected rows of routine load " + db->second + "." +
+                 job->second + "\n";
     return reply;
   }
   int64_t limit = 1000;

@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
       "Commands:\n"
       "  serve   run the server. Flags: --data-dir DIR (default ./sluice-data), --bind ADDR (127.0.0.1),\n"
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
-      "          --load-workers N (4), --log-level LEVEL (info). See: sluice serve --help");
+      "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
+      "          --log-level LEVEL (info). See: sluice serve --help");
 
   sluice::ServeOptions opts;
   if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
@@ -30,11 +31,28 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--mysql-port", opts.mysql_port, "Port of the MySQL-protocol front door (mysql -P).")
       ->capture_default_str();
-  serve->add_option("--http-port", opts.http_port, "Port of the HTTP API (/api/health, /api/version).")
+  serve->add_option("--http-port", opts.http_port,
+                    "Port of the HTTP API. /api/health and /api/version are open; every other endpoint needs "
+                    "HTTP Basic credentials of a Sluice user.")
       ->capture_default_str();
   serve->add_option("--root-password", opts.root_password,
                     "Password of the root user; also read from the environment variable SLUICE_ROOT_PASSWORD. "
                     "Empty is allowed only when binding to loopback.");
+  serve->add_flag("--http-tls", opts.http_tls,
+                  "Serve the HTTP port over HTTPS, with the certificate of --tls-cert/--tls-key, or else the one in "
+                  "<data dir>/tls/ (server-cert.pem, server-key.pem).");
+  serve->add_option("--root-auth-plugin", opts.root_auth_plugin,
+                    "Authentication plugin of root: mysql_native_password, or caching_sha2_password (MySQL 8's "
+                    "default; its first login after a start must use TLS).")
+      ->check(CLI::IsMember({"mysql_native_password", "caching_sha2_password"}))
+      ->capture_default_str();
+  serve->add_option("--tls-cert", opts.tls_cert,
+                    "PEM certificate (optionally followed by its chain) both ports offer TLS with; needs --tls-key. "
+                    "Without it, Sluice makes a CA and a server certificate in <data-dir>/tls/ (reused on later "
+                    "starts); clients verify with --ssl-ca=<data-dir>/tls/ca.pem.");
+  serve->add_option("--tls-key", opts.tls_key, "PEM private key (unencrypted) of --tls-cert.");
+  serve->add_flag("--require-secure-transport", opts.require_secure_transport,
+                  "Refuse MySQL logins without TLS (ERR 3159), as MySQL's require_secure_transport=ON.");
   serve->add_option("--load-workers", opts.load_workers,
                     "Threads that run routine load tasks, shared by all jobs; a job runs at most "
                     "min(partitions, desired_concurrent_number, this, 5) tasks at once.")

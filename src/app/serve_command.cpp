@@ -11,7 +11,9 @@
 #include "executor/engine.h"
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
+#include "app/http_wiring.h"
 #include "server/mysql_server.h"
+#include "tls/tls_context.h"
 
 namespace sluice {
 
@@ -38,13 +40,32 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", lock.status().message());
     return 1;
   }
+  // One certificate for both ports: the HTTP port serves the same files (tls->cert_file(), tls->key_file()).
+  tls::TlsOptions tls_options;
+  tls_options.cert_file = options.tls_cert;
+  tls_options.key_file = options.tls_key;
+  tls_options.data_dir = options.data_dir;
+  tls_options.hosts = tls::CertificateHosts(options.bind);
+  auto tls = tls::TlsContext::Create(tls_options);
+  if (!tls.ok()) {
+    log::Error("serve", "{}", tls.status().message());
+    return 1;
+  }
+  if ((*tls)->generated()) {
+    log::Info("serve", "TLS with a generated certificate; clients verify it with --ssl-ca={}", (*tls)->ca_file());
+  } else {
+    log::Info("serve", "TLS with the certificate {}", (*tls)->cert_file());
+  }
+
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
-  scheduler_options.http_base_url = "http://" + link_host + ":" + std::to_string(options.http_port);
+  scheduler_options.http_base_url =
+      std::string(options.http_tls ? "https://" : "http://") + link_host + ":" + std::to_string(options.http_port);
   SecurityOptions security;
   if (!options.root_password.empty()) security.root_password = options.root_password;
   security.unsafe_engine_file_access = options.unsafe_engine_file_access;
+  if (options.root_auth_plugin == "caching_sha2_password") security.root_plugin = auth::AuthPlugin::kCachingSha2Password;
   auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());
@@ -59,7 +80,9 @@ int RunServe(const ServeOptions& options) {
   server::MysqlServer::Options mysql_options;
   mysql_options.bind = options.bind;
   mysql_options.port = options.mysql_port;
-  mysql_options.root_password = options.root_password;
+  mysql_options.authenticator = &(*engine)->accounts();
+  mysql_options.tls = tls->get();
+  mysql_options.require_secure_transport = options.require_secure_transport;
   server::MysqlServer mysql(mysql_options, **engine);
   if (Status st = mysql.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());
@@ -67,13 +90,24 @@ int RunServe(const ServeOptions& options) {
   }
 
   auto started = std::chrono::steady_clock::now();
-  http::HttpServer http({options.bind, options.http_port}, [&] {
+  http::HttpOptions http_options;
+  http_options.bind = options.bind;
+  http_options.port = options.http_port;
+  http_options.authenticate = AccountAuthenticator((*engine)->accounts());
+  http_options.limits.delay_failed_logins = false;  // the account store's gate delays failures
+  if (Status st = ResolveHttpTls(options, http_options); !st.ok()) {
+    log::Error("serve", "{}", st.message());
+    mysql.Stop();
+    return 1;
+  }
+  http::HttpServer http(http_options, [&] {
     return http::HealthInfo{
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started).count(),
         (*engine)->open_sessions()};
   });
-  http.Get("/api/routine_load/errors", [&](const std::map<std::string, std::string>& q) {
-    return RejectedRowsReply((*engine)->routine_loads(), q);
+  MayReadJob may_read_job = AccountMayReadJob((*engine)->accounts(), (*engine)->routine_loads());
+  http.Get("/api/routine_load/errors", [&](const http::HttpRequest& request) {
+    return RejectedRowsReply((*engine)->routine_loads(), request, may_read_job);
   });
   if (Status st = http.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());
@@ -86,6 +120,9 @@ int RunServe(const ServeOptions& options) {
   int sig = 0;
   sigwait(&signals, &sig);
   log::Info("serve", "{} received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  // First, so that a long statement cannot hold the shutdown up: every running statement (and any that starts
+  // from now on) is interrupted and its client told "Server shutdown in progress".
+  (*engine)->StopAllStatements();
   http.Stop();
   mysql.Stop();
   engine->reset();  // closes DuckDB cleanly (checkpoint) before the lock is released

@@ -11,9 +11,14 @@ struct ServeOptions {
   uint16_t mysql_port = 9030;
   uint16_t http_port = 8030;
   std::string root_password;  // from --root-password or SLUICE_ROOT_PASSWORD
+  std::string root_auth_plugin = "mysql_native_password";  // or caching_sha2_password
+  std::string tls_cert;       // PEM certificate (chain) for both ports; empty: a generated one in <data-dir>/tls/
+  std::string tls_key;        // its PEM key
+  bool require_secure_transport = false;  // logins without TLS are refused
   std::string log_level = "info";
   int load_workers = 4;       // threads running routine load tasks, shared by every job
   bool unsafe_engine_file_access = false;  // --unsafe-allow-engine-file-access (docs/security.md)
+  bool http_tls = false;      // --http-tls: HTTPS on the HTTP port
 };
 
 // Returns the process exit code.

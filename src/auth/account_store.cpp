@@ -91,7 +91,8 @@ std::string UserIdentity::ToString() const { return "'" + user + "'@'" + host + 
 std::string Grantee::ToString() const { return is_role ? "ROLE '" + role + "'" : "USER " + user.ToString(); }
 
 Result<std::unique_ptr<AccountStore>> AccountStore::Open(storage::Database& db,
-                                                         std::optional<std::string> root_password) {
+                                                         std::optional<std::string> root_password,
+                                                         AuthPlugin root_plugin) {
   ASSIGN_OR_RETURN(auto con, db.Connect());
   std::unique_ptr<AccountStore> store(new AccountStore(std::move(con)));
   RETURN_IF_ERROR(store->con_->Execute(
@@ -108,7 +109,7 @@ Result<std::unique_ptr<AccountStore>> AccountStore::Open(storage::Database& db,
       "grantee_host VARCHAR NOT NULL, object_kind VARCHAR NOT NULL, db VARCHAR NOT NULL, name VARCHAR NOT NULL, "
       "privilege VARCHAR NOT NULL, grantable BOOLEAN NOT NULL)"));
   RETURN_IF_ERROR(store->Load());
-  RETURN_IF_ERROR(store->Seed(std::move(root_password)));
+  RETURN_IF_ERROR(store->Seed(std::move(root_password), root_plugin));
   return store;
 }
 
@@ -156,7 +157,7 @@ Status AccountStore::Load() {
   return Status::Ok();
 }
 
-Status AccountStore::Seed(std::optional<std::string> root_password) {
+Status AccountStore::Seed(std::optional<std::string> root_password, AuthPlugin root_plugin) {
   std::unique_lock lock(mu_);
   bool changed_roles = false;
   for (const char* r : {kRootRole, kClusterAdminRole, kDbAdminRole, kUserAdminRole, kPublicRole}) {
@@ -179,8 +180,12 @@ Status AccountStore::Seed(std::optional<std::string> root_password) {
   if (it == accounts_.end() || root_password) {
     Account a = it == accounts_.end() ? Account{} : it->second;
     a.id = root;
-    a.plugin = AuthPlugin::kNativePassword;
-    a.credential = root_password && !root_password->empty() ? NativeCredential(*root_password) : "";
+    a.plugin = root_password ? root_plugin : a.plugin;
+    std::string pw = root_password.value_or("");
+    a.credential = !root_password ? a.credential
+                   : pw.empty() ? ""
+                   : a.plugin == AuthPlugin::kNativePassword ? NativeCredential(pw) : SaltedHash(pw);
+    sha2_cache_.erase(root.ToString());
     if (it == accounts_.end()) a.default_roles = {kRootRole};
     RETURN_IF_ERROR(PersistAccount(a));
     accounts_[root] = a;
@@ -279,12 +284,14 @@ std::optional<AccountCredentials> AccountStore::FindAccount(std::string_view use
 }
 
 bool AccountStore::VerifyPassword(std::string_view user, std::string_view host, std::string_view password) {
+  // Every check costs one slow hash, whether the user exists, is locked, or keeps a fast native hash, so the
+  // time an answer takes tells nothing about the account.
+  static const std::string kStandIn = SaltedHash("stand-in for an account that is not checked slowly");
   std::unique_lock lock(mu_);
   const Account* a = MatchLocked(user, host);
-  if (!a || a->locked) {
-    (void)VerifySaltedHash("pbkdf2-sha256$10000$00$00", password);  // the same work as a real check
-    return false;
-  }
+  bool slow = a && !a->locked && !a->credential.empty() && a->plugin == AuthPlugin::kCachingSha2Password;
+  if (!slow) (void)VerifySaltedHash(kStandIn, password);
+  if (!a || a->locked) return false;
   bool ok;
   if (a->credential.empty()) {
     ok = password.empty();

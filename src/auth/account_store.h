@@ -68,8 +68,8 @@ class AccountStore : public Authenticator {
  public:
   // Loads every account, role and grant. Seeds root and the built-in roles at the first start. A given
   // `root_password` becomes root's password (the flag / SLUICE_ROOT_PASSWORD set it at every start).
-  static Result<std::unique_ptr<AccountStore>> Open(storage::Database& db,
-                                                    std::optional<std::string> root_password);
+  static Result<std::unique_ptr<AccountStore>> Open(storage::Database& db, std::optional<std::string> root_password,
+                                                    AuthPlugin root_plugin = AuthPlugin::kNativePassword);
 
   // Authenticator
   std::optional<AccountCredentials> FindAccount(std::string_view user, std::string_view host) override;
@@ -131,7 +131,7 @@ class AccountStore : public Authenticator {
 
   explicit AccountStore(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}
   Status Load();
-  Status Seed(std::optional<std::string> root_password);
+  Status Seed(std::optional<std::string> root_password, AuthPlugin root_plugin);
   Status PersistAccount(const Account& a);
   Status PersistRoleGrants();
   Status PersistGrants();

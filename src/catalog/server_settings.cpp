@@ -21,6 +21,8 @@ struct SettingSpec {
 // Whole numbers only for now; a new kind of setting adds its own check here.
 constexpr SettingSpec kSpecs[] = {
     {kLoadHistoryRetentionDays, "7", 1, 3650, "days"},
+    // StarRocks' name, default and upper bound (3 days).
+    {kQueryTimeout, "300", 1, 259200, "seconds"},
 };
 
 const SettingSpec* FindSpec(std::string_view name) {
@@ -35,7 +37,7 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-Result<std::string> Validate(const SettingSpec& spec, const std::string& value) {
+Result<std::string> ValidateSpec(const SettingSpec& spec, const std::string& value) {
   std::string_view v = value;
   while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
   while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
@@ -63,7 +65,7 @@ Result<std::unique_ptr<ServerSettings>> ServerSettings::Open(storage::Database& 
     if (row.size() < 2 || !row[0] || !row[1]) continue;
     const SettingSpec* spec = FindSpec(*row[0]);
     if (!spec) continue;  // a setting a later version added and this one does not know
-    auto value = Validate(*spec, *row[1]);
+    auto value = ValidateSpec(*spec, *row[1]);
     if (value.ok()) settings->values_[spec->name] = *value;
   }
   return settings;
@@ -71,10 +73,18 @@ Result<std::unique_ptr<ServerSettings>> ServerSettings::Open(storage::Database& 
 
 bool ServerSettings::IsServerSetting(std::string_view name) { return FindSpec(Lower(name)) != nullptr; }
 
+bool ServerSettings::IsSessionSetting(std::string_view name) { return Lower(name) == kQueryTimeout; }
+
+Result<std::string> ServerSettings::Validate(std::string_view name, const std::string& value) {
+  const SettingSpec* spec = FindSpec(Lower(name));
+  if (!spec) return Status::InvalidArgument("'" + std::string(name) + "' is not a server setting");
+  return ValidateSpec(*spec, value);
+}
+
 Status ServerSettings::Set(const std::string& name, const std::string& value) {
   const SettingSpec* spec = FindSpec(Lower(name));
   if (!spec) return Status::InvalidArgument("'" + name + "' is not a server setting");
-  ASSIGN_OR_RETURN(std::string normalized, Validate(*spec, value));
+  ASSIGN_OR_RETURN(std::string normalized, ValidateSpec(*spec, value));
   std::lock_guard<std::mutex> lock(mu_);
   RETURN_IF_ERROR(con_->Execute("INSERT OR REPLACE INTO __sluice.server_settings VALUES (" +
                                 sql::QuoteLiteral(spec->name) + ", " + sql::QuoteLiteral(normalized) + ")"));
@@ -97,6 +107,11 @@ std::vector<std::pair<std::string, std::string>> ServerSettings::All() const {
 int64_t ServerSettings::LoadHistoryRetentionMs() const {
   auto days = Get(kLoadHistoryRetentionDays);
   return std::stoll(days.value_or("7")) * 24 * 3600 * 1000;
+}
+
+int64_t ServerSettings::QueryTimeoutSeconds() const {
+  auto seconds = Get(kQueryTimeout);
+  return std::stoll(seconds.value_or("300"));
 }
 
 }  // namespace sluice::catalog

@@ -1,6 +1,7 @@
 #pragma once
 // Server-wide settings a user changes with SET GLOBAL name = value, kept in __sluice.server_settings so they hold
-// across restarts. Today: load_history_retention_days (how long load_history keeps its rows, default 7).
+// across restarts. Today: load_history_retention_days (how long load_history keeps its rows, default 7) and
+// query_timeout (seconds a statement may run, default 300; a session may also SET its own).
 // Sessions read them like MySQL global variables (SELECT @@name, SHOW VARIABLES).
 #include <cstdint>
 #include <map>
@@ -17,6 +18,7 @@
 namespace sluice::catalog {
 
 inline constexpr const char* kLoadHistoryRetentionDays = "load_history_retention_days";
+inline constexpr const char* kQueryTimeout = "query_timeout";
 
 class ServerSettings {
  public:
@@ -24,6 +26,10 @@ class ServerSettings {
 
   // True for the names this class owns; a session sends SET GLOBAL of these here.
   static bool IsServerSetting(std::string_view name);
+  // Server settings a session may also set for itself (SET name = v without GLOBAL overrides the server's value).
+  static bool IsSessionSetting(std::string_view name);
+  // The normalized value, or InvalidArgument saying what is allowed (the check SET GLOBAL makes).
+  static Result<std::string> Validate(std::string_view name, const std::string& value);
   // Validates, persists, then applies. A bad value is InvalidArgument saying what is allowed.
   Status Set(const std::string& name, const std::string& value);
   std::optional<std::string> Get(std::string_view name) const;
@@ -31,6 +37,7 @@ class ServerSettings {
   std::vector<std::pair<std::string, std::string>> All() const;
 
   int64_t LoadHistoryRetentionMs() const;
+  int64_t QueryTimeoutSeconds() const;
 
  private:
   explicit ServerSettings(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}

@@ -2,9 +2,12 @@
 // A result a statement hands back to the front door: named, typed columns and rows of text values
 // (the MySQL text protocol sends text anyway). nullopt is SQL NULL.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "common/status.h"
 
 namespace sluice {
 
@@ -36,9 +39,21 @@ struct ResultSet {
   }
 };
 
+// Rows handed over a chunk at a time, for results too big to hold (a SELECT over a large table): the front door
+// sends each chunk before asking for the next, so memory stays bounded by a chunk and the write buffer.
+class ResultRowStream {
+ public:
+  virtual ~ResultRowStream() = default;
+  // Replaces `*rows` with the next rows: false when none are left. An error (the query was interrupted, or failed
+  // mid-way) ends the stream.
+  virtual Result<bool> Next(std::vector<Row>* rows) = 0;
+};
+
 // What one statement produced: a result set, or an OK with counts.
 struct StatementResult {
+  // With `stream` set, result_set has the columns and the rows come from the stream (after result_set->rows).
   std::optional<ResultSet> result_set;
+  std::shared_ptr<ResultRowStream> stream;
   uint64_t affected_rows = 0;
   uint64_t last_insert_id = 0;
   uint16_t warnings = 0;

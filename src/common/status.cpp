@@ -23,6 +23,7 @@ const char* CodeName(StatusCode c) {
     case StatusCode::kConflict: return "Conflict";
     case StatusCode::kOutOfRange: return "Out of range";
     case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kInterrupted: return "Interrupted";
   }
   return "Error";
 }

@@ -28,6 +28,7 @@ enum class StatusCode {
   kConflict,           // a concurrent change won (e.g. a fenced progress update)
   kOutOfRange,         // e.g. a Kafka offset no longer (or not yet) available
   kInternal,           // a bug or an unexpected library failure
+  kInterrupted,        // a running statement was stopped: KILL QUERY, query_timeout, shutdown
 };
 
 class [[nodiscard]] Status {

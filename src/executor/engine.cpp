@@ -70,7 +70,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     std::filesystem::permissions(scratch_root, std::filesystem::perms::owner_all, ec);
     std::filesystem::permissions(engine->scratch_dir_, std::filesystem::perms::owner_all, ec);
   }
-  ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password));
+  ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password, security.root_plugin));
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   scheduler_options.volumes = engine->volumes_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;
@@ -91,6 +91,14 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
       RETURN_IF_ERROR(storage::SealDatabase(*con, {engine->scratch_dir_}));
     }
   }
+  engine->registry_.StartWatchdog();
+  // KILL and SHOW PROCESSLIST: your own connections, or everyone's with SYSTEM OPERATE (cluster_admin, root).
+  engine->registry_.set_may_kill([accounts = engine->accounts_.get()](const std::string& killer, const std::string& target) {
+    if (killer == target) return true;
+    auth::UserIdentity account = accounts->MatchAccount(killer, "%").value_or(auth::UserIdentity{killer, "%"});
+    auth::Principal who{account, accounts->LoginRoles(account)};
+    return accounts->Has(who, auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE");
+  });
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
   return engine;
 }
@@ -128,7 +136,6 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
   ASSIGN_OR_RETURN(auto con, db_->Connect());
   RETURN_IF_ERROR(DefineReadKafkaMacro(*con));
   RETURN_IF_ERROR(con->Execute(catalog::LoadHistoryMacroSql()));
-  registry_.Add(connection_id, user, client_host, "");
   // The account the login matched, with the roles active at login (activate_all_roles_on_login).
   auth::Principal principal;
   principal.account = accounts_->MatchAccount(user, client_host).value_or(auth::UserIdentity{user, client_host});

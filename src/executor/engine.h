@@ -25,6 +25,8 @@ namespace sluice {
 struct SecurityOptions {
   // Root's password, set at every start when given (--root-password / SLUICE_ROOT_PASSWORD); kept otherwise.
   std::optional<std::string> root_password;
+  // root's plugin when its password is set (--root-auth-plugin).
+  auth::AuthPlugin root_plugin = auth::AuthPlugin::kNativePassword;
   // The operator's explicit opt-out of the engine's file sandbox (--unsafe-allow-engine-file-access): DuckDB may
   // then read and write any file the server's user can. The front door still refuses file functions.
   bool unsafe_engine_file_access = false;
@@ -44,6 +46,9 @@ class Engine : public SessionFactory {
   scheduler::RoutineLoadManager& routine_loads() { return *routine_loads_; }
   size_t open_sessions() const { return registry_.size(); }
   auth::AccountStore& accounts() { return *accounts_; }
+  // The open sessions; set_may_kill on it decides who may KILL whose statements.
+  SessionRegistry& session_registry() { return registry_; }
+  void StopAllStatements() override { registry_.StopAll(); }
 
  private:
   Engine() = default;

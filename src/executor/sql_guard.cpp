@@ -18,12 +18,24 @@ const std::set<std::string>& ComputingTableFunctions() {
   return names;
 }
 
-Status NotReachable(std::string_view name) {
+// The relations of Sluice's catalog that the docs point users at (TrackingSQL, pipes.md): read-only, root role.
+bool IsObservabilityRelation(const std::vector<std::string>& parts, size_t schema_at) {
+  if (schema_at + 1 >= parts.size() || ToLower(parts[schema_at]) != "__sluice") return false;
+  std::string rel = ToLower(parts[schema_at + 1]);
+  return rel == "routine_load_rejected_rows" || rel == "volume_loads" || rel == "volume_rejected_rows" ||
+         rel == "load_history";
+}
+
+}  // namespace
+
+Status CatalogNotReachable(std::string_view name) {
   return Status::AccessDenied(
       "Access denied; you need (at least one of) the SYSTEM privilege(s) for this operation: '" + std::string(name) +
       "' belongs to Sluice's own catalog, which no statement can read, write, alter or shadow; SHOW ROUTINE LOAD, "
       "SHOW PIPES, DESC PIPE and load_history('table') show what it holds");
 }
+
+namespace {
 
 Status FunctionRefused(std::string_view name) {
   bool files = name.rfind("read_", 0) == 0 || name == "glob" || name.rfind("parquet_", 0) == 0 ||
@@ -46,11 +58,18 @@ bool IsReservedName(std::string_view name) {
   return lower.rfind("__sluice", 0) == 0 || lower == "sluice_batch";
 }
 
-Result<std::vector<GuardedCall>> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
-  std::vector<GuardedCall> calls;
+Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
+  NameCheck out;
+  std::vector<GuardedCall>& calls = out.calls;
   for (const auto& chain : scan.names) {
-    for (const auto& part : chain.parts)
-      if (IsReservedName(part)) return NotReachable(part);
+    for (size_t i = 0; i < chain.parts.size(); i++) {
+      if (!IsReservedName(chain.parts[i])) continue;
+      if (!chain.called && i + 2 == chain.parts.size() && IsObservabilityRelation(chain.parts, i)) {
+        out.reads_observability = true;
+        break;
+      }
+      return CatalogNotReachable(chain.parts[i]);
+    }
     if (!chain.called) continue;
     std::string fn = ToLower(chain.parts.back());
     if (fn == "sluice_directory" || fn == "load_history") {
@@ -70,7 +89,7 @@ Result<std::vector<GuardedCall>> SqlGuard::CheckNames(const sql::StatementScan& 
       return Status::AccessDenied("Access denied: the name '" + scan.target.back() +
                                   "' is reserved for Sluice's own functions; choose another name");
   }
-  return calls;
+  return out;
 }
 
 Status SqlGuard::CheckKind(storage::StatementKind kind, const sql::StatementScan& scan) const {

@@ -15,6 +15,13 @@
 
 namespace sluice {
 
+// What a statement's names say beyond the calls: whether it reads one of the observability relations of Sluice's
+// catalog that docs name (rejected rows, volume load records, load history), which superusers may SELECT.
+struct NameCheck {
+  std::vector<struct GuardedCall> calls;
+  bool reads_observability = false;
+};
+
 // A call to one of Sluice's table functions that reads something the user needs a privilege for.
 struct GuardedCall {
   enum class Kind { kDirectory, kLoadHistory } kind;
@@ -29,7 +36,7 @@ class SqlGuard {
       : table_functions_(std::move(table_functions)), engine_settings_(std::move(engine_settings)) {}
 
   // Names and calls in any statement (Sluice's own included: a pipe's SELECT runs in DuckDB too).
-  Result<std::vector<GuardedCall>> CheckNames(const sql::StatementScan& scan) const;
+  Result<NameCheck> CheckNames(const sql::StatementScan& scan) const;
   // What DuckDB says a passed-through statement is.
   Status CheckKind(storage::StatementKind kind, const sql::StatementScan& scan) const;
   // SET name = ...: names of DuckDB settings are refused (a session must not change the server's engine).
@@ -39,6 +46,9 @@ class SqlGuard {
   std::set<std::string> table_functions_;
   std::set<std::string> engine_settings_;
 };
+
+// The refusal for a name of Sluice's catalog.
+Status CatalogNotReachable(std::string_view name);
 
 // Whether `name` is reserved for Sluice: its catalog schema (__sluice*) and its internal functions.
 bool IsReservedName(std::string_view name);

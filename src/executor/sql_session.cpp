@@ -76,7 +76,10 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
       settings_(settings),
       accounts_(accounts),
       guard_(guard),
-      access_(accounts, std::move(principal)) {}
+      access_(accounts, std::move(principal)) {
+  activity_ = registry_.Add(connection_id_, user_, client_host_);
+  activity_->SetInterrupt([con = con_.get()] { con->Interrupt(); });
+}
 
 sql::SessionContext SqlSession::Context() const {
   sql::SessionContext ctx;
@@ -99,13 +102,15 @@ Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
 }
 
 Result<StatementResult> SqlSession::Execute(std::string_view statement) {
-  // The sandbox and the privileges are checked on the text as the client sent it (sql/statement_scan.h), before
-  // anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
-  ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
-  ASSIGN_OR_RETURN(std::vector<GuardedCall> calls, guard_.CheckNames(scan));
-  ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
-  RETURN_IF_ERROR(Authorize(stmt, scan, calls));
-  return Run(stmt);
+  return Supervised(statement, [&]() -> Result<StatementResult> {
+    // The sandbox and the privileges are checked on the text as the client sent it (sql/statement_scan.h),
+    // before anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
+    ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
+    ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
+    ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+    RETURN_IF_ERROR(Authorize(stmt, scan, names));
+    return Run(stmt);
+  });
 }
 
 Status SqlSession::UseDatabase(std::string_view db) {
@@ -113,7 +118,7 @@ Status SqlSession::UseDatabase(std::string_view db) {
   if (!catalog_.DatabaseExists(name)) return Status::UnknownDatabase("Unknown database '" + name + "'");
   RETURN_IF_ERROR(con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + "." + sql::QuoteIdentifier(name)));
   current_db_ = name;
-  registry_.SetDatabase(connection_id_, name);
+  activity_->SetDatabase(name);
   return Status::Ok();
 }
 
@@ -131,6 +136,24 @@ Status SqlSession::SetVariable(const sql::SetVariables::Assignment& a) {
   if (guard_.IsEngineSetting(a.name) && !variables_.Get(a.name)) {
     return auth::PrivilegeNeeded("SYSTEM", "'" + a.name + "' is a setting of the storage engine, which no session "
                                  "can change in Sluice; SHOW VARIABLES lists the variables a session can set");
+  }
+  if (!a.global && catalog::ServerSettings::IsSessionSetting(a.name)) {
+    ASSIGN_OR_RETURN(std::string value, catalog::ServerSettings::Validate(a.name, a.value));
+    variables_.Set(a.name, value);
+    return Status::Ok();
+  }
+  if (a.name == "max_execution_time") {
+    if (a.global) {
+      return Status::InvalidArgument("max_execution_time is a session variable only: for every session use "
+                                     "SET GLOBAL query_timeout = <seconds>");
+    }
+    const std::string& v = a.value;
+    if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos) {
+      return Status::InvalidArgument("max_execution_time must be a whole number of milliseconds (0: no limit of its "
+                                     "own, query_timeout applies), not '" + v + "'");
+    }
+    variables_.Set(a.name, std::to_string(std::stoll(v)));
+    return Status::Ok();
   }
   if (!catalog::ServerSettings::IsServerSetting(a.name)) {
     variables_.Set(a.name, a.value);
@@ -166,7 +189,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::DescribeTable>(stmt) ||
                     std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt) ||
                     std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
-                    std::holds_alternative<sql::DescribeStorageObject>(stmt);
+                    std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
@@ -179,7 +202,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             RETURN_IF_ERROR(catalog_.DropDatabase(s.name, s.if_exists));
             if (s.name == current_db_) {
               current_db_.clear();
-              registry_.SetDatabase(connection_id_, "");
+              activity_->SetDatabase("");
               (void)con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + ".main");
             }
             return Ok();
@@ -228,6 +251,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::DropStorageObject& s) { return RunVolume(s); },
           [&](const sql::CopyIntoFromVolume& s) { return RunVolume(s); },
           [&](const sql::AccountStatement& s) { return RunAccount(s); },
+          [&](const sql::Kill& s) { return RunKill(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);
@@ -252,7 +276,7 @@ Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
   }
   std::unique_lock<std::mutex> keyed_lock;
   if (keyed && !in_transaction_) keyed_lock = std::unique_lock<std::mutex>(load::KeyedWriteMutex(keyed->target_table));
-  auto result = con_->Query(keyed ? keyed->sql : s.sql);
+  auto result = keyed ? con_->Query(keyed->sql) : stream_rows_ ? con_->QueryStreaming(s.sql) : con_->Query(s.sql);
   if (keyed && !result.ok()) result = ExplainKeyedInsertError(result.status());
   if (result.ok() && begins) in_transaction_ = true;
   if (ends) in_transaction_ = false;
@@ -345,16 +369,7 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
                          std::string("4")});
       break;
     case What::kProcesslist:
-      for (const char* c : {"Id", "User", "Host", "db", "Command", "Time", "State", "Info"}) rs.AddColumn(c);
-      for (const auto& p : registry_.List()) {
-        // Others' connections are shown to holders of OPERATE (MySQL's PROCESS privilege).
-        if (p.user != user_ && !access_.Holds(auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE")) continue;
-        rs.rows.push_back({std::to_string(p.connection_id), p.user, p.host,
-                           p.db.empty() ? std::nullopt : std::optional<std::string>(p.db),
-                           std::string(p.connection_id == connection_id_ ? "Query" : "Sleep"),
-                           std::to_string(p.seconds_connected), std::string(""), std::nullopt});
-      }
-      break;
+      return Rows(ShowProcesslist(s.full));
   }
   return Rows(std::move(rs));
 }

@@ -1,6 +1,10 @@
 #pragma once
 // A session at the front door: parses each statement, runs Sluice's own statements against the catalog and
 // hands everything else to its DuckDB connection.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <utility>
 #include <memory>
 #include <string>
 
@@ -29,13 +33,16 @@ class SqlSession : public Session {
              std::string client_host, catalog::VolumeStore& volumes, std::string scratch_dir,
              catalog::ServerSettings& settings, auth::AccountStore& accounts, const SqlGuard& guard,
              auth::Principal principal);
-  ~SqlSession() override { registry_.Remove(connection_id_); }
+  ~SqlSession() override { registry_.Remove(connection_id_); }  // before con_ goes: no interrupt after that
 
   Result<StatementResult> Execute(std::string_view statement) override;
   Status UseDatabase(std::string_view db) override;
   Result<ResultSet> FieldList(std::string_view table) override;
   const std::string& current_database() const override { return current_db_; }
   uint32_t connection_id() const override { return connection_id_; }
+  void AttachClient(std::function<void()> close, std::function<bool()> client_gone) override;
+  bool killed() const override { return activity_->close_requested(); }
+  void EnableRowStreaming() override { stream_rows_ = true; }
 
  private:
   Result<StatementResult> Run(const sql::Statement& stmt);
@@ -44,6 +51,13 @@ class SqlSession : public Session {
   Result<StatementResult> Describe(const sql::QualifiedName& name);
   Result<StatementResult> ShowCreateTable(const sql::QualifiedName& name);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
+  // runaway_work.cpp: KILL, SHOW PROCESSLIST, and the statement bracket that query_timeout and KILL act on.
+  Result<StatementResult> RunKill(const sql::Kill& s);
+  ResultSet ShowProcesslist(bool full) const;
+  Result<StatementResult> Supervised(std::string_view statement, const std::function<Result<StatementResult>()>& run);
+  // How long a statement may run, and the advice its timeout error ends with: max_execution_time (ms) when the
+  // session set one, else the session's query_timeout, else SET GLOBAL query_timeout. nullopt: no limit.
+  std::optional<std::pair<std::chrono::milliseconds, std::string>> StatementTimeLimit() const;
   Result<StatementResult> RunRoutineLoad(const sql::CreateRoutineLoad& s);
   Result<StatementResult> RunRoutineLoad(const sql::AlterRoutineLoad& s);
   Result<StatementResult> RunRoutineLoad(const sql::ControlRoutineLoad& s);
@@ -67,7 +81,7 @@ class SqlSession : public Session {
   Result<StatementResult> RunRoutineLoad(const sql::DropVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowVclusters& s);
   // statement_privileges.cpp: what a statement needs before it runs, and what SHOW leaves out.
-  Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const std::vector<GuardedCall>& calls);
+  Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const NameCheck& names);
   Result<KnownTables> ReadKnownTables();
   Status RequireJobControl(const std::string& db, const std::string& name, bool pipe, std::string_view pipe_privilege);
   Status RequireJobVisible(const std::string& db, const std::string& name, bool pipe);
@@ -103,6 +117,8 @@ class SqlSession : public Session {
   auth::AccountStore& accounts_;
   const SqlGuard& guard_;
   AccessControl access_;
+  std::shared_ptr<SessionActivity> activity_;  // what SHOW PROCESSLIST shows and KILL stops
+  bool stream_rows_ = false;
 };
 
 }  // namespace sluice

@@ -63,16 +63,20 @@ Status SqlSession::RequireJobVisible(const std::string& db, const std::string& n
   return auth::TableDenied(access_.principal(), "SELECT", target->db, target->table);
 }
 
-Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementScan& scan,
-                             const std::vector<GuardedCall>& calls) {
+Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const NameCheck& names) {
+  const std::vector<GuardedCall>& calls = names.calls;
   if (const auto* pass = std::get_if<sql::PassThrough>(&stmt)) {
     ASSIGN_OR_RETURN(storage::StatementKind kind, storage::ClassifyStatement(*con_, pass->sql));
     RETURN_IF_ERROR(guard_.CheckKind(kind, scan));
+    // The observability relations are read-only, and for the root role only: they hold every job's rows.
+    if (names.reads_observability && !(kind == storage::StatementKind::kSelect && access_.HoldsEverything()))
+      return CatalogNotReachable("__sluice");
     if (access_.HoldsEverything()) return Status::Ok();
     ASSIGN_OR_RETURN(KnownTables known, ReadKnownTables());
     std::string current = current_db_;
     return access_.CheckPassThrough(scan, kind, calls, current, known);
   }
+  if (names.reads_observability) return CatalogNotReachable("__sluice");
   if (access_.HoldsEverything()) return Status::Ok();
   // DIRECTORY(vol) and load_history('t') inside Sluice's statements (a pipe's SELECT) need the same.
   if (!calls.empty()) {
@@ -204,6 +208,7 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           },
           [&](const sql::ShowVclusters&) { return Status::Ok(); },
           [&](const sql::AccountStatement&) { return Status::Ok(); },  // checked where it runs
+          [&](const sql::Kill&) { return Status::Ok(); },  // the registry's kill policy (Engine::Open)
       },
       stmt);
 }

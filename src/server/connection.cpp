@@ -2,6 +2,9 @@
 
 #include "common/secret_redaction.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <exception>
 #include <utility>
 #include <vector>
@@ -11,7 +14,7 @@
 #include "common/log.h"
 #include "server/error_mapping.h"
 #include "server/handshake.h"
-#include "server/native_password.h"
+#include "server/login.h"
 #include "server/ok_err.h"
 #include "server/protocol.h"
 #include "server/result_encoder.h"
@@ -23,7 +26,7 @@ namespace {
 // A handshake response is a few hundred bytes; connection attributes are capped at 64 KiB by MySQL too. A small
 // limit here also turns garbage (an HTTP request reads as a multi-megabyte length) into an immediate error.
 constexpr size_t kMaxHandshakePacket = 64 * 1024;
-constexpr std::string_view kRootUser = "root";
+constexpr uint16_t kSecureTransportRequired = 3159;  // ER_SECURE_TRANSPORT_REQUIRED
 
 bool IsBlank(std::string_view s) {
   for (char c : s) {
@@ -48,9 +51,11 @@ std::string ForLog(std::string_view text, size_t max_length) {
 }
 
 Connection::Connection(Transport& transport, SessionFactory& sessions, const ConnectionConfig& config,
-                       ServerCounters& counters, uint32_t connection_id, std::string peer_host, std::string scramble)
+                       ServerCounters& counters, uint32_t connection_id, std::string peer_host, std::string scramble,
+                       LoginSlots* slots)
     : sessions_(sessions),
       config_(config),
+      slots_(slots),
       counters_(counters),
       id_(connection_id),
       peer_host_(std::move(peer_host)),
@@ -58,6 +63,10 @@ Connection::Connection(Transport& transport, SessionFactory& sessions, const Con
       channel_(transport, kMaxHandshakePacket, config.write_timeout) {}
 
 uint16_t Connection::StatusFlags() const { return status_flag::kAutocommit; }
+
+uint32_t Connection::OfferedCapabilities() const {
+  return cap::kServerDefault | (config_.tls != nullptr ? cap::kSsl : 0);
+}
 
 Status Connection::SendOk(uint64_t affected_rows, uint64_t last_insert_id, uint16_t warnings, std::string_view info) {
   OkFields ok;
@@ -112,6 +121,10 @@ bool Connection::Run() {
       (void)channel_.Flush();
       return !quit;
     }
+    if (session_ && session_->killed()) {
+      log::Debug("server", "conn {}: killed", id_);
+      return false;
+    }
   }
 }
 
@@ -120,36 +133,58 @@ bool Connection::Handshake() {
   g.connection_id = id_;
   g.server_version = config_.server_version;
   g.scramble = scramble_;
-  g.capabilities = cap::kServerDefault;
+  g.capabilities = OfferedCapabilities();
   g.status_flags = StatusFlags();
   g.charset = static_cast<uint8_t>(charset::kUtf8mb4GeneralCi);
   channel_.set_next_seq(0);
   if (!channel_.Write(EncodeGreeting(g)).ok() || !channel_.Flush().ok()) return false;
 
-  // One deadline for the whole exchange, so a client dribbling bytes cannot hold the slot forever.
+  // One deadline for the whole exchange (TLS and auth switches included), so a client dribbling bytes cannot
+  // hold its slot for long.
   Deadline deadline = Clock::now() + config_.handshake_timeout;
-  Result<Packet> packet = channel_.Read(deadline);
-  if (!packet.ok()) {
-    log::Debug("server", "conn {}: handshake failed: {}", id_, packet.status().message());
-    if (channel_.violation() != FrameViolation::kNone) (void)SendError(er::kHandshakeError, "08S01", "Bad handshake");
-    return false;
-  }
-  Result<HandshakeResponse> resp = ParseHandshakeResponse(packet->payload);
-  if (!resp.ok()) {
-    log::Debug("server", "conn {}: bad handshake response: {}", id_, resp.status().message());
-    if (resp.status().code() == StatusCode::kNotSupported) {
-      (void)SendError(er::kNotSupportedAuthMode, "08004", resp.status().message());
-    } else {
-      (void)SendError(er::kHandshakeError, "08S01", "Bad handshake");
+  Result<HandshakeResponse> resp = Status::Internal("no handshake response yet");
+  for (int round = 0; round < 2; ++round) {
+    Result<Packet> packet = channel_.Read(deadline);
+    if (!packet.ok()) {
+      log::Debug("server", "conn {}: handshake failed: {}", id_, packet.status().message());
+      if (channel_.violation() != FrameViolation::kNone) {
+        (void)SendError(er::kHandshakeError, "08S01", "Bad handshake");
+      }
+      return false;
     }
+    resp = ParseHandshakeResponse(packet->payload);
+    if (!resp.ok()) {
+      log::Debug("server", "conn {}: bad handshake response: {}", id_, resp.status().message());
+      if (resp.status().code() == StatusCode::kNotSupported) {
+        (void)SendError(er::kNotSupportedAuthMode, "08004", resp.status().message());
+      } else {
+        (void)SendError(er::kHandshakeError, "08S01", "Bad handshake");
+      }
+      return false;
+    }
+    if (!resp->ssl_request) break;
+    // An SSLRequest: TLS first, then the real HandshakeResponse comes encrypted (only once).
+    if (config_.tls == nullptr) {
+      (void)SendError(er::kHandshakeError, "08S01",
+                      "Bad handshake: this server does not offer TLS; connect without SSL (e.g. --skip-ssl)");
+      return false;
+    }
+    if (tls_transport_ != nullptr) {
+      (void)SendError(er::kHandshakeError, "08S01", "Bad handshake: a second SSLRequest");
+      return false;
+    }
+    if (!StartTls(deadline)) return false;
+  }
+  if (resp->ssl_request) return false;  // unreachable: the loop refuses a second SSLRequest
+
+  if (config_.require_secure_transport && tls_transport_ == nullptr) {
+    log::Info("server", "conn {}: refused a login without TLS from {} (require_secure_transport is on)", id_,
+              peer_host_);
+    (void)SendError(kSecureTransportRequired, "HY000",
+                    "Connections using insecure transport are prohibited while --require_secure_transport=ON.");
     return false;
   }
-  if (resp->ssl_request) {
-    (void)SendError(er::kHandshakeError, "08S01",
-                    "Bad handshake: this server does not offer TLS; connect without SSL (e.g. --skip-ssl)");
-    return false;
-  }
-  capabilities_ = resp->capabilities & cap::kServerDefault;
+  capabilities_ = resp->capabilities & OfferedCapabilities();
   multi_statements_ = (capabilities_ & cap::kMultiStatements) != 0;
   if (!(capabilities_ & cap::kSecureConnection) && !(capabilities_ & cap::kPluginAuth)) {
     // Only the pre-4.1 password hash is left, which is broken; MySQL refuses such clients the same way.
@@ -158,46 +193,62 @@ bool Connection::Handshake() {
                     "MySQL client");
     return false;
   }
-
-  std::string auth_response = std::move(resp->auth_response);
-  if ((capabilities_ & cap::kPluginAuth) && !resp->auth_plugin.empty() &&
-      resp->auth_plugin != kNativePasswordPlugin) {
-    // e.g. caching_sha2_password from MySQL 8 clients: ask for mysql_native_password instead.
-    Result<std::string> switched = SwitchToNativePassword();
-    if (!switched.ok()) {
-      log::Debug("server", "conn {}: auth switch failed: {}", id_, switched.status().message());
-      return false;
-    }
-    auth_response = std::move(*switched);
-  }
-  if (!CredentialsValid(resp->user, auth_response)) {
-    DenyAccess(resp->user, auth_response);
-    return false;
-  }
+  bool broken = false;
+  std::optional<auth::AccountCredentials> account =
+      LogIn(resp->user, resp->auth_plugin, resp->auth_response, deadline, &broken);
+  if (!account) return false;
   if (!OpenSession(resp->user, resp->database)) return false;
   return SendOk().ok() && channel_.Flush().ok();
 }
 
-Result<std::string> Connection::SwitchToNativePassword() {
-  RETURN_IF_ERROR(channel_.Write(EncodeAuthSwitchRequest(kNativePasswordPlugin, scramble_)));
-  RETURN_IF_ERROR(channel_.Flush());
-  ASSIGN_OR_RETURN(Packet reply, channel_.Read(Clock::now() + config_.handshake_timeout));
-  return std::move(reply.payload);
+bool Connection::StartTls(Deadline deadline) {
+  // The client sends its TLS hello right after the SSLRequest: bytes read past it belong to TLS.
+  std::string received = channel_.TakeUnconsumed();
+  Result<std::unique_ptr<Transport>> tls = channel_.transport().StartTls(config_.tls, received, deadline);
+  if (!tls.ok()) {
+    log::Info("server", "conn {}: TLS handshake with {} failed: {}", id_, peer_host_, tls.status().message());
+    return false;
+  }
+  tls_transport_ = std::move(*tls);
+  channel_.set_transport(*tls_transport_);
+  log::Debug("server", "conn {}: TLS started ({})", id_, tls_transport_->TlsDescription());
+  return true;
 }
 
-bool Connection::CredentialsValid(std::string_view user, std::string_view auth_response) const {
-  // Check the password even for a wrong user, so the answer takes the same time either way.
-  bool password_ok = VerifyNativePassword(config_.root_password, scramble_, auth_response);
-  return user == kRootUser && password_ok;
-}
-
-void Connection::DenyAccess(std::string_view user, std::string_view auth_response) {
-  const char* using_password = auth_response.empty() ? "NO" : "YES";
-  log::Info("server", "conn {}: access denied for user '{}' from {} (using password: {})", id_, ForLog(user),
-            peer_host_, using_password);
-  (void)SendError(er::kAccessDenied, "28000",
-                  fmt::format("Access denied for user '{}'@'{}' (using password: {})", user, peer_host_,
-                              using_password));
+std::optional<auth::AccountCredentials> Connection::LogIn(std::string_view user, std::string_view plugin,
+                                                          std::string_view auth_response, Deadline deadline,
+                                                          bool* broken) {
+  if (config_.authenticator == nullptr) {
+    log::Error("server", "conn {}: no authenticator configured; refusing every login", id_);
+    (void)SendError(er::kAccessDenied, "28000", "Access denied: the server has no accounts configured");
+    return std::nullopt;
+  }
+  Login login(channel_, *config_.authenticator, scramble_, peer_host_, id_, deadline, config_.stopping);
+  LoginAttempt attempt;
+  attempt.user = user;
+  attempt.client_plugin = plugin;
+  attempt.auth_response = auth_response;
+  attempt.secure = tls_transport_ != nullptr;
+  attempt.can_switch_plugin = (capabilities_ & cap::kPluginAuth) != 0;
+  Result<LoginVerdict> verdict = login.Run(attempt);
+  if (!verdict.ok()) {
+    log::Debug("server", "conn {}: login broke off: {}", id_, verdict.status().message());
+    *broken = true;
+    return std::nullopt;
+  }
+  if (!verdict->accepted) {
+    (void)SendError(verdict->error.code, verdict->error.sqlstate, verdict->error.message);
+    return std::nullopt;
+  }
+  if (slots_ != nullptr) {
+    if (std::optional<MysqlError> refused = slots_->Claim(id_, verdict->account)) {
+      log::Info("server", "conn {}: login of '{}' from {} refused: {}", id_, ForLog(user), peer_host_,
+                refused->message);
+      (void)SendError(refused->code, refused->sqlstate, refused->message);
+      return std::nullopt;
+    }
+  }
+  return std::move(verdict->account);
 }
 
 Result<std::unique_ptr<Session>> Connection::NewSession(const std::string& user, const std::string& database) {
@@ -218,7 +269,22 @@ bool Connection::OpenSession(std::string user, std::string database) {
   }
   user_ = std::move(user);
   session_ = std::move(*session);
+  AttachSession();
   return true;
+}
+
+void Connection::AttachSession() {
+  session_->EnableRowStreaming();
+  if (socket_fd_ < 0) return;
+  const int fd = socket_fd_;
+  // Both run on other threads while this connection (and so its descriptor) is open; see Session::AttachClient.
+  auto close = [fd] { ::shutdown(fd, SHUT_RDWR); };
+  auto client_gone = [fd] {
+    // A hang-up, not readable data: a client may well send its next command before this result is complete.
+    pollfd p{fd, POLLRDHUP, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+  };
+  session_->AttachClient(close, client_gone);
 }
 
 Status Connection::Dispatch(const Command& cmd) {
@@ -288,16 +354,37 @@ Status Connection::HandleQuery(std::string_view text) {
     if (!result.ok()) return SendError(result.status());
     uint16_t flags = StatusFlags();
     if (i + 1 < statements.size()) flags |= status_flag::kMoreResultsExist;
-    RETURN_IF_ERROR(SendStatementResult(*result, flags));
+    bool failed = false;
+    RETURN_IF_ERROR(SendStatementResult(*result, flags, &failed));
+    if (failed) return Status::Ok();
   }
   return Status::Ok();
 }
 
-Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags) {
+Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed) {
+  auto emit = [this](std::string_view packet) { return channel_.Write(packet); };
   // The protocol cannot express a result set without columns; that is an OK.
+  if (result.result_set && !result.result_set->columns.empty() && !result.stream) {
+    return EncodeResultSet(*result.result_set, capabilities_, status_flags, result.warnings, emit);
+  }
   if (result.result_set && !result.result_set->columns.empty()) {
-    return EncodeResultSet(*result.result_set, capabilities_, status_flags, result.warnings,
-                           [this](std::string_view packet) { return channel_.Write(packet); });
+    // Rows go out as the stream yields them; the channel writes whenever 64 KiB are queued (with the write
+    // timeout), so a client that reads slowly slows the query down instead of filling memory.
+    const std::vector<ColumnInfo>& columns = result.result_set->columns;
+    RETURN_IF_ERROR(EncodeResultSetHead(columns, capabilities_, status_flags, emit));
+    for (const Row& row : result.result_set->rows) RETURN_IF_ERROR(emit(EncodeTextRow(columns, row)));
+    std::vector<Row> rows;
+    for (;;) {
+      Result<bool> more = result.stream->Next(&rows);
+      if (!more.ok()) {
+        // ERR in place of the end marker: clients report it as the statement's error.
+        *failed = true;
+        return SendError(more.status());
+      }
+      if (!*more) break;
+      for (const Row& row : rows) RETURN_IF_ERROR(emit(EncodeTextRow(columns, row)));
+    }
+    return emit(EncodeEndOfRows(capabilities_, result.warnings, status_flags));
   }
   OkFields ok;
   ok.affected_rows = result.affected_rows;
@@ -329,14 +416,11 @@ Status Connection::HandleStatistics() {
 }
 
 Status Connection::HandleChangeUser(const ChangeUserRequest& req) {
-  std::string auth_response = req.auth_response;
-  if ((capabilities_ & cap::kPluginAuth) && !req.auth_plugin.empty() && req.auth_plugin != kNativePasswordPlugin) {
-    ASSIGN_OR_RETURN(auth_response, SwitchToNativePassword());
-  }
-  if (!CredentialsValid(req.user, auth_response)) {
-    DenyAccess(req.user, auth_response);
-    return Status::AccessDenied("change user refused");
-  }
+  bool broken = false;
+  std::optional<auth::AccountCredentials> account = LogIn(req.user, req.auth_plugin, req.auth_response,
+                                                          Clock::now() + config_.handshake_timeout, &broken);
+  // MySQL closes the connection after a refused COM_CHANGE_USER too.
+  if (!account) return Status::AccessDenied("change user refused");
   // The old session goes first: whatever it held (an open transaction) must not leak into the new user's.
   session_.reset();
   if (!OpenSession(req.user, req.database)) return Status::Unavailable("no session after change user");
@@ -354,6 +438,7 @@ Status Connection::HandleResetConnection() {
     return Status::Unavailable("no session after reset");
   }
   session_ = std::move(*session);
+  AttachSession();
   return SendOk();
 }
 

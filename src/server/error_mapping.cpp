@@ -19,7 +19,13 @@ MysqlError ToMysqlError(const Status& status) {
         return {1044, "42000", msg};
       if (msg.rfind("Access denied; you need", 0) == 0 || msg.rfind("Access denied:", 0) == 0)
         return {1227, "42000", msg};
+      if (msg.rfind("You are not owner of thread", 0) == 0) return {er::kKillDenied, "HY000", msg};
       return {er::kAccessDenied, "28000", msg};
+    case StatusCode::kInterrupted:
+      if (msg.rfind("Server shutdown in progress", 0) == 0) return {er::kServerShutdown, "08S01", msg};
+      if (msg.find("maximum statement execution time exceeded") != std::string::npos)
+        return {er::kQueryTimeout, "HY000", msg};
+      return {er::kQueryInterrupted, "70100", msg};
     case StatusCode::kNotSupported: return {1235, "42000", msg};
     // ER_LOCK_DEADLOCK: drivers and ORMs know 40001 means "run the transaction again", which is what a lost
     // write-write conflict in DuckDB asks for.
@@ -32,6 +38,8 @@ MysqlError ToMysqlError(const Status& status) {
       // A bug in the caller; still produce something a client can show.
       return {er::kUnknownError, "HY000", "internal error: success reported as an error"};
     case StatusCode::kNotFound:
+      if (msg.rfind("Unknown thread id", 0) == 0) return {er::kUnknownThreadId, "HY000", msg};
+      break;
     case StatusCode::kAlreadyExists:
     case StatusCode::kUnavailable:
     case StatusCode::kTimeout:

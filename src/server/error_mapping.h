@@ -19,18 +19,24 @@ struct MysqlError {
 namespace er {
 inline constexpr uint16_t kTooManyConnections = 1040;       // 08004
 inline constexpr uint16_t kHandshakeError = 1043;           // 08S01
+inline constexpr uint16_t kServerShutdown = 1053;           // 08S01
 inline constexpr uint16_t kAccessDenied = 1045;             // 28000
 inline constexpr uint16_t kNoDatabaseSelected = 1046;       // 3D000
 inline constexpr uint16_t kUnknownCommand = 1047;           // 08S01
 inline constexpr uint16_t kUnknownDatabase = 1049;          // 42000
 inline constexpr uint16_t kSyntaxError = 1064;              // 42000
 inline constexpr uint16_t kEmptyQuery = 1065;               // 42000
+inline constexpr uint16_t kUnknownThreadId = 1094;          // HY000
+inline constexpr uint16_t kKillDenied = 1095;               // HY000
 inline constexpr uint16_t kUnknownError = 1105;             // HY000
+inline constexpr uint16_t kTooManyUserConnections = 1203;   // 42000
 inline constexpr uint16_t kPacketTooLarge = 1153;           // 08S01
 inline constexpr uint16_t kPacketsOutOfOrder = 1156;        // 08S01
 inline constexpr uint16_t kUnknownStatementHandler = 1243;  // HY000
 inline constexpr uint16_t kNotSupportedAuthMode = 1251;     // 08004
 inline constexpr uint16_t kUnsupportedPreparedStatement = 1295;  // HY000
+inline constexpr uint16_t kQueryInterrupted = 1317;         // 70100
+inline constexpr uint16_t kQueryTimeout = 3024;             // HY000
 inline constexpr uint16_t kMalformedPacket = 1835;          // HY000
 }  // namespace er
 

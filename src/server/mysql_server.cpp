@@ -74,7 +74,10 @@ void DrainBeforeClose(int fd) {
 MysqlServer::MysqlServer(Options options, SessionFactory& sessions)
     : options_(std::move(options)), sessions_(sessions) {
   config_.server_version = options_.server_version;
-  config_.root_password = options_.root_password;
+  config_.authenticator = options_.authenticator;
+  config_.tls = options_.tls != nullptr ? options_.tls->ssl_ctx() : nullptr;
+  config_.require_secure_transport = options_.require_secure_transport;
+  config_.stopping = &stopping_;
   config_.max_packet_bytes = options_.max_packet_bytes;
   config_.handshake_timeout = std::chrono::seconds(options_.handshake_timeout_s);
   config_.idle_timeout = std::chrono::seconds(options_.idle_timeout_s);
@@ -85,7 +88,14 @@ MysqlServer::~MysqlServer() { Stop(); }
 
 Status MysqlServer::Start() {
   if (started_) return Status::InvalidArgument("the MySQL server is already started");
+  if (options_.authenticator == nullptr) return Status::InvalidArgument("the MySQL server needs an authenticator");
+  if (options_.require_secure_transport && options_.tls == nullptr) {
+    return Status::InvalidArgument("require_secure_transport needs TLS: give the server a TLS context");
+  }
   if (options_.max_connections == 0) return Status::InvalidArgument("max_connections must be at least 1");
+  if (options_.max_unauthenticated_connections == 0) {
+    return Status::InvalidArgument("max_unauthenticated_connections must be at least 1");
+  }
   if (options_.max_packet_bytes < 1024) return Status::InvalidArgument("max_packet_bytes must be at least 1024");
   if (options_.idle_timeout_s <= 0 || options_.handshake_timeout_s <= 0 || options_.write_timeout_s <= 0) {
     return Status::InvalidArgument("MySQL server timeouts must be positive");
@@ -176,6 +186,8 @@ void MysqlServer::Stop() {
     workers.swap(workers_);
     finished_.clear();
   }
+  // A connection in the middle of a statement does not see its socket close: stop the statements too.
+  sessions_.StopAllStatements();
   for (auto& [id, w] : workers) {
     if (w->thread.joinable()) w->thread.join();
   }
@@ -185,6 +197,64 @@ void MysqlServer::Stop() {
 size_t MysqlServer::active_connections() const {
   std::lock_guard<std::mutex> lock(mu_);
   return active_;
+}
+
+size_t MysqlServer::logged_in_connections() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return logged_in_;
+}
+
+std::optional<MysqlError> MysqlServer::Claim(uint32_t connection_id, const auth::AccountCredentials& account) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = workers_.find(connection_id);
+  if (it == workers_.end() || it->second->evicted) {
+    return MysqlError{er::kTooManyConnections, "08004", "Too many connections"};
+  }
+  Worker& w = *it->second;
+  std::string key = account.user + "@" + account.host;
+  // What this connection holds already (before COM_CHANGE_USER) does not count against itself.
+  size_t others = logged_in_ - (w.logged_in ? 1 : 0);
+  bool admin_slot = account.administrator && others < options_.max_connections + 1;
+  if (others >= options_.max_connections && !admin_slot) {
+    return MysqlError{er::kTooManyConnections, "08004", "Too many connections"};
+  }
+  if (account.max_user_connections > 0) {
+    auto found = per_account_.find(key);
+    size_t same = found == per_account_.end() ? 0 : found->second;
+    if (w.logged_in && w.account_key == key) --same;
+    if (same >= static_cast<size_t>(account.max_user_connections)) {
+      return MysqlError{er::kTooManyUserConnections, "42000",
+                        fmt::format("User {} already has more than 'max_user_connections' active connections",
+                                    account.user)};
+    }
+  }
+  if (w.logged_in) {
+    if (--per_account_[w.account_key] == 0) per_account_.erase(w.account_key);
+  } else {
+    --unauthenticated_;
+    ++logged_in_;
+  }
+  w.logged_in = true;
+  w.account_key = std::move(key);
+  ++per_account_[w.account_key];
+  return std::nullopt;
+}
+
+void MysqlServer::EvictOldestUnauthenticatedLocked() {
+  Worker* oldest = nullptr;
+  for (auto& [id, w] : workers_) {
+    if (w->logged_in || w->evicted || w->fd < 0) continue;
+    if (oldest == nullptr || w->accepted < oldest->accepted) oldest = w.get();
+  }
+  if (oldest == nullptr) return;
+  // Wakes its thread, which ends the connection and closes the descriptor.
+  ::shutdown(oldest->fd, SHUT_RDWR);
+  oldest->evicted = true;
+  --unauthenticated_;
+  if (evictions_++ % 1000 == 0) {
+    log::Warn("server", "{} connections are logging in at once (max_unauthenticated_connections): closing the "
+              "oldest to make room ({} so far)", options_.max_unauthenticated_connections, evictions_);
+  }
 }
 
 void MysqlServer::AcceptLoop() {
@@ -215,16 +285,21 @@ void MysqlServer::AcceptLoop() {
     PeerAddress(addr, &host, &peer_port);
 
     std::lock_guard<std::mutex> lock(mu_);
-    if (active_ >= options_.max_connections) {
+    // Threads are bounded whatever happens: logged-in ones by max_connections (+1), the others by their cap,
+    // plus the evicted ones still winding down.
+    size_t thread_cap = options_.max_connections + 1 + 2 * options_.max_unauthenticated_connections;
+    if (active_ >= thread_cap) {
       log::Info("server", "refused a connection from {}:{}: too many connections ({})", host, peer_port, active_);
       Reject(fd);
       continue;
     }
+    if (unauthenticated_ >= options_.max_unauthenticated_connections) EvictOldestUnauthenticatedLocked();
     auto worker = std::make_unique<Worker>();
     // Ids wrap after 2^32 connections; skip 0 (not a valid id) and ids still in use.
     while (next_id_ == 0 || workers_.count(next_id_)) ++next_id_;
     worker->id = next_id_++;
     worker->fd = fd;
+    worker->accepted = accept_seq_++;
     try {
       // The new thread's last step takes mu_, which is held until the worker is registered below.
       worker->thread = std::thread(&MysqlServer::Serve, this, worker.get(), host, peer_port);
@@ -234,6 +309,7 @@ void MysqlServer::AcceptLoop() {
       continue;
     }
     ++active_;
+    ++unauthenticated_;
     counters_.connections.fetch_add(1, std::memory_order_relaxed);
     workers_.emplace(worker->id, std::move(worker));
   }
@@ -252,7 +328,8 @@ void MysqlServer::Serve(Worker* worker, std::string peer_host, uint16_t peer_por
   bool drain = true;
   try {
     SocketTransport transport(worker->fd);
-    Connection connection(transport, sessions_, config_, counters_, worker->id, peer_host, NewScramble());
+    Connection connection(transport, sessions_, config_, counters_, worker->id, peer_host, NewScramble(), this);
+    connection.WatchSocket(worker->fd);
     drain = connection.Run();
   } catch (const std::exception& e) {
     // A bug below must cost one connection, not the server.
@@ -265,6 +342,12 @@ void MysqlServer::Serve(Worker* worker, std::string peer_host, uint16_t peer_por
   worker->fd = -1;
   finished_.push_back(worker->id);
   --active_;
+  if (worker->logged_in) {
+    --logged_in_;
+    if (--per_account_[worker->account_key] == 0) per_account_.erase(worker->account_key);
+  } else if (!worker->evicted) {
+    --unauthenticated_;
+  }
   counters_.connections.fetch_sub(1, std::memory_order_relaxed);
 }
 

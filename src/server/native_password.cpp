@@ -1,5 +1,6 @@
 #include "server/native_password.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -40,13 +41,13 @@ std::string NativePasswordResponse(std::string_view password, std::string_view s
   return out;
 }
 
-bool VerifyNativePassword(std::string_view password, std::string_view scramble, std::string_view response) {
-  if (password.empty()) return response.empty();
-  if (response.size() != 20) return false;
-  std::string expected = NativePasswordResponse(password, scramble);
-  unsigned char diff = 0;
-  for (size_t i = 0; i < 20; ++i) diff |= static_cast<unsigned char>(expected[i] ^ response[i]);
-  return diff == 0;
+bool VerifyNativePassword(std::string_view stage2, std::string_view scramble, std::string_view response) {
+  if (stage2.size() != 20 || response.size() != 20) return false;
+  Digest mask = Sha1(scramble, stage2);
+  std::string candidate(20, '\0');
+  for (size_t i = 0; i < 20; ++i) candidate[i] = static_cast<char>(static_cast<unsigned char>(response[i]) ^ mask[i]);
+  Digest check = Sha1(candidate);
+  return CRYPTO_memcmp(check.data(), stage2.data(), 20) == 0;
 }
 
 std::string NewScramble() {

@@ -1,7 +1,9 @@
 #pragma once
 // mysql_native_password: the client proves it knows the password without sending it.
 //   response = SHA1(password) XOR SHA1(scramble + SHA1(SHA1(password)))
-// An empty password is sent as an empty response.
+// The server keeps only stage2 = SHA1(SHA1(password)) and checks a response with it:
+//   candidate = response XOR SHA1(scramble + stage2); the response is right when SHA1(candidate) == stage2.
+// An empty password is sent as an empty response (the account says whether its password is empty).
 #include <string>
 #include <string_view>
 
@@ -10,8 +12,9 @@ namespace sluice::server {
 // What a client sends for `password` and the server's 20-byte scramble (used by tests and the test client too).
 std::string NativePasswordResponse(std::string_view password, std::string_view scramble);
 
-// True when `response` proves knowledge of `password`. Compares in constant time.
-bool VerifyNativePassword(std::string_view password, std::string_view scramble, std::string_view response);
+// True when `response` proves knowledge of the password whose SHA1(SHA1()) is `stage2` (20 bytes).
+// Compares in constant time; a response or stage2 of the wrong size is refused.
+bool VerifyNativePassword(std::string_view stage2, std::string_view scramble, std::string_view response);
 
 // A fresh scramble: 20 random bytes in 1..127 without '$' -- MySQL's alphabet, since some clients read the
 // scramble's second part as a NUL-terminated string.

@@ -65,13 +65,20 @@ void AppendFrames(std::string& out, std::string_view payload, uint8_t* seq) {
   }
 }
 
+std::string FrameAssembler::TakeUnconsumed() {
+  std::string rest = buffer_.substr(pos_);
+  buffer_.clear();
+  pos_ = 0;
+  return rest;
+}
+
 Result<Packet> PacketChannel::Read(Deadline deadline) {
   Packet p;
   char buf[16 * 1024];
   for (;;) {
     ASSIGN_OR_RETURN(bool complete, assembler_.Next(&p));
     if (complete) break;
-    ASSIGN_OR_RETURN(size_t n, transport_.Read(buf, sizeof buf, deadline));
+    ASSIGN_OR_RETURN(size_t n, transport_->Read(buf, sizeof buf, deadline));
     assembler_.Append(std::string_view(buf, n));
   }
   seq_ = static_cast<uint8_t>(p.seq + 1);
@@ -86,7 +93,7 @@ Status PacketChannel::Write(std::string_view payload) {
 
 Status PacketChannel::Flush() {
   if (out_.empty()) return Status::Ok();
-  Status st = transport_.Write(out_, Clock::now() + write_timeout_);
+  Status st = transport_->Write(out_, Clock::now() + write_timeout_);
   out_.clear();
   return st;
 }

@@ -38,6 +38,9 @@ class FrameAssembler {
   FrameViolation violation() const { return violation_; }
   // Bytes received but not yet returned in a packet (memory held for this connection).
   size_t buffered() const { return buffer_.size() - pos_ + partial_.size(); }
+  // Removes and returns the bytes received after the last whole packet (the stream goes on elsewhere, e.g. in
+  // TLS after an SSLRequest).
+  std::string TakeUnconsumed();
 
  private:
   size_t max_payload_;
@@ -55,7 +58,14 @@ void AppendFrames(std::string& out, std::string_view payload, uint8_t* seq);
 class PacketChannel {
  public:
   PacketChannel(Transport& transport, size_t max_payload, std::chrono::milliseconds write_timeout)
-      : transport_(transport), assembler_(max_payload), write_timeout_(write_timeout) {}
+      : transport_(&transport), assembler_(max_payload), write_timeout_(write_timeout) {}
+
+  // Bytes received past the last packet, taken out of the channel: after an SSLRequest they are the start of
+  // the client's TLS hello, for the TLS transport to begin with.
+  std::string TakeUnconsumed() { return assembler_.TakeUnconsumed(); }
+  // Goes on over another transport (TLS after an SSLRequest). Call with nothing queued for writing.
+  void set_transport(Transport& transport) { transport_ = &transport; }
+  Transport& transport() const { return *transport_; }
 
   void set_max_payload(size_t max_payload) { assembler_.set_max_payload(max_payload); }
 
@@ -74,7 +84,7 @@ class PacketChannel {
  private:
   static constexpr size_t kFlushThreshold = 64 * 1024;
 
-  Transport& transport_;
+  Transport* transport_;
   FrameAssembler assembler_;
   std::chrono::milliseconds write_timeout_;
   std::string out_;

@@ -112,13 +112,19 @@ std::string EncodeTextRow(const std::vector<ColumnInfo>& columns, const Row& row
   return out;
 }
 
+Status EncodeResultSetHead(const std::vector<ColumnInfo>& columns, uint32_t client_capabilities,
+                           uint16_t status_flags, const std::function<Status(std::string_view)>& emit) {
+  std::string packet;
+  PutLenencInt(packet, columns.size());
+  RETURN_IF_ERROR(emit(packet));
+  for (const ColumnInfo& c : columns) RETURN_IF_ERROR(emit(EncodeColumnDefinition(c)));
+  if (!(client_capabilities & cap::kDeprecateEof)) RETURN_IF_ERROR(emit(EncodeEof(0, status_flags)));
+  return Status::Ok();
+}
+
 Status EncodeResultSet(const ResultSet& result, uint32_t client_capabilities, uint16_t status_flags,
                        uint16_t warnings, const std::function<Status(std::string_view)>& emit) {
-  std::string packet;
-  PutLenencInt(packet, result.columns.size());
-  RETURN_IF_ERROR(emit(packet));
-  for (const ColumnInfo& c : result.columns) RETURN_IF_ERROR(emit(EncodeColumnDefinition(c)));
-  if (!(client_capabilities & cap::kDeprecateEof)) RETURN_IF_ERROR(emit(EncodeEof(0, status_flags)));
+  RETURN_IF_ERROR(EncodeResultSetHead(result.columns, client_capabilities, status_flags, emit));
   for (const Row& row : result.rows) RETURN_IF_ERROR(emit(EncodeTextRow(result.columns, row)));
   return emit(EncodeEndOfRows(client_capabilities, warnings, status_flags));
 }

@@ -32,6 +32,10 @@ std::string EncodeColumnDefinition(const ColumnInfo& column, std::string_view ta
 // because TINY(1) is how MySQL spells boolean and drivers parse it as an integer.
 std::string EncodeTextRow(const std::vector<ColumnInfo>& columns, const Row& row);
 
+// The packets before the rows: the column count, the column definitions and (without CLIENT_DEPRECATE_EOF) an EOF.
+Status EncodeResultSetHead(const std::vector<ColumnInfo>& columns, uint32_t client_capabilities,
+                           uint16_t status_flags, const std::function<Status(std::string_view)>& emit);
+
 // Hands every packet of `result` to `emit`, stopping at the first error it returns. `result` must have columns.
 Status EncodeResultSet(const ResultSet& result, uint32_t client_capabilities, uint16_t status_flags,
                        uint16_t warnings, const std::function<Status(std::string_view)>& emit);

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "server/tls_transport.h"
+
 namespace sluice::server {
 
 Status SocketTransport::Wait(short events, Deadline deadline) {
@@ -57,6 +59,17 @@ Status SocketTransport::Write(std::string_view data, Deadline deadline) {
     return Status::IoError(fmt::format("write failed: {}", n < 0 ? std::strerror(errno) : "no progress"));
   }
   return Status::Ok();
+}
+
+Result<std::unique_ptr<Transport>> Transport::StartTls(ssl_ctx_st*, std::string_view, Deadline) {
+  return Status::NotSupported("this connection cannot do TLS");
+}
+
+Result<std::unique_ptr<Transport>> SocketTransport::StartTls(ssl_ctx_st* ctx, std::string_view received,
+                                                             Deadline deadline) {
+  auto tls = std::make_unique<TlsTransport>(fd_, ctx, received);
+  RETURN_IF_ERROR(tls->Accept(deadline));
+  return std::unique_ptr<Transport>(std::move(tls));
 }
 
 }  // namespace sluice::server

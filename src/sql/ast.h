@@ -91,7 +91,15 @@ struct ShowSystem {
   enum class What { kVariables, kStatus, kWarnings, kErrors, kEngines, kCollation, kCharset, kProcesslist };
   What what = What::kVariables;
   bool global = false;
+  bool full = false;                       // SHOW FULL PROCESSLIST: the whole statement text
   std::optional<std::string> like;
+};
+
+// KILL [CONNECTION | QUERY] id: QUERY stops the statement the connection runs; CONNECTION (the default) also
+// closes the connection.
+struct Kill {
+  uint32_t connection_id = 0;
+  bool connection = true;
 };
 
 struct PassThrough { std::string sql; };  // already translated for DuckDB
@@ -108,6 +116,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowRoutineLoadTask, ShowCreateRoutineLoad, CreateStorageConnection, CreateVolume,
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
-                               ShowVclusters, AccountStatement>;
+                               ShowVclusters, AccountStatement, Kill>;
 
 }  // namespace sluice::sql

@@ -72,6 +72,21 @@ Result<Statement> ParseUse(TokenStream& ts) {
   return Statement{std::move(st)};
 }
 
+Result<Statement> ParseKill(TokenStream& ts) {
+  ts.Next();  // KILL
+  Kill st;
+  if (ts.AcceptWord("QUERY")) {
+    st.connection = false;
+  } else {
+    (void)ts.AcceptWord("CONNECTION");
+  }
+  ASSIGN_OR_RETURN(int64_t id, ts.ExpectInteger("a connection id (the Id column of SHOW PROCESSLIST)"));
+  if (id < 0 || id > UINT32_MAX) return Status::NotFound("Unknown thread id: " + std::to_string(id));
+  st.connection_id = static_cast<uint32_t>(id);
+  RETURN_IF_ERROR(ts.ExpectEnd());
+  return Statement{st};
+}
+
 Result<Statement> ParseDescribe(TokenStream& ts) {
   ts.Next();  // DESC | DESCRIBE
   DescribeTable st;
@@ -171,6 +186,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   }
   if (first.IsWord("UNDROP") || (first.IsWord("RECOVER") && second.IsWord("TABLE"))) return ParseUndropTable(ts);
   if (first.IsWord("USE")) return ParseUse(ts);
+  if (first.IsWord("KILL")) return ParseKill(ts);
   if (first.IsWord("SHOW")) return ParseShow(ts);
   if ((first.IsWord("DESC") || first.IsWord("DESCRIBE")) && !DescribesQuery(ts)) return ParseDescribe(ts);
   if (first.IsWord("SET")) return ParseSet(ts);

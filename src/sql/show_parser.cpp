@@ -33,10 +33,11 @@ Result<std::optional<std::string>> OptionalLikeOrWhere(TokenStream& ts) {
   return std::optional<std::string>(std::move(name));
 }
 
-Result<Statement> ShowSystemStatement(TokenStream& ts, ShowSystem::What what, bool global) {
+Result<Statement> ShowSystemStatement(TokenStream& ts, ShowSystem::What what, bool global, bool full = false) {
   ShowSystem st;
   st.what = what;
   st.global = global;
+  st.full = full;
   ts.Next();
   switch (what) {
     case ShowSystem::What::kVariables:
@@ -141,7 +142,7 @@ Result<Statement> ParseShow(TokenStream& ts) {
     ts.Next();
     return ShowSystemStatement(ts, What::kCharset, false);
   }
-  if (t.IsWord("PROCESSLIST")) return ShowSystemStatement(ts, What::kProcesslist, false);
+  if (t.IsWord("PROCESSLIST")) return ShowSystemStatement(ts, What::kProcesslist, false, full);
   return ts.Error(kShowForms);
 }
 

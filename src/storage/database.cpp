@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "storage/result_conversion.h"
+#include "storage/text_row_stream.h"
 
 namespace sluice::storage {
 
@@ -89,9 +90,14 @@ std::string WithoutTrailingSemicolons(std::string_view sql) {
 // (checking again between sleeps), which delays a query's end by at most that.
 // A query that fails to start (DuckDB's pending result has the error) returns its error in `start_error` and
 // leaves `result` unset; otherwise `result` holds the result or the error, as with duckdb_execute_prepared.
-duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* result, Status* start_error) {
+// With `streaming`, the result is DuckDB's streaming result: it is ready as soon as the first rows can be fetched,
+// and the rest of the query runs as duckdb_fetch_chunk asks for them.
+duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* result, Status* start_error,
+                             bool streaming = false) {
   duckdb_pending_result pending = nullptr;
-  if (duckdb_pending_prepared(stmt, &pending) != DuckDBSuccess) {
+  duckdb_state started =
+      streaming ? duckdb_pending_prepared_streaming(stmt, &pending) : duckdb_pending_prepared(stmt, &pending);
+  if (started != DuckDBSuccess) {
     const char* error = pending ? duckdb_pending_error(pending) : nullptr;
     *start_error = ErrorFromMessage(error ? error : "the query could not be started");
     duckdb_destroy_pending(&pending);
@@ -117,6 +123,46 @@ duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* resu
 }
 
 }  // namespace
+
+Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
+  std::string text(sql);
+  Prepared prepared;
+  if (duckdb_prepare(con_, text.c_str(), &prepared.stmt) != DuckDBSuccess || duckdb_nparams(prepared.stmt) != 0 ||
+      duckdb_prepared_statement_type(prepared.stmt) != DUCKDB_STATEMENT_TYPE_SELECT) {
+    return Query(sql);
+  }
+  // Every column is rendered as text by DuckDB (one cheap string read per value here); the clients see the
+  // original types. BLOB would render escaped, so results with one keep the materialized path, which reads raw bytes.
+  std::vector<ColumnInfo> original;
+  const idx_t n = duckdb_prepared_statement_column_count(prepared.stmt);
+  for (idx_t c = 0; c < n; c++) {
+    duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(prepared.stmt, c);
+    const char* name = duckdb_prepared_statement_column_name(prepared.stmt, c);  // ours to free
+    original.push_back(DescribeColumn(name, lt));
+    duckdb_free(const_cast<char*>(name));
+    duckdb_destroy_logical_type(&lt);
+    if (original.back().type == ValueType::kBlob) return Query(sql);
+  }
+  duckdb_destroy_prepare(&prepared.stmt);
+  std::string wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
+  if (duckdb_prepare(con_, wrapped.c_str(), &prepared.stmt) != DuckDBSuccess ||
+      duckdb_prepared_statement_column_count(prepared.stmt) != n) {
+    return Query(sql);
+  }
+  duckdb_result result;
+  Status start_error;
+  duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error, /*streaming=*/true);
+  if (!start_error.ok()) return start_error;
+  if (st != DuckDBSuccess) {
+    Status error = ErrorFromResult(&result);
+    duckdb_destroy_result(&result);
+    return error;
+  }
+  StatementResult out;
+  out.result_set = ResultSet{original, {}};
+  out.stream = MakeTextRowStream(result, std::move(original));
+  return out;
+}
 
 Result<StatementResult> Connection::Query(std::string_view sql) {
   std::string text(sql);

@@ -42,6 +42,10 @@ class Connection {
 
   // Runs one or more SQL statements; returns the last statement's result.
   Result<StatementResult> Query(std::string_view sql);
+  // Like Query, but a single SELECT hands its rows back as a ResultRowStream (StatementResult::stream) that runs the query
+  // as rows are fetched, so a huge result never sits in memory. Nothing else may run on this connection until the
+  // stream is destroyed. Other statements (and results with BLOB columns) run as Query does.
+  Result<StatementResult> QueryStreaming(std::string_view sql);
   // Runs SQL whose result does not matter.
   Status Execute(std::string_view sql);
   // Interrupts the statement running on this connection, from another thread.

@@ -158,7 +158,8 @@ Result<StatementResult> ConvertResult(duckdb_result* result, const std::vector<C
       if (s.data) {
         row[c] = std::string(s.data, s.size);
         // MySQL prints a whole double as 895, DuckDB as 895.0; clients and scripts expect MySQL's form.
-        if ((rs.columns[c].type == ValueType::kDouble || rs.columns[c].type == ValueType::kFloat) &&
+        // (`shown`: a result rendered as text by DuckDB still trims its DOUBLE columns.)
+        if ((shown[c].type == ValueType::kDouble || shown[c].type == ValueType::kFloat) &&
             row[c]->size() > 2 && row[c]->compare(row[c]->size() - 2, 2, ".0") == 0)
           row[c]->resize(row[c]->size() - 2);
         duckdb_free(s.data);

@@ -11,6 +11,7 @@ Run with /usr/bin/python3: that interpreter has Debian's pymysql; the `python3` 
 from __future__ import annotations
 
 import atexit
+import base64
 import json
 import os
 import shutil
@@ -261,10 +262,18 @@ class SluiceServer:
         args.update(kw)
         return pymysql.connect(**args)
 
-    def http_get(self, path: str, timeout: float = 10.0) -> tuple[int, str]:
+    def http_get(self, path: str, timeout: float = 10.0, auth: "tuple[str, str] | None | bool" = True) -> tuple[int, str]:
+        """GET on the HTTP port. auth: True sends root's credentials (the server's root password), a (user,
+        password) pair sends those, None or False sends none."""
         url = f"http://{LOOPBACK}:{self.http_port}{path}"
+        req = urllib.request.Request(url)
+        if auth is True:
+            auth = ("root", self.root_password if self.root_password is not None else (self.env_password or ""))
+        if auth:
+            token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+            req.add_header("Authorization", f"Basic {token}")
         try:
-            with urllib.request.urlopen(url, timeout=timeout) as r:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
                 return r.status, r.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode("utf-8", "replace")

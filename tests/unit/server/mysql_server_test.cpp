@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "mysql_test_client.h"
+#include "loopback_fixture.h"
 #include "server/protocol.h"
 #include "server/wire.h"
 
@@ -22,158 +22,8 @@ namespace {
 using LoginOptions = test::TestClient::LoginOptions;
 using test::Response;
 using test::TestClient;
+using test::MysqlServerTest;
 using namespace std::chrono_literals;
-
-struct FakeState {
-  std::mutex mu;
-  std::vector<std::string> executed;
-  std::atomic<int> live_sessions{0};
-  std::atomic<int> sessions_created{0};
-  std::string last_user;
-  std::string last_database;
-
-  void Record(std::string_view s) {
-    std::lock_guard<std::mutex> lock(mu);
-    executed.emplace_back(s);
-  }
-  std::vector<std::string> Executed() {
-    std::lock_guard<std::mutex> lock(mu);
-    return executed;
-  }
-};
-
-class FakeSession : public Session {
- public:
-  FakeSession(FakeState& state, uint32_t id, std::string db) : state_(state), id_(id), db_(std::move(db)) {
-    ++state_.live_sessions;
-  }
-  ~FakeSession() override { --state_.live_sessions; }
-
-  Result<StatementResult> Execute(std::string_view statement) override {
-    state_.Record(statement);
-    StatementResult r;
-    if (statement == "SELECT 1") {
-      ResultSet rs;
-      rs.AddColumn("1", ValueType::kInteger);
-      rs.rows.push_back({std::string("1")});
-      r.result_set = std::move(rs);
-      return r;
-    }
-    if (statement == "SELECT rows") {
-      ResultSet rs;
-      rs.AddColumn("id", ValueType::kBigInt);
-      rs.AddColumn("name");
-      rs.AddColumn("ok", ValueType::kBoolean);
-      rs.rows.push_back({std::string("1"), std::string("Johann Georg Faust"), std::string("true")});
-      rs.rows.push_back({std::string("2"), std::nullopt, std::string("false")});
-      rs.rows.push_back({std::string("3"), std::string(""), std::nullopt});
-      r.result_set = std::move(rs);
-      r.warnings = 1;
-      return r;
-    }
-    if (statement == "SELECT nothing") {  // a result set with no columns is sent as OK
-      r.result_set = ResultSet{};
-      return r;
-    }
-    if (statement.substr(0, 6) == "INSERT") {
-      r.affected_rows = 3;
-      r.last_insert_id = 9;
-      r.info = "Records: 3  Duplicates: 0  Warnings: 0";
-      return r;
-    }
-    if (statement.substr(0, 4) == "ECHO") {
-      ResultSet rs;
-      rs.AddColumn("length", ValueType::kBigInt);
-      rs.rows.push_back({std::to_string(statement.size())});
-      r.result_set = std::move(rs);
-      return r;
-    }
-    if (statement == "FAIL") return Status::UnknownTable("Table 'db.t' does not exist");
-    if (statement == "NODB") return Status::InvalidArgument("No database selected");
-    if (statement == "THROW") throw std::runtime_error("boom");
-    if (statement == "SLEEP") {
-      std::this_thread::sleep_for(500ms);
-      return r;
-    }
-    return Status::SyntaxError("syntax error at line 1, column 1: unexpected '" + std::string(statement) + "'");
-  }
-  Status UseDatabase(std::string_view db) override {
-    if (db == "missing") return Status::UnknownDatabase("Unknown database 'missing'");
-    db_ = std::string(db);
-    return Status::Ok();
-  }
-  Result<ResultSet> FieldList(std::string_view table) override {
-    if (table != "t") return Status::UnknownTable("Table 't2' does not exist");
-    ResultSet rs;
-    rs.AddColumn("id", ValueType::kBigInt);
-    rs.AddColumn("name");
-    return rs;
-  }
-  const std::string& current_database() const override { return db_; }
-  uint32_t connection_id() const override { return id_; }
-
- private:
-  FakeState& state_;
-  uint32_t id_;
-  std::string db_;
-};
-
-class FakeFactory : public SessionFactory {
- public:
-  explicit FakeFactory(FakeState& state) : state_(state) {}
-  Result<std::unique_ptr<Session>> NewSession(uint32_t id, std::string user, std::string host,
-                                              std::string database) override {
-    if (database == "missing") return Status::UnknownDatabase("Unknown database 'missing'");
-    {
-      std::lock_guard<std::mutex> lock(state_.mu);
-      state_.last_user = user;
-      state_.last_database = database;
-    }
-    ++state_.sessions_created;
-    return std::unique_ptr<Session>(new FakeSession(state_, id, database));
-  }
-
- private:
-  FakeState& state_;
-};
-
-class MysqlServerTest : public ::testing::Test {
- protected:
-  void StartServer(MysqlServer::Options options = {}) {
-    options.port = 0;
-    server_ = std::make_unique<MysqlServer>(options, factory_);
-    Status st = server_->Start();
-    ASSERT_TRUE(st.ok()) << st.ToString();
-    ASSERT_NE(server_->port(), 0);
-  }
-  void SetUp() override {}
-  void TearDown() override {
-    if (server_) server_->Stop();
-  }
-  // Waits until the server has no open connection (its threads finished).
-  bool WaitForNoConnections(std::chrono::milliseconds limit = 5s) {
-    auto end = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < end) {
-      if (server_->active_connections() == 0) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
-  }
-  // A fresh client logs in and runs a query: the server still serves everyone else.
-  void ExpectServerHealthy() {
-    TestClient c;
-    ASSERT_TRUE(c.Connect(server_->port()));
-    ASSERT_TRUE(c.LoginOk());
-    Response r = c.Query("SELECT 1");
-    ASSERT_FALSE(r.err) << r.err->message;
-    ASSERT_EQ(r.results.size(), 1u);
-    EXPECT_EQ(r.results[0].rows.at(0).at(0), "1");
-  }
-
-  FakeState state_;
-  FakeFactory factory_{state_};
-  std::unique_ptr<MysqlServer> server_;
-};
 
 TEST_F(MysqlServerTest, GreetingAdvertisesTheProtocol) {
   StartServer();
@@ -264,9 +114,8 @@ TEST_F(MysqlServerTest, OkPacketCarriesCounts) {
 }
 
 TEST_F(MysqlServerTest, PasswordChecks) {
-  MysqlServer::Options o;
-  o.root_password = "s3cret";
-  StartServer(o);
+  auth_.Add("root", {"s3cret"});
+  StartServer();
   {
     TestClient c;
     ASSERT_TRUE(c.Connect(server_->port()));
@@ -298,14 +147,13 @@ TEST_F(MysqlServerTest, PasswordChecks) {
 }
 
 TEST_F(MysqlServerTest, OtherAuthPluginGetsSwitchedToNativePassword) {
-  MysqlServer::Options o;
-  o.root_password = "pw";
-  StartServer(o);
+  auth_.Add("root", {"pw"});
+  StartServer();
   TestClient c;
   ASSERT_TRUE(c.Connect(server_->port()));
   LoginOptions lo;
   lo.password = "pw";
-  lo.plugin = "caching_sha2_password";
+  lo.plugin = "client_ed25519";
   auto reply = c.Login(lo);
   ASSERT_TRUE(reply);
   EXPECT_EQ(c.switched_to(), "mysql_native_password");
@@ -468,9 +316,8 @@ TEST_F(MysqlServerTest, SimpleCommands) {
 }
 
 TEST_F(MysqlServerTest, ChangeUser) {
-  MysqlServer::Options o;
-  o.root_password = "pw";
-  StartServer(o);
+  auth_.Add("root", {"pw"});
+  StartServer();
   TestClient c;
   ASSERT_TRUE(c.Connect(server_->port()));
   LoginOptions lo;
@@ -716,37 +563,61 @@ TEST_F(MysqlServerTest, ConnectionThreadsAreJoined) {
 }
 
 TEST_F(MysqlServerTest, TooManyConnections) {
+  // max_connections counts logged-in connections; an administrator (root here) may take one more.
+  auth_.Add("app", {"pw"});
   MysqlServer::Options o;
   o.max_connections = 2;
   StartServer(o);
+  LoginOptions app;
+  app.user = "app";
+  app.password = "pw";
   TestClient a, b, c;
   ASSERT_TRUE(a.Connect(server_->port()));
-  ASSERT_TRUE(a.LoginOk());
+  ASSERT_TRUE(a.LoginOk(app));
   ASSERT_TRUE(b.Connect(server_->port()));
-  ASSERT_TRUE(b.LoginOk());
+  ASSERT_TRUE(b.LoginOk(app));
   ASSERT_TRUE(c.Connect(server_->port()));
-  auto first = c.ReadPacket();
-  ASSERT_TRUE(first);
-  auto e = test::ParseErr(first->payload);
+  auto refused = c.Login(app);
+  ASSERT_TRUE(refused);
+  auto e = test::ParseErr(refused->payload);
   EXPECT_EQ(e.code, 1040);
   EXPECT_EQ(e.message, "Too many connections");
   EXPECT_TRUE(c.ServerClosed());
 
+  TestClient admin, admin2;
+  ASSERT_TRUE(admin.Connect(server_->port()));
+  ASSERT_TRUE(admin.LoginOk());  // the administrator's extra slot
+  ASSERT_TRUE(admin2.Connect(server_->port()));
+  auto second_admin = admin2.Login(LoginOptions{});
+  ASSERT_TRUE(second_admin);
+  EXPECT_EQ(test::ParseErr(second_admin->payload).code, 1040);
+  EXPECT_EQ(server_->logged_in_connections(), 3u);
+
   ASSERT_TRUE(a.SendCommand(CommandCode::kQuit));
   EXPECT_TRUE(a.ServerClosed());
   auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server_->active_connections() > 1 && std::chrono::steady_clock::now() < deadline) {
+  while (server_->logged_in_connections() > 2 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(10ms);
   }
   TestClient d;
   ASSERT_TRUE(d.Connect(server_->port()));
-  EXPECT_TRUE(d.LoginOk());
+  EXPECT_FALSE(d.LoginOk(app));  // root's extra connection still counts: 2 logged in, the cap
+  TestClient f;
+  ASSERT_TRUE(b.SendCommand(CommandCode::kQuit));
+  EXPECT_TRUE(b.ServerClosed());
+  deadline = std::chrono::steady_clock::now() + 5s;
+  while (server_->logged_in_connections() > 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_TRUE(f.Connect(server_->port()));
+  EXPECT_TRUE(f.LoginOk(app));
 }
 
 TEST_F(MysqlServerTest, PortInUse) {
   StartServer();
   MysqlServer::Options o;
   o.port = server_->port();
+  o.authenticator = &auth_;
   MysqlServer second(o, factory_);
   Status st = second.Start();
   ASSERT_FALSE(st.ok());

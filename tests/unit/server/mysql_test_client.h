@@ -8,12 +8,17 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "server/caching_sha2_password.h"
 #include "server/native_password.h"
 #include "server/packet_io.h"
 #include "server/protocol.h"
@@ -86,6 +91,10 @@ class TestClient {
   TestClient(const TestClient&) = delete;
   ~TestClient() { Close(); }
 
+  static constexpr uint32_t kDefaultCapabilities = cap::kProtocol41 | cap::kSecureConnection | cap::kPluginAuth |
+                                                   cap::kPluginAuthLenencClientData | cap::kDeprecateEof |
+                                                   cap::kMultiResults | cap::kTransactions | cap::kLongPassword;
+
   bool Connect(uint16_t port, int timeout_ms = 5000) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
@@ -101,12 +110,25 @@ class TestClient {
   }
 
   void Close() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    ssl_ = nullptr;
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
   int fd() const { return fd_; }
 
   bool SendRaw(std::string_view bytes) {
+    if (ssl_ != nullptr) {
+      while (!bytes.empty()) {
+        int n = SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()));
+        if (n <= 0 || !SendTlsOutput()) return false;
+        bytes.remove_prefix(static_cast<size_t>(n));
+      }
+      return true;
+    }
+    return SendPlain(bytes);
+  }
+  bool SendPlain(std::string_view bytes) {
     while (!bytes.empty()) {
       ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
       if (n <= 0) return false;
@@ -136,7 +158,7 @@ class TestClient {
         return p;
       }
       char buf[65536];
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      ssize_t n = Receive(buf, sizeof buf);
       if (n <= 0) return std::nullopt;
       assembler_.Append(std::string_view(buf, static_cast<size_t>(n)));
     }
@@ -147,11 +169,52 @@ class TestClient {
   bool ServerClosed() {
     char buf[4096];
     for (;;) {
-      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      ssize_t n = Receive(buf, sizeof buf);
       if (n == 0) return true;
       if (n < 0) return errno == ECONNRESET || errno == EPIPE;
     }
   }
+
+  // Sends the SSLRequest and does the client side of the TLS handshake, checking the server's certificate
+  // against the CA in `ctx` and `host`. The SSLRequest and the TLS hello go out in one write, as the server
+  // must handle (clients do not wait between them). After this, everything is encrypted.
+  bool StartTls(SSL_CTX* ctx, const std::string& host = "127.0.0.1") {
+    std::string req;
+    if (capabilities_ == 0) capabilities_ = kDefaultCapabilities;
+    PutU32(req, capabilities_ | cap::kSsl);
+    PutU32(req, 16u << 20);
+    PutU8(req, 45);
+    req.append(23, '\0');
+    std::string wire;
+    uint8_t seq = 1;
+    AppendFrames(wire, req, &seq);
+    ssl_ = SSL_new(ctx);
+    in_ = BIO_new(BIO_s_mem());
+    out_ = BIO_new(BIO_s_mem());
+    BIO_set_mem_eof_return(in_, -1);
+    SSL_set_bio(ssl_, in_, out_);
+    SSL_set_connect_state(ssl_);
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+    if (X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) != 1) {
+      X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
+      SSL_set_tlsext_host_name(ssl_, host.c_str());
+    }
+    int rc = SSL_do_handshake(ssl_);  // writes the hello, then wants the server's answer
+    wire += TakeTlsOutput();
+    if (!SendPlain(wire)) return false;
+    while (rc != 1) {
+      int err = SSL_get_error(ssl_, rc);
+      if (err != SSL_ERROR_WANT_READ || !ReceiveTlsInput()) {
+        tls_error_ = ERR_error_string(ERR_get_error(), nullptr);
+        return false;
+      }
+      rc = SSL_do_handshake(ssl_);
+      if (!SendTlsOutput()) return false;
+    }
+    return true;
+  }
+  std::string TlsVersion() const { return ssl_ ? SSL_get_version(ssl_) : ""; }
+  const std::string& tls_error() const { return tls_error_; }
 
   std::optional<Greeting> ReadGreeting() {
     auto p = ReadPacket();
@@ -183,25 +246,35 @@ class TestClient {
     std::string password;
     std::string database;
     std::string plugin = "mysql_native_password";
-    uint32_t capabilities = cap::kProtocol41 | cap::kSecureConnection | cap::kPluginAuth |
-                            cap::kPluginAuthLenencClientData | cap::kDeprecateEof | cap::kMultiResults |
-                            cap::kTransactions | cap::kLongPassword;
+    uint32_t capabilities = kDefaultCapabilities;
+    SSL_CTX* tls = nullptr;  // set: log in over TLS, verifying the server with this context's CA
   };
 
-  // Reads the greeting, sends the response (handling an auth switch); the server's final answer.
+  static std::string AuthResponse(std::string_view plugin, std::string_view password, std::string_view nonce) {
+    if (plugin == "mysql_native_password") return NativePasswordResponse(password, nonce);
+    if (plugin == "caching_sha2_password") return CachingSha2Response(password, nonce);
+    return std::string(32, 'x');  // a plugin the server does not know: it must switch instead of checking this
+  }
+
+  // Reads the greeting, sends the response (handling an auth switch and caching_sha2_password's extra round
+  // trips); the server's final answer. Over plain TCP a request for full authentication is returned as is.
   std::optional<Packet> Login(const LoginOptions& o) {
     if (!ReadGreeting()) return std::nullopt;
     capabilities_ = o.capabilities;
     if (!o.database.empty()) capabilities_ |= cap::kConnectWithDb;
+    uint8_t seq = 1;
+    if (o.tls != nullptr) {
+      capabilities_ |= cap::kSsl;
+      if (!StartTls(o.tls)) return std::nullopt;
+      seq = 2;
+    }
     std::string resp;
     PutU32(resp, capabilities_);
     PutU32(resp, 16u << 20);
     PutU8(resp, 45);
     resp.append(23, '\0');
     PutNulString(resp, o.user);
-    // A plugin other than native gets garbage auth data here; the server must switch instead of checking it.
-    std::string auth = o.plugin == "mysql_native_password" ? NativePasswordResponse(o.password, greeting_.scramble)
-                                                           : std::string(32, 'x');
+    std::string auth = AuthResponse(o.plugin, o.password, greeting_.scramble);
     if (capabilities_ & cap::kPluginAuthLenencClientData) {
       PutLenencString(resp, auth);
     } else {
@@ -210,18 +283,44 @@ class TestClient {
     }
     if (capabilities_ & cap::kConnectWithDb) PutNulString(resp, o.database);
     PutNulString(resp, o.plugin);
-    if (!SendPacket(resp, 1)) return std::nullopt;
+    if (!SendPacket(resp, seq)) return std::nullopt;
+    return FinishAuth(o.password);
+  }
+
+  // Follows the server's auth switches and AuthMoreData packets until OK or ERR (or a full-auth request
+  // without TLS).
+  std::optional<Packet> FinishAuth(std::string_view password) {
     auto reply = ReadPacket();
-    if (reply && !reply->payload.empty() && static_cast<uint8_t>(reply->payload[0]) == 0xfe) {
-      // AuthSwitchRequest: plugin name, then the challenge.
-      WireReader r(std::string_view(reply->payload).substr(1));
-      std::string plugin(*r.NulString());
-      std::string challenge(r.NulStringOrRest());
-      switched_to_ = plugin;
-      if (!SendPacket(NativePasswordResponse(o.password, challenge), static_cast<uint8_t>(reply->seq + 1))) {
-        return std::nullopt;
+    for (int round = 0; reply && round < 4; ++round) {
+      if (reply->payload.empty()) return reply;
+      auto first = static_cast<uint8_t>(reply->payload[0]);
+      auto next = static_cast<uint8_t>(reply->seq + 1);
+      if (first == 0xfe) {
+        // AuthSwitchRequest: plugin name, then the challenge.
+        WireReader r(std::string_view(reply->payload).substr(1));
+        std::string plugin(*r.NulString());
+        std::string challenge(r.NulStringOrRest());
+        switched_to_ = plugin;
+        if (!SendPacket(AuthResponse(plugin, password, challenge), next)) return std::nullopt;
+        reply = ReadPacket();
+      } else if (first == kAuthMoreData && reply->payload.size() == 2) {
+        auto what = static_cast<uint8_t>(reply->payload[1]);
+        if (what == kFastAuthSuccess) {
+          fast_auth_ = true;
+          reply = ReadPacket();
+        } else if (what == kPerformFullAuthentication) {
+          full_auth_requested_ = true;
+          if (ssl_ == nullptr) return reply;
+          std::string cleartext(password);
+          cleartext.push_back('\0');
+          if (!SendPacket(cleartext, next)) return std::nullopt;
+          reply = ReadPacket();
+        } else {
+          return reply;
+        }
+      } else {
+        return reply;
       }
-      reply = ReadPacket();
     }
     return reply;
   }
@@ -323,10 +422,49 @@ class TestClient {
 
   const Greeting& greeting() const { return greeting_; }
   const std::string& switched_to() const { return switched_to_; }
+  bool fast_auth() const { return fast_auth_; }
+  bool full_auth_requested() const { return full_auth_requested_; }
   uint32_t capabilities() const { return capabilities_; }
 
  private:
+  std::string TakeTlsOutput() {
+    std::string out;
+    char buf[16384];
+    int n;
+    while ((n = BIO_read(out_, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+    return out;
+  }
+  bool SendTlsOutput() { return SendPlain(TakeTlsOutput()); }
+  bool ReceiveTlsInput() {
+    char buf[16384];
+    ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    BIO_write(in_, buf, static_cast<int>(n));
+    return true;
+  }
+  // recv(), through TLS once it started: > 0 bytes, 0 at the end of the stream, < 0 on error or timeout.
+  ssize_t Receive(char* buf, size_t size) {
+    if (ssl_ == nullptr) return ::recv(fd_, buf, size, 0);
+    for (;;) {
+      int n = SSL_read(ssl_, buf, static_cast<int>(size));
+      if (n > 0) return n;
+      int err = SSL_get_error(ssl_, n);
+      if (err == SSL_ERROR_ZERO_RETURN) return 0;
+      if (err != SSL_ERROR_WANT_READ) return -1;
+      char raw[16384];
+      ssize_t got = ::recv(fd_, raw, sizeof raw, 0);
+      if (got <= 0) return got;
+      BIO_write(in_, raw, static_cast<int>(got));
+    }
+  }
+
   int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  BIO* in_ = nullptr;   // owned by ssl_
+  BIO* out_ = nullptr;  // owned by ssl_
+  std::string tls_error_;
+  bool fast_auth_ = false;
+  bool full_auth_requested_ = false;
   FrameAssembler assembler_{1u << 30};
   uint8_t last_seq_ = 0;
   Greeting greeting_;
