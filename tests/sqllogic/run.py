@@ -50,6 +50,7 @@ class Record:
         self.has_expected = kw.get("has_expected", False)
         self.retry = kw.get("retry")           # seconds, or None
         self.arg = kw.get("arg")
+        self.options = kw.get("options")       # connection: {"user", "password", "db"} or None (root)
 
 
 class ParseError(Exception):
@@ -81,6 +82,13 @@ def parse_file(path: str) -> list[Record]:
     connection NAME                   following records use connection NAME (created on first use; the first one
                                       is `default`). After restart/kill every connection is opened anew, so no
                                       database is selected.
+    connection NAME user=U [password=P] [db=D]
+                                      opens NAME now, logged in as U (P: its password, default empty; D: the
+                                      database selected at login, also after restart/kill); later `connection NAME`
+                                      (with or without the same options) switches back to it.
+    connection NAME user=U [password=P] [db=D] error [ERRNO] [TEXT]
+                                      the login must fail (with that MySQL error number / a message containing TEXT);
+                                      no connection is opened and the current one stays in use.
     """
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
@@ -183,13 +191,52 @@ def parse_file(path: str) -> list[Record]:
             pending_retry = float(words[1])
             i += 1
         elif head == "connection":
-            if len(words) != 2:
-                raise ParseError(f"{path}:{lineno}: use `connection NAME`")
-            records.append(Record("connection", lineno, arg=words[1]))
+            records.append(_parse_connection(path, lineno, stripped, words))
             i += 1
         else:
             raise ParseError(f"{path}:{lineno}: unknown record {head!r}")
     return records
+
+
+CONNECTION_KEYS = ("user", "password", "db")
+
+
+def _parse_connection(path: str, lineno: int, stripped: str, words: list[str]) -> Record:
+    """`connection NAME [user=U] [password=P] [db=D] [error [ERRNO] [TEXT]]`.
+
+    Without options: switch to NAME (opened on first use as root). With options: open NAME now, logged in as U
+    (switch to it if it is already open with the same options). With `error`: the login must fail (with ERRNO /
+    a message containing TEXT); nothing is opened and the current connection stays what it was."""
+    usage = f"{path}:{lineno}: use `connection NAME [user=U] [password=P] [db=D] [error [ERRNO] [TEXT]]`"
+    if len(words) < 2 or "=" in words[1] or words[1] == "error":
+        raise ParseError(usage)
+    name = words[1]
+    opts: dict = {}
+    expect_error, errno, error_text = False, None, None
+    k = 2
+    while k < len(words):
+        w = words[k]
+        if w == "error":
+            expect_error = True
+            rest = stripped.split(None, k + 1)[k + 1] if len(words) > k + 1 else ""
+            m = re.match(r"^(\d+)(?:\s+(.*))?$", rest)
+            if m:
+                errno, rest = int(m.group(1)), m.group(2) or ""
+            error_text = rest.strip() or None
+            break
+        key, eq_sign, value = w.partition("=")
+        if not eq_sign or key not in CONNECTION_KEYS:
+            raise ParseError(f"{usage}; {w!r} is not one of " + ", ".join(f"{c}=..." for c in CONNECTION_KEYS))
+        if key in opts:
+            raise ParseError(f"{path}:{lineno}: {key}= given twice")
+        opts[key] = value
+        k += 1
+    if (opts or expect_error) and "user" not in opts:
+        raise ParseError(f"{path}:{lineno}: a connection with password=, db= or error needs user=")
+    if name == "default" and opts:
+        raise ParseError(f"{path}:{lineno}: `default` is the initial root connection; give the new one a name")
+    return Record("connection", lineno, arg=name, options=opts or None, expect_error=expect_error, errno=errno,
+                  error_text=error_text)
 
 
 def _split_dashes(body: list[str]):
@@ -225,18 +272,70 @@ class FileRun:
         self.verbose = verbose
         self.server: SluiceServer | None = None
         self.conns: dict = {}
+        self.conn_options: dict = {}   # name -> {"user", "password", "db"} for connections not logged in as root
         self.current = "default"
         self.labels: dict = {}
         self.passed = 0
         self.failed = 0
 
     # ---- connections ------------------------------------------------------------------------------------------
+    def open_connection(self, options: dict | None):
+        kw = {}
+        if options:
+            kw = dict(user=options["user"], password=options.get("password", ""))
+            if options.get("db"):
+                kw["database"] = options["db"]
+        return self.server.connect(raw_values=True, read_timeout=self.query_timeout, **kw)
+
     def conn(self):
         c = self.conns.get(self.current)
         if c is None:
-            c = self.server.connect(raw_values=True, read_timeout=self.query_timeout)
+            c = self.open_connection(self.conn_options.get(self.current))
             self.conns[self.current] = c
         return c
+
+    def switch_connection(self, rec: Record):
+        """A `connection` record; raises Failure when a login does not go as the record says."""
+        import pymysql
+        name, opts = rec.arg, rec.options
+        if opts is None:
+            self.current = name
+            return
+        known = self.conn_options.get(name)
+        if known is not None and not rec.expect_error:
+            if known != opts:
+                raise Failure(f"connection {name} is already open with {known}; use another name for {opts}")
+            self.current = name
+            return
+        try:
+            c = self.open_connection(opts)
+        except pymysql.MySQLError as e:
+            code = e.args[0] if e.args else None
+            msg = e.args[1] if len(e.args) > 1 else str(e)
+            if not rec.expect_error:
+                # The records that follow still run as NAME (each failing to connect), never as the previous user.
+                self.conn_options[name] = dict(opts)
+                self.current = name
+                raise Failure(f"login as {opts['user']!r} failed with error {code}: {msg}")
+            if rec.errno is not None and code != rec.errno:
+                raise Failure(f"expected the login to fail with error {rec.errno}, got error {code}: {msg}")
+            if rec.error_text is not None and rec.error_text not in str(msg):
+                raise Failure(f"expected a login error containing {rec.error_text!r}, got error {code}: {msg}")
+            return
+        except Exception as e:  # socket timeouts and the like
+            if not rec.expect_error:
+                self.conn_options[name] = dict(opts)
+                self.current = name
+            raise Failure(f"login as {opts['user']!r}: client failure: {type(e).__name__}: {e}")
+        if rec.expect_error:
+            try:
+                c.close()
+            except Exception:
+                pass
+            raise Failure(f"expected the login as {opts['user']!r} to fail, but it succeeded")
+        self.conn_options[name] = dict(opts)
+        self.conns[name] = c
+        self.current = name
 
     def close_all(self):
         for c in self.conns.values():
@@ -292,7 +391,7 @@ class FileRun:
     def run_record(self, rec: Record):
         if self.verbose:
             print(f"  {self.path}:{rec.line}: {rec.kind} {rec.sql.splitlines()[0] if rec.sql else rec.arg or ''}")
-        if rec.kind == "connection":
+        if rec.kind == "connection" and rec.options is None:
             self.current = rec.arg
             return
         if rec.kind == "sleep":
@@ -317,7 +416,10 @@ class FileRun:
         while True:
             attempts += 1
             try:
-                self.execute(rec)
+                if rec.kind == "connection":
+                    self.switch_connection(rec)
+                else:
+                    self.execute(rec)
                 self.passed += 1
                 return
             except Failure as f:
