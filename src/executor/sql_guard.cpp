@@ -82,6 +82,14 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
     if (fn == "read_kafka") continue;
     if (table_functions_.count(fn) && !ComputingTableFunctions().count(fn)) return FunctionRefused(fn);
   }
+  if (scan.reads_file_by_name)
+    return Status::AccessDenied("Access denied; you need (at least one of) the FILE privilege(s) for this operation: "
+                                "FROM 'path' reads a file of the server, which SQL cannot reach in Sluice; load "
+                                "files through a volume (COPY INTO ... FROM VOLUME) and query the table");
+  if ((scan.verb == "CREATE" || scan.verb == "DROP") && scan.object_kind == "SECRET")
+    return Status::AccessDenied("Access denied; you need (at least one of) the SYSTEM privilege(s) for this operation: "
+                                "DuckDB secrets are not used by Sluice; give credentials to a storage connection "
+                                "(CREATE STORAGE CONNECTION ... ACCESS_KEY = '...'), where they are sealed");
   // Objects Sluice defines for every session cannot be replaced by user objects of the same name.
   if ((scan.verb == "CREATE" || scan.verb == "ALTER" || scan.verb == "DROP") && !scan.target.empty()) {
     std::string name = ToLower(scan.target.back());

@@ -170,6 +170,8 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
     }
     chain.clear();
   };
+  bool after_from = false;
+  std::vector<bool> paren_is_call;  // per open parenthesis: whether it opened a call
   for (Token t = reader.Next(); t.kind != TokenKind::kEnd; t = reader.Next()) {
     if (t.kind == TokenKind::kInvalid)
       return Status::SyntaxError("Syntax error at line " + std::to_string(t.line) + ", column " +
@@ -182,6 +184,12 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
       if (t.IsWord("DELETE")) scan.merge_deletes = true;
     }
     after_then = t.IsWord("THEN");
+    // FROM inside a function's parentheses is syntax (EXTRACT(YEAR FROM '...'), TRIM('x' FROM s)), not a table.
+    bool in_call = !paren_is_call.empty() && paren_is_call.back();
+    if (after_from && (t.kind == TokenKind::kString || t.kind == TokenKind::kDollarString)) scan.reads_file_by_name = true;
+    after_from = (t.IsWord("FROM") || t.IsWord("JOIN")) && !in_call;
+    if (t.IsSymbol("(")) paren_is_call.push_back(!chain.empty() && !chain_wants_name);
+    if (t.IsSymbol(")") && !paren_is_call.empty()) paren_is_call.pop_back();
     if (stage == 1) {
       stage = t.kind == TokenKind::kString ? 2 : 0;
       pending_text = t.text;

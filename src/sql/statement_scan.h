@@ -27,6 +27,7 @@ struct StatementScan {
   std::vector<std::string> index_table;  // CREATE INDEX i ON t
   bool merge_inserts = false, merge_updates = false, merge_deletes = false;
   std::vector<NameChain> names;  // every chain in the statement, the target included
+  bool reads_file_by_name = false;  // a string right after FROM or JOIN: DuckDB reads it as a file path
 };
 
 // Fails only on text the lexer cannot read (an unterminated string or comment).

@@ -87,6 +87,14 @@ TEST(StatementScanTest, BulkValuesKeepNoLiterals) {
   EXPECT_LE(s.names.size(), 3u);  // INSERT, t, VALUES: no literal is kept
 }
 
+TEST(StatementScanTest, AStringInTablePositionIsAFile) {
+  EXPECT_TRUE(Scan("SELECT * FROM '/etc/passwd'").reads_file_by_name);
+  EXPECT_TRUE(Scan("SELECT * FROM t JOIN 'x.csv' USING (a)").reads_file_by_name);
+  EXPECT_FALSE(Scan("SELECT 'FROM' FROM t WHERE a = 'b'").reads_file_by_name);
+  EXPECT_FALSE(Scan("SELECT extract(year FROM '2020-01-01'::DATE), trim('x' FROM 'xax') FROM t").reads_file_by_name);
+  EXPECT_TRUE(Scan("SELECT * FROM t WHERE a IN (SELECT a FROM 'x.parquet')").reads_file_by_name);
+}
+
 TEST(StatementScanTest, UnterminatedTextIsAnError) {
   EXPECT_FALSE(ScanStatement("SELECT 'open").ok());
 }
