@@ -98,7 +98,6 @@ int RunServe(const ServeOptions& options) {
   http_options.bind = options.bind;
   http_options.port = options.http_port;
   http_options.authenticate = AccountAuthenticator((*engine)->accounts());
-  http_options.limits.delay_failed_logins = false;  // the account store's gate delays failures
   if (Status st = ResolveHttpTls(options, http_options); !st.ok()) {
     log::Error("serve", "{}", st.message());
     mysql.Stop();

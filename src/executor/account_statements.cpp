@@ -3,18 +3,13 @@
 // a privilege held WITH GRANT OPTION may be passed on.
 #include "executor/sql_session.h"
 
+#include "common/overloaded.h"
+
 #include "sql/lexer.h"
 
 namespace sluice {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 using auth::ObjectKind;
 using auth::ObjectRef;

@@ -1,5 +1,7 @@
 #include "executor/sql_session.h"
 
+#include "common/overloaded.h"
+
 #include <cctype>
 #include <chrono>
 
@@ -13,13 +15,6 @@
 namespace sluice {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 StatementResult Rows(ResultSet rs) {
   StatementResult r;

@@ -3,18 +3,13 @@
 // routine load or a pipe, USAGE on the volume it reads, CREATE STORAGE VOLUME to make storage objects, ...
 #include "executor/sql_session.h"
 
+#include "common/overloaded.h"
+
 #include "sql/lexer.h"
 
 namespace sluice {
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 using auth::ObjectKind;
 using auth::ObjectRef;

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "sql/lexer.h"
+#include "sql/token_stream.h"
 
 namespace sluice::sql {
 
@@ -173,9 +174,7 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
   bool after_from = false;
   std::vector<bool> paren_is_call;  // per open parenthesis: whether it opened a call
   for (Token t = reader.Next(); t.kind != TokenKind::kEnd; t = reader.Next()) {
-    if (t.kind == TokenKind::kInvalid)
-      return Status::SyntaxError("Syntax error at line " + std::to_string(t.line) + ", column " +
-                                 std::to_string(t.column) + ": " + t.text);
+    if (t.kind == TokenKind::kInvalid) return TokenStream(sql, {}).ErrorAt(t, "");  // the parser's wording
     if (head.size() < kHeadTokens) head.push_back(t);
     if (head.size() == 1 && t.IsWord("MERGE")) merge = true;
     if (merge && after_then) {

@@ -86,13 +86,21 @@ Status SealDatabase(Connection& con, const std::vector<std::string>& allowed_dir
   return con.Execute("SET lock_configuration = true");
 }
 
+// The sealed engine refused a file (COPY ... TO, IMPORT DATABASE, FROM 'file.csv' ...): say so as MySQL says it.
+Status PrepareError(const std::string& message) {
+  if (message.find("Permission Error") == std::string::npos) return ErrorFromMessage(message);
+  return Status::AccessDenied("Access denied; you need (at least one of) the FILE privilege(s) for this operation: "
+                              "SQL cannot reach the server's files in Sluice; load files through a volume (COPY INTO "
+                              "... FROM VOLUME). " + message);
+}
+
 Result<StatementKind> ClassifyStatement(Connection& con, std::string_view sql) {
   std::string text(sql);
   duckdb_extracted_statements extracted = nullptr;
   idx_t n = duckdb_extract_statements(con.raw(), text.c_str(), &extracted);
   if (n == 0) {
     const char* error = duckdb_extract_statements_error(extracted);
-    Status st = ErrorFromMessage(error ? error : "the statement cannot be parsed");
+    Status st = PrepareError(error ? error : "the statement cannot be parsed");
     duckdb_destroy_extracted(&extracted);
     return st;
   }
@@ -105,13 +113,7 @@ Result<StatementKind> ClassifyStatement(Connection& con, std::string_view sql) {
   duckdb_destroy_extracted(&extracted);
   if (st != DuckDBSuccess) {
     const char* error = prepared ? duckdb_prepare_error(prepared) : nullptr;
-    std::string message = error ? error : "the statement cannot be prepared";
-    // The sealed engine refused a file (COPY ... TO, FROM 'file.csv' ...): say so as MySQL says it.
-    Status out = message.find("Permission Error") != std::string::npos
-                     ? Status::AccessDenied("Access denied; you need (at least one of) the FILE privilege(s) for this "
-                                            "operation: SQL cannot reach the server's files in Sluice; load files "
-                                            "through a volume (COPY INTO ... FROM VOLUME). " + message)
-                     : ErrorFromMessage(message);
+    Status out = PrepareError(error ? error : "the statement cannot be prepared");
     duckdb_destroy_prepare(&prepared);
     return out;
   }

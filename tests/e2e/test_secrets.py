@@ -6,7 +6,7 @@ schema registry URL with a password), a Kafka pipe (the same secrets in READ_KAF
 connection (ACCESS_KEY). Then:
 - SHOW ROUTINE LOAD, SHOW CREATE ROUTINE LOAD, SHOW PIPES, DESC PIPE and SHOW STORAGE CONNECTIONS show none of them;
 - the server log (debug: every statement is logged) holds none of them;
-- `strings` over the database file and its WAL, after a CHECKPOINT and after the server stopped, finds none;
+- `strings` over the database file and its WAL, while the server runs and after it stopped, finds none;
 - the data directory is 0700 and sluice.duckdb / secrets.key 0600; looser modes are tightened at the next start.
 Broker 127.0.0.1:1 refuses connections: nothing needs to load.
 
@@ -105,11 +105,14 @@ def test_secrets_masked_everywhere(s):
     check("******" in repr(shown["SHOW PIPES"]), "SHOW PIPES shows the masked values")
     check("registry.example:8081" in repr(shown["SHOW CREATE ROUTINE LOAD rl_avro"]), "the registry host shows")
 
-    q(conn, "CHECKPOINT")
+    # SQL cannot CHECKPOINT (docs/security.md): while the server runs, the definitions are in the WAL or the file.
     found = file_leaks(srv.data_dir)
-    check(not found, f"after CHECKPOINT the database files hold secrets in clear: {found}")
+    check(not found, f"while the server runs the database files hold secrets in clear: {found}")
     # The scan sees what is stored: the user name beside the password is there in clear.
-    check("alice" in strings_of(os.path.join(srv.data_dir, "sluice.duckdb")), "strings finds the stored definitions")
+    stored = strings_of(os.path.join(srv.data_dir, "sluice.duckdb"))
+    if os.path.exists(os.path.join(srv.data_dir, "sluice.duckdb.wal")):
+        stored += strings_of(os.path.join(srv.data_dir, "sluice.duckdb.wal"))
+    check("alice" in stored, "strings finds the stored definitions")
     conn.close()
     code = srv.stop()
     check(code == 0, f"server exit code {code}")

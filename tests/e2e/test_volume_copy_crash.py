@@ -76,8 +76,9 @@ def sigkill_during_copy(s: TestSuite, files: int, rows_per_file: int, clause: st
         eq(q(conn, "SELECT count(DISTINCT file), count(*) FROM t"), [(files, files * rows_per_file)],
            "every file exactly once")
         eq(q(conn, "COPY INTO t FROM VOLUME v USING CSV" + clause), [], "nothing left to load")
-        check(not os.listdir(os.path.join(srv.data_dir, "scratch")) if os.path.isdir(
-            os.path.join(srv.data_dir, "scratch")) else True, "the scratch folder is empty")
+        # the scratch folder is <data dir>/scratch/<random>/, made anew at each start: no file is left in it
+        left = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(srv.data_dir, "scratch")) for f in files]
+        check(not left, f"the scratch folder is empty ({left[:3]})")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

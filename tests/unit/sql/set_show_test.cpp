@@ -70,7 +70,6 @@ TEST(SetTest, UserVariablesAreNotSupported) {
             "user variables (@my_var) are not supported; set a session variable instead (SET name = value) (at line "
             "1, column 5)");
   EXPECT_EQ(ParseError("SET a = 1, @b = 2").code(), StatusCode::kNotSupported);
-  EXPECT_EQ(ParseError("SET PASSWORD = 'x'").code(), StatusCode::kNotSupported);
 }
 
 TEST(SetTest, Errors) {
