@@ -72,9 +72,10 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
     }
     if (!chain.called) continue;
     std::string fn = ToLower(chain.parts.back());
-    if (fn == "sluice_directory" || fn == "load_history") {
+    if (fn == "sluice_directory" || fn == "load_history" || fn == "directory") {
       if (!chain.literal_argument)
         return Status::InvalidArgument(fn + "() takes one name in quotes, e.g. " + fn + "('name')");
+      // DIRECTORY(vol) becomes sluice_directory('vol'); both need USAGE on the volume.
       calls.push_back({fn == "load_history" ? GuardedCall::Kind::kLoadHistory : GuardedCall::Kind::kDirectory,
                        chain.first_argument});
       continue;

@@ -60,6 +60,13 @@ Status SqlSession::RequireJobVisible(const std::string& db, const std::string& n
 
 Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const NameCheck& names) {
   const std::vector<GuardedCall>& calls = names.calls;
+  // DIRECTORY(vol) and load_history('t') -- in a query or inside Sluice's statements (a pipe's SELECT) -- are
+  // checked first, so that nobody learns from DuckDB's answer whether a volume or a table exists.
+  if (!calls.empty() && !access_.HoldsEverything()) {
+    ASSIGN_OR_RETURN(KnownTables known, ReadKnownTables());
+    sql::StatementScan calls_only;
+    RETURN_IF_ERROR(access_.CheckPassThrough(calls_only, storage::StatementKind::kSelect, calls, current_db_, known));
+  }
   if (const auto* pass = std::get_if<sql::PassThrough>(&stmt)) {
     auto classified = storage::ClassifyStatement(*con_, pass->sql);
     // An INSERT DuckDB cannot prepare as written (a key table's INSERT runs as a MERGE, which explains its own
@@ -78,12 +85,6 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
   }
   if (names.reads_observability) return CatalogNotReachable("__sluice");
   if (access_.HoldsEverything()) return Status::Ok();
-  // DIRECTORY(vol) and load_history('t') inside Sluice's statements (a pipe's SELECT) need the same.
-  if (!calls.empty()) {
-    ASSIGN_OR_RETURN(KnownTables known, ReadKnownTables());
-    sql::StatementScan calls_only;
-    RETURN_IF_ERROR(access_.CheckPassThrough(calls_only, storage::StatementKind::kSelect, calls, current_db_, known));
-  }
   const AccessControl& a = access_;
   return std::visit(
       Overloaded{

@@ -189,8 +189,11 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
     after_from = (t.IsWord("FROM") || t.IsWord("JOIN")) && !in_call;
     if (t.IsSymbol("(")) paren_is_call.push_back(!chain.empty() && !chain_wants_name);
     if (t.IsSymbol(")") && !paren_is_call.empty()) paren_is_call.pop_back();
-    if (stage == 1) {
-      stage = t.kind == TokenKind::kString ? 2 : 0;
+    if (stage == 1 && t.IsWord("VOLUME") && ToLower(scan.names[pending_call].parts.back()) == "directory") {
+      // DIRECTORY(VOLUME vol): the name follows.
+    } else if (stage == 1) {
+      // A lone string or name: f('x') or DIRECTORY(vol).
+      stage = t.kind == TokenKind::kString || IsName(t) ? 2 : 0;
       pending_text = t.text;
     } else if (stage == 2) {
       if (t.IsSymbol(")") || t.IsSymbol(",")) {

@@ -14,7 +14,7 @@ namespace sluice::sql {
 struct NameChain {
   std::vector<std::string> parts;  // as resolved by the lexer (quotes removed), in written case
   bool called = false;             // followed by '(' : a function call
-  std::string first_argument;      // a call's first argument when it is a lone string literal: f('x')
+  std::string first_argument;      // a call's first argument when it is a lone string or name: f('x'), f(x)
   bool literal_argument = false;
 };
 
