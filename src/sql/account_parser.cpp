@@ -2,6 +2,8 @@
 // SHOW USERS / ROLES / GRANTS: StarRocks v3's forms and MySQL's.
 #include "sql/account_parser.h"
 
+#include <type_traits>
+
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -40,14 +42,20 @@ Result<UserName> ParseUserName(TokenStream& ts) {
   return name;
 }
 
-Result<std::vector<UserName>> ParseUserList(TokenStream& ts) {
-  std::vector<UserName> out;
+// `item [, item ...]`, each read by `parse_one`.
+template <class ParseOne>
+auto ParseCommaList(TokenStream& ts, ParseOne parse_one)
+    -> Result<std::vector<std::decay_t<decltype(*parse_one(ts))>>> {
+  std::vector<std::decay_t<decltype(*parse_one(ts))>> out;
   do {
-    ASSIGN_OR_RETURN(UserName u, ParseUserName(ts));
-    out.push_back(std::move(u));
+    auto item = parse_one(ts);
+    if (!item.ok()) return item.status();
+    out.push_back(std::move(*item));
   } while (ts.AcceptSymbol(","));
   return out;
 }
+
+Result<std::vector<UserName>> ParseUserList(TokenStream& ts) { return ParseCommaList(ts, ParseUserName); }
 
 Result<std::string> ParseRoleName(TokenStream& ts) {
   const Token& t = ts.Peek();
@@ -58,14 +66,7 @@ Result<std::string> ParseRoleName(TokenStream& ts) {
   return name;
 }
 
-Result<std::vector<std::string>> ParseRoleList(TokenStream& ts) {
-  std::vector<std::string> out;
-  do {
-    ASSIGN_OR_RETURN(std::string r, ParseRoleName(ts));
-    out.push_back(std::move(r));
-  } while (ts.AcceptSymbol(","));
-  return out;
-}
+Result<std::vector<std::string>> ParseRoleList(TokenStream& ts) { return ParseCommaList(ts, ParseRoleName); }
 
 Result<int> ParseSmallInt(TokenStream& ts, std::string_view what) {
   ASSIGN_OR_RETURN(int64_t v, ts.ExpectInteger(what));
@@ -281,14 +282,7 @@ Result<GranteeName> ParseGrantee(TokenStream& ts) {
   return g;
 }
 
-Result<std::vector<GranteeName>> ParseGranteeList(TokenStream& ts) {
-  std::vector<GranteeName> out;
-  do {
-    ASSIGN_OR_RETURN(GranteeName g, ParseGrantee(ts));
-    out.push_back(std::move(g));
-  } while (ts.AcceptSymbol(","));
-  return out;
-}
+Result<std::vector<GranteeName>> ParseGranteeList(TokenStream& ts) { return ParseCommaList(ts, ParseGrantee); }
 
 // Whether the GRANT / REVOKE names privileges (an ON comes before TO / FROM) or roles.
 bool NamesPrivileges(const TokenStream& ts) {
