@@ -88,6 +88,17 @@ ClientErrors::Entry ClientErrors::Last() const {
 
 bool IsSluiceOwnProperty(std::string_view key) { return key == "kafka_default_offsets"; }
 
+// librdkafka settings that read the server's files, load libraries or run commands: a user who may create a load
+// must not reach the server's machine through them (docs/security.md). Certificates and keys go inline instead
+// (ssl.ca.pem, ssl.certificate.pem, ssl.key.pem).
+bool ReachesServerFiles(std::string_view key) {
+  auto ends_with = [&](std::string_view suffix) {
+    return key.size() >= suffix.size() && key.substr(key.size() - suffix.size()) == suffix;
+  };
+  return ends_with(".location") || key == "plugin.library.paths" || key == "sasl.kerberos.keytab" ||
+         key == "sasl.kerberos.kinit.cmd" || key == "ssl.ca.certificate.stores";
+}
+
 std::string MaskSecrets(std::string text, const KafkaClientConfig& config) {
   for (const auto& [key, value] : config.properties) {
     if (value.empty() || !IsSecretName(key)) continue;
@@ -113,6 +124,11 @@ Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole r
 
   for (const auto& [key, value] : config.properties) {
     if (IsSluiceOwnProperty(key)) continue;
+    if (ReachesServerFiles(key))
+      return Status::AccessDenied("Access denied; you need (at least one of) the FILE privilege(s) for this "
+                                  "operation: Kafka property \"property." + key + "\" names a file, library or "
+                                  "command of the server; give certificates and keys inline (ssl.ca.pem, "
+                                  "ssl.certificate.pem, ssl.key.pem)");
     char errstr[512];
     if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
       // librdkafka quotes bad values in its reason; MaskSecrets keeps secret ones out.
