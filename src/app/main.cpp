@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
       "  serve   run the server. Flags: --data-dir DIR (default ./sluice-data), --bind ADDR (127.0.0.1),\n"
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
-      "          --log-level LEVEL (info), --thread-stack-mb N (1024). See: sluice serve --help");
+      "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
+      "          --checkpoint-wal-mb N (16).\n"
+      "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
   if (const char* pw = std::getenv("SLUICE_ROOT_PASSWORD")) opts.root_password = pw;
@@ -87,6 +89,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();
 
+  serve->add_option("--min-free-disk-mb", opts.min_free_disk_mb,
+                    "Free space, in MiB, Sluice keeps on the disk holding the data directory: below it load jobs "
+                    "pause (reason \"disk full: ...\") and resume by themselves once there is room again.")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+
+  serve->add_option("--checkpoint-wal-mb", opts.checkpoint_wal_mb,
+                    "Checkpoint the database (fold its WAL into the file) once the WAL holds this many MiB, when the "
+                    "disk has room for it (about the WAL's size plus --min-free-disk-mb).")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+
   int thread_stack_mb = kDefaultThreadStackMb;
   serve->add_option("--thread-stack-mb", thread_stack_mb,
                     "Stack of every server thread, in MiB. Reserved address space, committed only as used; lower "
@@ -97,6 +111,11 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   UseThreadStacks(thread_stack_mb);  // no thread exists yet: parsing flags starts none
-  if (serve->parsed()) return sluice::RunServe(opts);
+  if (serve->parsed()) {
+    int code = sluice::RunServe(opts);
+    if (code != sluice::kServeReopenDatabase) return code;
+    sluice::RestartProcess(argv);
+    return 1;
+  }
   return 0;
 }

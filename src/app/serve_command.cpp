@@ -1,9 +1,15 @@
 #include "app/serve_command.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include "app/data_dir_lock.h"
 #include "app/private_files.h"
@@ -69,7 +75,10 @@ int RunServe(const ServeOptions& options) {
   if (!options.root_password.empty()) security.root_password = options.root_password;
   security.unsafe_engine_file_access = options.unsafe_engine_file_access;
   if (options.root_auth_plugin == "caching_sha2_password") security.root_plugin = auth::AuthPlugin::kCachingSha2Password;
-  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security);
+  storage::DatabaseOptions storage_options;
+  storage_options.disk.min_free_bytes = static_cast<uint64_t>(options.min_free_disk_mb) << 20;
+  storage_options.checkpoint_wal_bytes = static_cast<uint64_t>(options.checkpoint_wal_mb) << 20;
+  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security, storage_options);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());
     return 1;
@@ -120,17 +129,50 @@ int RunServe(const ServeOptions& options) {
   log::Info("serve", "Sluice {} ready: mysql -h{} -P{} -uroot; data in {}", kSluiceVersion, options.bind,
             mysql.port(), options.data_dir);
 
+  // Waits for SIGINT/SIGTERM, or for the moment a database DuckDB stopped can be opened again.
   int sig = 0;
-  sigwait(&signals, &sig);
-  log::Info("serve", "{} received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  bool reopen = false;
+  const timespec tick{1, 0};
+  while (true) {
+    sig = sigtimedwait(&signals, nullptr, &tick);
+    if (sig == SIGINT || sig == SIGTERM) break;
+    if ((*engine)->storage_health().ShouldReopen()) {
+      reopen = true;
+      break;
+    }
+  }
+  if (reopen) {
+    log::Warn("serve", "the disk holding {} has room again: restarting to reopen the database and replay its log "
+              "(clients reconnect; jobs continue from their committed progress)", options.data_dir);
+  } else {
+    log::Info("serve", "{} received, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  }
   // First, so that a long statement cannot hold the shutdown up: every running statement (and any that starts
   // from now on) is interrupted and its client told "Server shutdown in progress".
   (*engine)->StopAllStatements();
   http.Stop();
   mysql.Stop();
   engine->reset();  // closes DuckDB cleanly (checkpoint) before the lock is released
+  if (reopen) return kServeReopenDatabase;
   log::Info("serve", "stopped");
   return 0;
+}
+
+void RestartProcess(char** argv) {
+  // Nothing open survives into the new process: the data directory lock and the listening sockets especially.
+  if (DIR* fds = opendir("/proc/self/fd")) {
+    while (dirent* entry = readdir(fds)) {
+      int fd = std::atoi(entry->d_name);
+      if (fd > 2 && fd != dirfd(fds)) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    closedir(fds);
+  }
+  // The new process must not inherit this thread's blocked SIGINT/SIGTERM with nobody to sigwait for them yet.
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
+  execv("/proc/self/exe", argv);
+  log::Error("serve", "could not restart the server: {}; start it again by hand", std::strerror(errno));
 }
 
 }  // namespace sluice

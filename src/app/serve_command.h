@@ -19,10 +19,19 @@ struct ServeOptions {
   int load_workers = 4;       // threads running routine load tasks, shared by every job
   bool unsafe_engine_file_access = false;  // --unsafe-allow-engine-file-access (docs/security.md)
   bool http_tls = false;      // --http-tls: HTTPS on the HTTP port
+  int min_free_disk_mb = 64;  // --min-free-disk-mb: below this, load jobs pause until there is room
+  int checkpoint_wal_mb = 16; // --checkpoint-wal-mb: Sluice checkpoints once the WAL is this large
 };
 
-// Returns the process exit code.
+// RunServe's answer when DuckDB stopped the database after a failed write and the disk has room again: the caller
+// starts the process anew (same arguments), which opens the file and replays its WAL.
+inline constexpr int kServeReopenDatabase = -1;
+
+// Returns the process exit code, or kServeReopenDatabase.
 int RunServe(const ServeOptions& options);
+// Replaces this process by a fresh `sluice` with the same arguments (execv of /proc/self/exe); returns only if
+// that failed.
+void RestartProcess(char** argv);
 // An empty root password is only safe when nobody but this machine can connect.
 bool IsLoopbackAddress(const std::string& bind);
 

@@ -24,6 +24,7 @@ const char* CodeName(StatusCode c) {
     case StatusCode::kOutOfRange: return "Out of range";
     case StatusCode::kInternal: return "Internal error";
     case StatusCode::kInterrupted: return "Interrupted";
+    case StatusCode::kDiskFull: return "Disk full";
   }
   return "Error";
 }

@@ -29,6 +29,7 @@ enum class StatusCode {
   kOutOfRange,         // e.g. a Kafka offset no longer (or not yet) available
   kInternal,           // a bug or an unexpected library failure
   kInterrupted,        // a running statement was stopped: KILL QUERY, query_timeout, shutdown
+  kDiskFull,           // the disk holding the data directory has no room; nothing was committed
 };
 
 class [[nodiscard]] Status {

@@ -44,9 +44,10 @@ Result<std::set<std::string>> Names(storage::Connection& con, const std::string&
 }  // namespace
 
 Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
-                                             scheduler::SchedulerOptions scheduler_options, SecurityOptions security) {
+                                             scheduler::SchedulerOptions scheduler_options, SecurityOptions security,
+                                             storage::DatabaseOptions storage_options) {
   auto engine = std::unique_ptr<Engine>(new Engine());
-  ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file));
+  ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file, storage_options));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
   ASSIGN_OR_RETURN(engine->settings_, catalog::ServerSettings::Open(*engine->db_));
   // Secrets (storage keys, Kafka passwords) are stored sealed under a key kept next to the database file.

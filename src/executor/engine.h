@@ -37,7 +37,8 @@ class Engine : public SessionFactory {
   // Opens `database_file` (empty: in memory). Starts the upkeep thread.
   static Result<std::unique_ptr<Engine>> Open(const std::string& database_file,
                                               scheduler::SchedulerOptions scheduler_options = {},
-                                              SecurityOptions security = {});
+                                              SecurityOptions security = {},
+                                              storage::DatabaseOptions storage_options = {});
   ~Engine() override;
 
   Result<std::unique_ptr<Session>> NewSession(uint32_t connection_id, std::string user, std::string client_host,
@@ -49,6 +50,8 @@ class Engine : public SessionFactory {
   // The open sessions; set_may_kill on it decides who may KILL whose statements.
   SessionRegistry& session_registry() { return registry_; }
   void StopAllStatements() override { registry_.StopAll(); }
+  // Free space and whether DuckDB has stopped the database (the serve loop reopens it when it may).
+  storage::StorageHealth& storage_health() { return db_->health(); }
 
  private:
   Engine() = default;

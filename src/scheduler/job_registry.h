@@ -22,6 +22,11 @@ int64_t WallMs();
 std::string FormatTimeMs(int64_t ms);  // "2026-11-30 03:25:00", UTC; "" for 0
 const char* JobKind(const catalog::RoutineLoadDefinition& def);  // "pipe" or "routine load", for log lines
 
+// Reasons of jobs paused because the database cannot take writes (storage_gate.cpp); they resume by themselves.
+inline constexpr const char* kDiskFullReasonPrefix = "disk full:";
+inline constexpr const char* kDatabaseStoppedReasonPrefix = "the database stopped after a failed write";
+bool IsStoragePauseReason(const std::string& reason);
+
 class JobRegistry {
  public:
   JobRegistry(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options)
@@ -88,9 +93,18 @@ class JobRegistry {
                              const std::string& fix, const std::string& retrying, double interval,
                              Clock::time_point now);
 
+  // storage_gate.cpp: no task runs while the database cannot take writes.
+  // Pauses live jobs while storage blocks writes, resumes the ones it paused once it does not.
+  void GateOnStorageLocked();
+  // A task failed: if the cause is the storage (a full disk, a stopped database), pauses the job until it is fixed
+  // and returns true.
+  bool StorageFailureLocked(JobRuntime& job, const Status& st);
+  void PauseForStorageLocked(JobRuntime& job, const std::string& reason);
+
   // routine_load_manager.cpp
   std::shared_ptr<JobRuntime> FindLocked(const std::string& db, const std::string& name, bool include_final);
-  void SetStateLocked(JobRuntime& job, catalog::JobState state, std::string reason);
+  // `persist`: also write the state to the catalog (not while the disk is full).
+  void SetStateLocked(JobRuntime& job, catalog::JobState state, std::string reason, bool persist = true);
   void PersistLocked(const JobRuntime& job);
   source::KafkaClientConfig SourceConfig(const catalog::RoutineLoadDefinition& def) const;
   Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def);

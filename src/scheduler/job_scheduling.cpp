@@ -37,6 +37,7 @@ std::string PartitionList(const std::vector<int32_t>& parts) {
 void JobRegistry::SchedulerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
+    GateOnStorageLocked();
     auto now = Clock::now();
     auto wake = now + milliseconds(200);
     // Tasks of pipes running per virtual cluster, which bounds them.
@@ -416,6 +417,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   auto now = Clock::now();
   if (!outcome.ok()) {
     const Status& st = outcome.status();
+    if (StorageFailureLocked(*job, st)) return;
     if (st.retriable()) {
       group->backoff_seconds = NextBackoff(group->backoff_seconds, options_.max_retry_backoff_seconds);
       group->next_run = now + Seconds(group->backoff_seconds);

@@ -27,6 +27,8 @@ constexpr const char* kDefaultVcluster = "default";
 
 std::string PipeStatus(const catalog::StoredJob& s) {
   if (s.state == JobState::kPaused && s.reason == catalog::kPipeSuspendedReason) return "SUSPENDED";
+  // Waiting for the disk: it goes on by itself, so it is not FAILED; last_error says why nothing loads.
+  if (s.state == JobState::kPaused && IsStoragePauseReason(s.reason)) return "RUNNING";
   if (s.state == JobState::kPaused || s.state == JobState::kCancelled) return "FAILED";
   return "RUNNING";
 }
@@ -387,7 +389,7 @@ json Latency(const PipeSnapshot& s, const std::map<int32_t, catalog::PartitionPr
 }
 
 std::string LastError(const PipeSnapshot& s) {
-  if (PipeStatus(s.stored) == "FAILED") return s.stored.reason;
+  if (PipeStatus(s.stored) == "FAILED" || IsStoragePauseReason(s.stored.reason)) return s.stored.reason;
   return s.other_msg.find("retrying") != std::string::npos ? s.other_msg : "";
 }
 

@@ -85,6 +85,9 @@ Status JobRegistry::Start() {
       job->stored = std::move(s);
       // A job that was running when the server stopped resumes from its committed progress.
       if (job->stored.state == JobState::kRunning) job->stored.state = JobState::kNeedSchedule;
+      // Paused for a full disk before the restart: the storage gate resumes it once there is room.
+      if (job->stored.state == JobState::kPaused && IsStoragePauseReason(job->stored.reason))
+        job->paused_for_storage = true;
       jobs_[job->stored.id] = job;
     }
   }
@@ -125,8 +128,9 @@ void JobRegistry::PersistLocked(const JobRuntime& job) {
   if (!st.ok()) log::Error("scheduler", "could not save {} {}: {}", JobKind(job.stored.def), job.stored.def.name, st.message());
 }
 
-void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string reason) {
+void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string reason, bool persist) {
   JobState old = job.stored.state;
+  job.paused_for_storage = false;
   job.stored.state = state;
   job.stored.reason = std::move(reason);
   job.version++;
@@ -141,7 +145,7 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
     job.next_schedule_attempt = Clock::now();
     job.schedule_backoff_seconds = 0;
   }
-  PersistLocked(job);
+  if (persist) PersistLocked(job);
   if (old != state)
     log::Info("scheduler", "{} {}.{}: {} -> {}{}{}", JobKind(job.stored.def), job.stored.def.db, job.stored.def.name,
               catalog::JobStateName(old), catalog::JobStateName(state), job.stored.reason.empty() ? "" : ": ",
@@ -274,7 +278,9 @@ Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::stri
                                    ", which is final; create a new job to load again");
   switch (stmt.action) {
     case Action::kPause:
-      if (state != JobState::kPaused) SetStateLocked(*job, JobState::kPaused, "paused by the user (PAUSE ROUTINE LOAD)");
+      // A job the storage gate paused stays paused once the user has paused it too.
+      if (state != JobState::kPaused || job->paused_for_storage)
+        SetStateLocked(*job, JobState::kPaused, "paused by the user (PAUSE ROUTINE LOAD)");
       break;
     case Action::kResume:
       if (state == JobState::kPaused) {

@@ -109,6 +109,7 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
   double interval = def.DoubleProperty("max_batch_interval");
   if (!outcome.ok()) {
     const Status& st = outcome.status();
+    if (StorageFailureLocked(*job, st)) return;
     if (st.retriable()) {
       group->backoff_seconds = std::min(options_.max_retry_backoff_seconds,
                                         group->backoff_seconds <= 0 ? 1.0 : group->backoff_seconds * 2);

@@ -27,6 +27,8 @@ MysqlError ToMysqlError(const Status& status) {
         return {er::kQueryTimeout, "HY000", msg};
       return {er::kQueryInterrupted, "70100", msg};
     case StatusCode::kNotSupported: return {1235, "42000", msg};
+    // ER_DISK_FULL, as MySQL answers when its data directory's disk fills up.
+    case StatusCode::kDiskFull: return {1021, "HY000", msg};
     // ER_LOCK_DEADLOCK: drivers and ORMs know 40001 means "run the transaction again", which is what a lost
     // write-write conflict in DuckDB asks for.
     case StatusCode::kConflict: return {1213, "40001", msg};

@@ -102,7 +102,16 @@ class LocalVolumeReader : public VolumeReader {
     if (ec) {
       ec.clear();
       std::filesystem::copy_file(source, local, ec);
-      if (ec) return Status::IoError("cannot read '" + source + "': " + ec.message());
+      if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(local, ignored);
+        // A full scratch disk shows up as ENOSPC, or as EIO from the kernel's in-place copy.
+        if (ec == std::errc::no_space_on_device || std::filesystem::space(scratch_dir, ignored).available == 0)
+          return Status(StatusCode::kDiskFull, "disk full: cannot copy '" + source + "' into the scratch folder " +
+                                                   scratch_dir + ": its disk has no space left");
+        return Status::IoError("cannot copy '" + source + "' into the scratch folder " + scratch_dir + ": " +
+                               ec.message());
+      }
     }
     return local;
   }

@@ -5,20 +5,27 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
+#include "storage/checkpointer.h"
 #include "storage/result_conversion.h"
 #include "storage/text_row_stream.h"
 
 namespace sluice::storage {
 
-Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path, DatabaseOptions options) {
   duckdb_database db = nullptr;
   duckdb_config config = nullptr;
   if (duckdb_create_config(&config) != DuckDBSuccess) return Status::Internal("cannot create a DuckDB config");
   // MySQL and StarRocks sort NULLs first in ascending order; results through the front door should too.
   duckdb_set_config(config, "default_null_order", "nulls_first");
+  // DuckDB 1.4.4 checkpoints inside COMMIT once the WAL passes checkpoint_threshold; when that checkpoint fails
+  // (a full disk) the commit reports an error but the tables are left empty in memory and the next clean close
+  // writes them so: every committed row is lost. Sluice's Checkpointer runs CHECKPOINT instead, only with room
+  // for it; a failed explicit checkpoint invalidates the database and keeps the WAL, so nothing is lost.
+  if (!path.empty()) duckdb_set_config(config, "debug_skip_checkpoint_on_commit", "true");
   char* error = nullptr;
   const char* file = path.empty() ? nullptr : path.c_str();
   duckdb_state st = duckdb_open_ext(file, &db, config, &error);
@@ -28,20 +35,36 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
     if (error) duckdb_free(error);
     return Status::IoError("cannot open the database file '" + path + "': " + msg);
   }
-  auto out = std::unique_ptr<Database>(new Database(db));
+  std::shared_ptr<StorageHealth> health;
+  if (!path.empty()) {
+    health = std::make_shared<StorageHealth>(std::filesystem::path(path).parent_path().string(), options.disk);
+  } else {
+    health = std::make_shared<StorageHealth>(std::filesystem::temp_directory_path().string(), DiskPolicy{0});
+  }
+  auto out = std::unique_ptr<Database>(new Database(db, std::move(health)));
   ASSIGN_OR_RETURN(auto con, out->Connect());
   ASSIGN_OR_RETURN(auto res, con->Query("SELECT current_database()"));
   if (res.result_set && !res.result_set->rows.empty() && res.result_set->rows[0][0])
     out->catalog_name_ = *res.result_set->rows[0][0];
+  if (!path.empty() && options.checkpoint_wal_bytes > 0) {
+    ASSIGN_OR_RETURN(auto checkpoint_con, out->Connect());
+    out->checkpointer_ = std::make_unique<Checkpointer>(std::move(checkpoint_con), path + ".wal",
+                                                        options.checkpoint_wal_bytes, *out->health_);
+  }
   return out;
 }
 
-Database::~Database() { duckdb_close(&db_); }
+Database::Database(duckdb_database db, std::shared_ptr<StorageHealth> health) : db_(db), health_(std::move(health)) {}
+
+Database::~Database() {
+  checkpointer_.reset();
+  duckdb_close(&db_);
+}
 
 Result<std::unique_ptr<Connection>> Database::Connect() {
   duckdb_connection con = nullptr;
   if (duckdb_connect(db_, &con) != DuckDBSuccess) return Status::Internal("cannot open a DuckDB connection");
-  return std::unique_ptr<Connection>(new Connection(con));
+  return std::unique_ptr<Connection>(new Connection(con, health_));
 }
 
 Connection::~Connection() { duckdb_disconnect(&con_); }
@@ -161,11 +184,11 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
   duckdb_result result;
   Status start_error;
   duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error, /*streaming=*/true);
-  if (!start_error.ok()) return start_error;
+  if (!start_error.ok()) return Checked(start_error);
   if (st != DuckDBSuccess) {
     Status error = ErrorFromResult(&result);
     duckdb_destroy_result(&result);
-    return error;
+    return Checked(error);
   }
   StatementResult out;
   out.result_set = ResultSet{original, {}};
@@ -182,7 +205,8 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
       duckdb_nparams(prepared.stmt) != 0) {
     duckdb_result result;
     duckdb_state st = duckdb_query(con_, text.c_str(), &result);
-    Result<StatementResult> out = st == DuckDBSuccess ? ConvertResult(&result, {}) : ErrorFromResult(&result);
+    Result<StatementResult> out =
+        st == DuckDBSuccess ? ConvertResult(&result, {}) : Checked(ErrorFromResult(&result));
     duckdb_destroy_result(&result);
     return out;
   }
@@ -210,8 +234,9 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
   duckdb_result result;
   Status start_error;
   duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error);
-  if (!start_error.ok()) return start_error;
-  Result<StatementResult> out = st == DuckDBSuccess ? ConvertResult(&result, original) : ErrorFromResult(&result);
+  if (!start_error.ok()) return Checked(start_error);
+  Result<StatementResult> out =
+      st == DuckDBSuccess ? ConvertResult(&result, original) : Checked(ErrorFromResult(&result));
   duckdb_destroy_result(&result);
   return out;
 }
@@ -221,7 +246,7 @@ Status Connection::Execute(std::string_view sql) {
   duckdb_result result;
   std::string text(sql);
   duckdb_state st = duckdb_query(con_, text.c_str(), &result);
-  Status out = st == DuckDBSuccess ? Status::Ok() : ErrorFromResult(&result);
+  Status out = st == DuckDBSuccess ? Status::Ok() : Checked(ErrorFromResult(&result));
   duckdb_destroy_result(&result);
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "common/result_set.h"
 #include "common/status.h"
+#include "storage/storage_health.h"
 
 typedef struct _duckdb_database* duckdb_database;
 typedef struct _duckdb_connection* duckdb_connection;
@@ -15,11 +16,19 @@ typedef struct _duckdb_connection* duckdb_connection;
 namespace sluice::storage {
 
 class Connection;
+class Checkpointer;
+
+struct DatabaseOptions {
+  DiskPolicy disk;
+  // Sluice checkpoints the database itself once its WAL is this large (DuckDB's own checkpoint on commit is off:
+  // see checkpointer.h). 0: never (tests that look at the WAL).
+  uint64_t checkpoint_wal_bytes = 16ull << 20;
+};
 
 class Database {
  public:
   // Opens (or creates) the DuckDB database file. An empty path opens an in-memory database (tests).
-  static Result<std::unique_ptr<Database>> Open(const std::string& path);
+  static Result<std::unique_ptr<Database>> Open(const std::string& path, DatabaseOptions options = {});
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -27,11 +36,15 @@ class Database {
   Result<std::unique_ptr<Connection>> Connect();
   // DuckDB's name for the attached file (the catalog part of catalog.schema.table).
   const std::string& catalog_name() const { return catalog_name_; }
+  // Free space and DuckDB's verdict on the file; every connection's errors feed it.
+  StorageHealth& health() { return *health_; }
 
  private:
-  explicit Database(duckdb_database db) : db_(db) {}
+  Database(duckdb_database db, std::shared_ptr<StorageHealth> health);
   duckdb_database db_;
+  std::shared_ptr<StorageHealth> health_;
   std::string catalog_name_;
+  std::unique_ptr<Checkpointer> checkpointer_;
 };
 
 class Connection {
@@ -57,8 +70,11 @@ class Connection {
 
  private:
   friend class Database;
-  explicit Connection(duckdb_connection con) : con_(con) {}
+  Connection(duckdb_connection con, std::shared_ptr<StorageHealth> health) : con_(con), health_(std::move(health)) {}
+  // Every DuckDB error leaves through here: a full disk or an invalidated database is noted and reworded.
+  Status Checked(Status error) { return health_ ? health_->Observe(std::move(error)) : error; }
   duckdb_connection con_;
+  std::shared_ptr<StorageHealth> health_;
 };
 
 // Runs a function inside BEGIN ... COMMIT on `con`, rolling back when it fails.

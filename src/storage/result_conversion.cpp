@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "storage/storage_health.h"
+
 namespace sluice::storage {
 
 namespace {
@@ -26,7 +28,8 @@ std::string StripPrefix(std::string msg) {
 
 namespace {
 
-Status ErrorOfType(duckdb_error_type type, const std::string& msg) {
+Status ErrorOfType(duckdb_error_type type, const std::string& raw) {
+  const std::string msg = WithoutStackTrace(raw);  // DuckDB appends one to fatal and internal errors
   std::string text = StripPrefix(msg);
   switch (type) {
     case DUCKDB_ERROR_PARSER:
