@@ -442,7 +442,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       group->next_run = now;  // another commit won; read again from the committed offsets
       group->message = st.message();
     } else {
-      SetStateLocked(*job, JobState::kPaused, "task failed: " + st.message() + "; fix the cause, then RESUME");
+      SetStateLocked(*job, JobState::kPaused,
+                     "task failed: " + st.message() + "; fix the cause, then " +
+                         (def.pipe ? "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false"
+                                   : "RESUME ROUTINE LOAD FOR " + def.name));
     }
     return;
   }

@@ -304,7 +304,8 @@ AS COPY INTO t FROM (
     wait_crashed(srv, offset, "alter_pipe.after_definition")
     restart(srv)
     conn = connect(srv)
-    contains(kh.query(conn, "SHOW CREATE PIPE p")[0][1], "BATCH_SIZE_PER_KAFKA_PARTITION = '70'", "SHOW CREATE PIPE")
+    eq(json.loads(desc_pipe(conn, "p")["properties"])["BATCH_SIZE_PER_KAFKA_PARTITION"], "70",
+       "DESC PIPE after a crash inside ALTER PIPE: the new setting")
     eq(pipe_status(conn, "p"), "RUNNING", "the pipe after a crash inside ALTER PIPE")
     prod.round(200)
     check_pipe(conn, prod, "at the end")
