@@ -14,6 +14,7 @@
 #include "app/data_dir_lock.h"
 #include "app/private_files.h"
 #include "common/log.h"
+#include "common/test_points.h"
 #include "common/version.h"
 #include "executor/engine.h"
 #include "http/http_server.h"
@@ -32,7 +33,11 @@ int RunServe(const ServeOptions& options) {
   if (options.log_level == "debug") log::SetLevel(log::Level::kDebug);
   else if (options.log_level == "warn") log::SetLevel(log::Level::kWarn);
   else if (options.log_level == "error") log::SetLevel(log::Level::kError);
-
+  // Crash, error and stall points for the e2e fault tests; off unless SLUICE_TEST_POINTS names some.
+  if (Status st = ArmTestPointsFromEnvironment(); !st.ok()) {
+    log::Error("serve", "{}", st.message());
+    return 1;
+  }
 
   // Signals are taken by this thread alone (sigwait below); every thread started later inherits the mask.
   sigset_t signals;

@@ -4,6 +4,7 @@
 
 #include "catalog/type_mapping.h"
 #include "common/log.h"
+#include "common/test_points.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -193,6 +194,8 @@ Status Catalog::DropTable(const std::string& db, const std::string& name, bool i
           ", " + QuoteLiteral(stored) + ", " + std::to_string(now) + ", " + std::to_string(now + retention) + ", " +
           (meta ? QuoteLiteral(TableMetaToJson(*meta)) : std::string("NULL")) + ")"));
     }
+    // One transaction: a crash between the steps leaves the table as it was (test point drop_table.inside).
+    RETURN_IF_ERROR(TestPoint("drop_table.inside"));
     return con_->Execute("DELETE FROM __sluice.tables WHERE db = " + QuoteLiteral(db) + " AND name = " + QuoteLiteral(name));
   });
 }
@@ -214,6 +217,7 @@ Status Catalog::UndropTable(const std::string& db, const std::string& name) {
   std::string id = *row[0], stored = *row[1];
   return storage::InTransaction(*con_, [&] {
     RETURN_IF_ERROR(con_->Execute("ALTER TABLE " + Qualified(db, stored) + " RENAME TO " + QuoteIdentifier(name)));
+    RETURN_IF_ERROR(TestPoint("undrop_table.inside"));  // one transaction: a crash here leaves it dropped
     if (row[2]) {
       RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.tables VALUES (" + QuoteLiteral(db) + ", " + QuoteLiteral(name) +
                                     ", " + QuoteLiteral(*row[2]) + ", " + std::to_string(clock_()) + ")"));

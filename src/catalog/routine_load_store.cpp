@@ -3,8 +3,8 @@
 #include "catalog/load_history.h"
 #include "common/secret_names.h"
 #include "common/secret_redaction.h"
+#include "common/test_points.h"
 #include "source/kafka_source.h"
-
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -105,12 +105,25 @@ Result<int64_t> RoutineLoadStore::CreateJob(const RoutineLoadDefinition& def, in
   return id;
 }
 
+std::string RoutineLoadStore::UpdateJobSql(const StoredJob& job) const {
+  return "UPDATE __sluice.routine_loads SET definition = " + QuoteLiteral(StoredDefinition(job.def)) +
+         ", state = " + QuoteLiteral(JobStateName(job.state)) + ", reason = " + QuoteLiteral(job.reason) +
+         ", pause_time = " + Str(job.pause_time_ms) + ", end_time = " + Str(job.end_time_ms) + " WHERE id = " +
+         Str(job.id);
+}
+
 Status RoutineLoadStore::UpdateJob(const StoredJob& job) {
   std::lock_guard<std::mutex> lock(mu_);
-  return con_->Execute("UPDATE __sluice.routine_loads SET definition = " + QuoteLiteral(StoredDefinition(job.def)) +
-                       ", state = " + QuoteLiteral(JobStateName(job.state)) + ", reason = " + QuoteLiteral(job.reason) +
-                       ", pause_time = " + Str(job.pause_time_ms) + ", end_time = " + Str(job.end_time_ms) +
-                       " WHERE id = " + Str(job.id));
+  return con_->Execute(UpdateJobSql(job));
+}
+
+Status RoutineLoadStore::AlterJob(const StoredJob& job, const std::vector<int32_t>& reset_partitions) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return storage::InTransaction(*con_, [&]() -> Status {
+    RETURN_IF_ERROR(ResetProgressLocked(job.id, reset_partitions));
+    RETURN_IF_ERROR(TestPoint("alter_routine_load.inside"));  // a crash here leaves the job as it was
+    return con_->Execute(UpdateJobSql(job));
+  });
 }
 
 Result<std::vector<StoredJob>> RoutineLoadStore::LoadJobs() {
@@ -167,18 +180,15 @@ Status RoutineLoadStore::InitProgress(int64_t job_id, const std::map<int32_t, in
   });
 }
 
-Status RoutineLoadStore::ResetProgress(int64_t job_id, const std::vector<int32_t>& partitions) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return storage::InTransaction(*con_, [&]() -> Status {
-    for (int32_t p : partitions) {
-      std::string where = " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p);
-      RETURN_IF_ERROR(con_->Execute("UPDATE __sluice.routine_load_progress SET next_offset = -1" + where));
-      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.routine_load_progress (job_id, kafka_partition, next_offset) "
-                                    "SELECT " + Str(job_id) + ", " + Str(p) + ", -1 WHERE NOT EXISTS (SELECT 1 FROM "
-                                    "__sluice.routine_load_progress" + where + ")"));
-    }
-    return Status::Ok();
-  });
+Status RoutineLoadStore::ResetProgressLocked(int64_t job_id, const std::vector<int32_t>& partitions) {
+  for (int32_t p : partitions) {
+    std::string where = " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p);
+    RETURN_IF_ERROR(con_->Execute("UPDATE __sluice.routine_load_progress SET next_offset = -1" + where));
+    RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.routine_load_progress (job_id, kafka_partition, next_offset) "
+                                  "SELECT " + Str(job_id) + ", " + Str(p) + ", -1 WHERE NOT EXISTS (SELECT 1 FROM "
+                                  "__sluice.routine_load_progress" + where + ")"));
+  }
+  return Status::Ok();
 }
 
 Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_id,

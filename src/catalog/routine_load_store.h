@@ -64,9 +64,11 @@ class RoutineLoadStore {
   // Sets where partitions start that have no position yet: no row (a new job, a partition added to the topic)
   // or a row reset by ResetProgress.
   Status InitProgress(int64_t job_id, const std::map<int32_t, int64_t>& next_offsets);
-  // ALTER ... kafka_offsets (only while the job is paused): forgets the partitions' positions, keeping their
-  // statistics, so the next scheduling resolves them from the definition. Their next_offset reads as -1.
-  Status ResetProgress(int64_t job_id, const std::vector<int32_t>& partitions);
+  // ALTER ROUTINE LOAD (only while the job is paused): stores the job's new definition and forgets the positions of
+  // `reset_partitions` (new kafka_offsets), keeping their statistics, so the next scheduling resolves them from
+  // the new definition; their next_offset reads as -1. One transaction: a crash leaves either the old job with its
+  // progress or the new one, never new offsets forgotten under the old definition (which would load them again).
+  Status AlterJob(const StoredJob& job, const std::vector<int32_t>& reset_partitions);
 
   // Inside the caller's transaction on `con`: moves each partition from `from` to `to`, failing with Conflict if
   // any partition is no longer at `from` (the task was replaced), and adds `counts` to the first partition.
@@ -84,6 +86,8 @@ class RoutineLoadStore {
       : con_(std::move(con)), secrets_(std::move(secrets)) {}
   std::string StoredDefinition(const RoutineLoadDefinition& def) const;
   Result<RoutineLoadDefinition> LoadedDefinition(const std::string& stored) const;
+  std::string UpdateJobSql(const StoredJob& job) const;
+  Status ResetProgressLocked(int64_t job_id, const std::vector<int32_t>& partitions);
   std::mutex mu_;
   std::unique_ptr<storage::Connection> con_;
   std::unique_ptr<SecretBox> secrets_;

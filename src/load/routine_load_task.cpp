@@ -9,6 +9,7 @@
 
 #include "catalog/load_history.h"
 #include "common/log.h"
+#include "common/test_points.h"
 #include "sql/parser.h"
 #include "storage/batch_table_function.h"
 
@@ -115,6 +116,16 @@ int64_t Count(const StatementResult& r, size_t col) {
 
 }  // namespace
 
+const TaskTestPoints& TestPointsOf(const catalog::RoutineLoadDefinition& def) {
+  static constexpr TaskTestPoints kRoutineLoad{"routine_load.after_fetch", "routine_load.after_decode",
+                                               "routine_load.inside_commit", "storage.commit.routine_load",
+                                               "routine_load.after_commit"};
+  static constexpr TaskTestPoints kKafkaPipe{"kafka_pipe.after_fetch", "kafka_pipe.after_decode",
+                                             "kafka_pipe.inside_commit", "storage.commit.kafka_pipe",
+                                             "kafka_pipe.after_commit"};
+  return def.pipe ? kKafkaPipe : kRoutineLoad;
+}
+
 catalog::LoadHistoryEntry RoutineLoadTask::HistoryEntry(const std::map<int32_t, int64_t>& start,
                                                         const TaskResult& result, const char* status) const {
   const auto& def = plan_->def;
@@ -158,8 +169,15 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.want_headers = decoder->wants_headers() || WantsHeaders(*plan_);
   size_t rows = 0;
   bool reserved = false;
+  bool fetched = false;
   Status decode_status;
+  const TaskTestPoints& points = TestPointsOf(plan_->def);
   ASSIGN_OR_RETURN(auto consumed, source.Consume(consume, [&](const source::KafkaMessage& m) {
+                     if (!fetched) {
+                       fetched = true;
+                       decode_status = TestPoint(points.after_fetch);
+                       if (!decode_status.ok()) return false;
+                     }
                      if (!reserved && batch.num_rows() >= kRowsBeforeReserve) {
                        // A backlog: make room for a full batch now rather than copying the batch as it grows.
                        reserved = true;
@@ -184,6 +202,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   result.counts.received_bytes = static_cast<int64_t>(consumed.bytes);
   result.had_data = consumed.messages > 0;
   if (!result.had_data) return result;
+  RETURN_IF_ERROR(TestPoint(points.after_decode));
 
   result.counts.execute_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
@@ -301,9 +320,10 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
     RETURN_IF_ERROR(catalog::RecordLoadHistory(
         con, HistoryEntry(start, result, result.counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED")));
     if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
+    RETURN_IF_ERROR(TestPoint(TestPointsOf(def).inside_commit));
     result.committed = true;
     return Status::Ok();
-  });
+  }, TestPointsOf(def).commit);
 }
 
 }  // namespace sluice::load

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "catalog/load_history.h"
 #include "catalog/routine_load_store.h"
@@ -37,6 +38,17 @@ struct TaskResult {
   int64_t started_ms = 0;       // wall clock, for load_history
   std::string first_error;      // the first error row's reason, for load_history
 };
+
+// The test points of a task's phases (common/test_points.h), named by the kind of job: routine loads and Kafka
+// pipes run the same task, and a test crashes the one it means.
+struct TaskTestPoints {
+  std::string_view after_fetch;    // the first message of the task was fetched, before it is decoded
+  std::string_view after_decode;   // the batch is decoded, before its transaction begins
+  std::string_view inside_commit;  // rows, rejected rows, progress and load history are written; before COMMIT
+  std::string_view commit;         // storage's COMMIT of the task's transaction
+  std::string_view after_commit;   // committed, before the Kafka consumer group's offsets are committed
+};
+const TaskTestPoints& TestPointsOf(const catalog::RoutineLoadDefinition& def);
 
 class RoutineLoadTask {
  public:

@@ -14,6 +14,7 @@
 
 #include "catalog/load_history.h"
 #include "common/log.h"
+#include "common/test_points.h"
 #include "sql/parser.h"
 
 namespace sluice::load {
@@ -423,6 +424,25 @@ FileLoadLocks& GlobalFileLoadLocks() {
 
 }  // namespace
 
+namespace {
+
+// The test points of a file load (common/test_points.h), by who loads: a volume pipe or COPY INTO.
+struct FileLoadPoints {
+  std::string_view after_download;  // the file (every file of a group) is fetched, before the transaction begins
+  std::string_view inside_commit;   // rows, load records and history are written; before COMMIT
+  std::string_view commit;          // storage's COMMIT of the load
+};
+
+const FileLoadPoints& PointsOf(const VolumeLoadTarget& t) {
+  static constexpr FileLoadPoints kPipe{"volume_pipe.after_download", "volume_pipe.inside_commit",
+                                        "storage.commit.volume_pipe"};
+  static constexpr FileLoadPoints kCopy{"copy_into.after_download", "copy_into.inside_commit",
+                                        "storage.commit.copy_into"};
+  return t.job_kind == "PIPE" ? kPipe : kCopy;
+}
+
+}  // namespace
+
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& t, bool force) {
@@ -458,6 +478,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     if (!scratch.path.empty()) std::filesystem::remove(scratch.path, ec);
     scratch.path = local = copy;
   }
+  RETURN_IF_ERROR(TestPoint(PointsOf(t).after_download));
   std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
   catalog::FileLoadRecord record;
   record.file_url = volume.location.url + file.path;
@@ -501,8 +522,9 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     h.first_error = record.first_error;
     h.status = record.status;
     RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
-    return catalog::VolumeStore::RecordRejectedRows(con, record.target, record.file_url, counts.rejected, now);
-  }));
+    RETURN_IF_ERROR(catalog::VolumeStore::RecordRejectedRows(con, record.target, record.file_url, counts.rejected, now));
+    return TestPoint(PointsOf(t).inside_commit);
+  }, PointsOf(t).commit));
   FileLoadOutcome out;
   out.status = record.status;
   out.rows_loaded = record.rows_loaded;
@@ -579,6 +601,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
     }
     locals.push_back(std::move(local));
   }
+  RETURN_IF_ERROR(TestPoint(PointsOf(t).after_download));
   std::map<std::string, size_t> index;
   std::string list = "[";
   for (size_t i = 0; i < locals.size(); i++) {
@@ -642,8 +665,8 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       h.status = "LOADED";
       RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
     }
-    return Status::Ok();
-  }));
+    return TestPoint(PointsOf(t).inside_commit);
+  }, PointsOf(t).commit));
   std::vector<FileLoadOutcome> out(files.size());
   for (size_t i = 0; i < files.size(); i++) {
     out[i].status = "LOADED";

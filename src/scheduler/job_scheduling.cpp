@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/log.h"
+#include "common/test_points.h"
 #include "load/routine_load_task.h"
 #include "scheduler/job_registry.h"
 #include "sql/parser.h"
@@ -375,9 +376,12 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     }
   }
 
-  // Best effort, outside the lock: lag tools read the group's offsets.
+  // Best effort, outside the lock: lag tools read the group's offsets. They are never read back (progress is in
+  // DuckDB), so a crash between the two commits loses nothing; the test point after_commit proves it.
   if (outcome.ok() && outcome->committed && group->source) {
-    if (Status st = group->source->CommitGroupOffsets(outcome->next_offsets, milliseconds(500)); !st.ok())
+    Status st = TestPoint(load::TestPointsOf(def).after_commit);
+    if (st.ok()) st = group->source->CommitGroupOffsets(outcome->next_offsets, milliseconds(500));
+    if (!st.ok())
       log::Debug("scheduler", "{} {}: group offset commit failed: {}", JobKind(def), def.name, st.message());
   }
   // The job keeps only its newest log_rejected_record_num rejected rows (0: the 100 newest; -1: all).
@@ -440,7 +444,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       group->next_run = now;  // another commit won; read again from the committed offsets
       group->message = st.message();
     } else {
-      SetStateLocked(*job, JobState::kPaused, "task failed: " + st.message() + "; fix the cause, then RESUME");
+      SetStateLocked(*job, JobState::kPaused,
+                     "task failed: " + st.message() + "; fix the cause, then " +
+                         (def.pipe ? "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false"
+                                   : "RESUME ROUTINE LOAD FOR " + def.name));
     }
     return;
   }

@@ -12,6 +12,7 @@
 #include "catalog/server_settings.h"
 #include "common/like.h"
 #include "common/log.h"
+#include "common/test_points.h"
 #include "scheduler/job_registry.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -323,6 +324,9 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
   if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
   job->stored.def = std::move(def);
   PersistLocked(*job);
+  // Stored before the regrouping: a crash here restarts the pipe with its new definition (it was running). Only
+  // crash and sleep mean something here; the definition is already changed.
+  (void)TestPoint("alter_pipe.after_definition");
   // A running pipe is regrouped with the new settings; its current tasks commit nothing and are read again.
   if (job->stored.state == JobState::kRunning || job->stored.state == JobState::kNeedSchedule)
     SetStateLocked(*job, JobState::kNeedSchedule, "");

@@ -256,13 +256,16 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
     bool new_offset = current.offsets.find(kv.first) == current.offsets.end();
     if (new_offset || (offsets_given && named.count(kv.first))) reset.push_back(kv.first);
   }
-  if (!reset.empty()) RETURN_IF_ERROR(store_->ResetProgress(job->stored.id, reset));
   std::lock_guard<std::mutex> lock(mu_);
   if (job->stored.state != JobState::kPaused)
     return Status::Conflict("routine load '" + stmt.job_name + "' changed state while being altered; try again");
-  job->stored.def = std::move(def);
+  // The new definition and the forgotten offsets are stored together, under the lock: a RESUME (or a crash) in
+  // between would otherwise resolve the forgotten partitions from the old definition and load them again.
+  catalog::StoredJob altered = job->stored;
+  altered.def = std::move(def);
+  RETURN_IF_ERROR(store_->AlterJob(altered, reset));
+  job->stored = std::move(altered);
   job->version++;
-  PersistLocked(*job);
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/result_set.h"
 #include "common/status.h"
+#include "common/test_points.h"
 #include "storage/storage_health.h"
 
 typedef struct _duckdb_database* duckdb_database;
@@ -77,11 +78,14 @@ class Connection {
   std::shared_ptr<StorageHealth> health_;
 };
 
-// Runs a function inside BEGIN ... COMMIT on `con`, rolling back when it fails.
+// Runs a function inside BEGIN ... COMMIT on `con`, rolling back when it fails. `test_point` (storage.commit or
+// a name below it, common/test_points.h) is hit between the function's writes and COMMIT: an armed `error` there
+// fails the commit as a DuckDB write error would, so tests can prove that a failed commit leaves nothing behind.
 template <typename Fn>
-Status InTransaction(Connection& con, Fn&& fn) {
+Status InTransaction(Connection& con, Fn&& fn, std::string_view test_point = "storage.commit") {
   RETURN_IF_ERROR(con.Execute("BEGIN TRANSACTION"));
   Status st = fn();
+  if (st.ok()) st = TestPoint(test_point);
   if (st.ok()) st = con.Execute("COMMIT");
   if (!st.ok()) (void)con.Execute("ROLLBACK");
   return st;

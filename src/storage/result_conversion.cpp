@@ -1,6 +1,7 @@
 #include "storage/result_conversion.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "storage/storage_health.h"
@@ -59,14 +60,24 @@ Status ErrorOfType(duckdb_error_type type, const std::string& raw) {
   }
 }
 
+// A query that failed while its tasks ran (Connection::Query runs them one by one) comes back wrapped, with the
+// class of the wrapper: "Conflict on update!" read as an invalid input would pause a job whose task only lost a
+// fenced race. The class (and the message) is the wrapped error's.
+constexpr std::string_view kPendingWrapper =
+    "Invalid Input Error: Attempting to execute an unsuccessful or closed pending query result\nError: ";
+
+bool IsWrapped(std::string_view msg) { return msg.substr(0, kPendingWrapper.size()) == kPendingWrapper; }
+
 }  // namespace
 
 Status ErrorFromResult(duckdb_result* result) {
   const char* raw = duckdb_result_error(result);
+  if (raw && IsWrapped(raw)) return ErrorFromMessage(raw);
   return ErrorOfType(duckdb_result_error_type(result), raw ? raw : "unknown DuckDB error");
 }
 
 Status ErrorFromMessage(const std::string& msg) {
+  if (IsWrapped(msg)) return ErrorFromMessage(msg.substr(kPendingWrapper.size()));
   static const std::pair<const char*, duckdb_error_type> kTypes[] = {
       {"Parser Error: ", DUCKDB_ERROR_PARSER},         {"Catalog Error: ", DUCKDB_ERROR_CATALOG},
       {"Binder Error: ", DUCKDB_ERROR_BINDER},         {"INTERRUPT Error: ", DUCKDB_ERROR_INTERRUPT},

@@ -76,7 +76,7 @@ class SluiceServer:
     def __init__(self, binary: str, *, data_dir: str | None = None, bind: str = LOOPBACK,
                  root_password: str | None = None, env_password: str | None = None,
                  extra_args: list[str] | None = None, mysql_port: int | None = None,
-                 http_port: int | None = None, keep_dir: bool = False):
+                 http_port: int | None = None, keep_dir: bool = False, extra_env: dict | None = None):
         self.binary = os.path.abspath(binary)
         self.root = tempfile.mkdtemp(prefix="sluice-test-")
         self.data_dir = data_dir or os.path.join(self.root, "data")
@@ -89,6 +89,8 @@ class SluiceServer:
         self.http_port = http_port
         self._ports_fixed = mysql_port is not None
         self.keep_dir = keep_dir
+        # more environment for the process (e.g. SLUICE_TEST_POINTS); may be changed between restarts
+        self.extra_env = dict(extra_env or {})
         self.proc: subprocess.Popen | None = None
         self._log_file = None
         self.starts = 0
@@ -106,6 +108,8 @@ class SluiceServer:
         env.pop("SLUICE_ROOT_PASSWORD", None)
         if self.env_password is not None:
             env["SLUICE_ROOT_PASSWORD"] = self.env_password
+        env.pop("SLUICE_TEST_POINTS", None)  # armed only by a test that means to
+        env.update(self.extra_env)
         return env
 
     def spawn(self) -> subprocess.Popen:

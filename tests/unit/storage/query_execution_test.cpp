@@ -35,6 +35,27 @@ TEST(QueryExecutionTest, ParallelQueriesGiveTheirResults) {
   EXPECT_EQ(*grouped->result_set->rows[0][0], "1000");
 }
 
+// Two transactions updating one row (two tasks' fenced progress updates): the later one's error keeps DuckDB's
+// class, a Conflict (retried by the scheduler), not the invalid input of the pending-result wrapper (a pause).
+TEST(QueryExecutionTest, AWriteConflictIsAConflict) {
+  auto db = Database::Open("");
+  ASSERT_TRUE(db.ok());
+  auto a = Connect(**db);
+  auto b = Connect(**db);
+  ASSERT_TRUE(a->Execute("CREATE TABLE progress (p INT, next BIGINT); INSERT INTO progress VALUES (0, 10)").ok());
+  ASSERT_TRUE(a->Execute("BEGIN TRANSACTION").ok());
+  ASSERT_TRUE(b->Execute("BEGIN TRANSACTION").ok());
+  ASSERT_TRUE(a->Execute("UPDATE progress SET next = 20 WHERE p = 0 AND next = 10").ok());
+  // Query: a prepared statement whose tasks Connection runs (the path of AdvanceProgress)
+  auto r = b->Query("UPDATE progress SET next = 20 WHERE p = 0 AND next = 10");
+  ASSERT_FALSE(r.ok());
+  const Status& st = r.status();
+  EXPECT_EQ(st.code(), StatusCode::kConflict) << st.ToString();
+  EXPECT_EQ(st.message().find("Attempting to execute"), std::string::npos) << st.message();
+  EXPECT_TRUE(a->Execute("COMMIT").ok());
+  (void)b->Execute("ROLLBACK");
+}
+
 TEST(QueryExecutionTest, ErrorsDuringExecutionAreReported) {
   auto db = Database::Open("");
   ASSERT_TRUE(db.ok());
