@@ -14,6 +14,7 @@
 #include "app/error_log_endpoint.h"
 #include "app/http_wiring.h"
 #include "server/mysql_server.h"
+#include "source/s3_client.h"
 #include "tls/tls_context.h"
 
 namespace sluice {
@@ -26,7 +27,10 @@ int RunServe(const ServeOptions& options) {
   if (options.log_level == "debug") log::SetLevel(log::Level::kDebug);
   else if (options.log_level == "warn") log::SetLevel(log::Level::kWarn);
   else if (options.log_level == "error") log::SetLevel(log::Level::kError);
-
+  source::S3ClientSettings s3;
+  s3.timeout_seconds = options.s3_timeout_seconds;
+  s3.retries = options.s3_retries;
+  source::SetS3ClientSettings(s3);  // before any volume is opened
 
   // Signals are taken by this thread alone (sigwait below); every thread started later inherits the mask.
   sigset_t signals;

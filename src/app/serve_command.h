@@ -19,6 +19,8 @@ struct ServeOptions {
   int load_workers = 4;       // threads running routine load tasks, shared by every job
   bool unsafe_engine_file_access = false;  // --unsafe-allow-engine-file-access (docs/security.md)
   bool http_tls = false;      // --http-tls: HTTPS on the HTTP port
+  int s3_timeout_seconds = 30;  // --s3-timeout-seconds: an S3 request that stalls this long is abandoned
+  int s3_retries = 3;           // --s3-retries: tries after the first for transient S3 failures, per request
 };
 
 // Returns the process exit code.

@@ -74,6 +74,10 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& target, bool force);
 
+// `st` with the volume named in front ("volume landing (s3://bucket/in/, storage connection s3c): ..."), so an
+// error of the store says which volume and connection it is about. Keeps the code.
+Status VolumeStatus(const catalog::ResolvedVolume& volume, const Status& st);
+
 // DuckDB's reader errors run on for many lines (hints, every reader option): the part before the first blank line,
 // its lines joined with "; " ("CSV Error on Line: 3; Original Line: yy,2.0; Error when converting column ...").
 std::string ConciseLoadError(const std::string& message);
