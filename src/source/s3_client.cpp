@@ -359,7 +359,7 @@ Status S3Client::HttpError(const Request& req, const Response& r) const {
                        (message.empty() ? "" : ": " + message);
   if (r.http_status == 401 || r.http_status == 403) {
     return Status::AccessDenied(req.what + " at '" + base_ + "' was refused with " + answer +
-                                ". Check the storage connection's ACCESS_ID, ACCESS_KEY and REGION, and that its "
+                                (answer.back() == '.' ? "" : ".") + " Check the storage connection's ACCESS_ID, ACCESS_KEY and REGION, and that its "
                                 "user is allowed " + req.permission + " on bucket '" + req.bucket + "'");
   }
   std::string text = req.what + " at '" + base_ + "' failed with " + answer;
