@@ -82,7 +82,8 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     log::Warn("pipe", "pipe {}.{}: {} is loaded but could not be deleted (retried at the next listing): {}",
               target.db, target.job, f.path, st.message());
     if (r.purge_failure.empty())
-      r.purge_failure = "file '" + f.path + "' is loaded but could not be deleted: " + VolumeStatus(volume, st).message();
+      r.purge_failure =
+          "file '" + f.path + "' is loaded but could not be deleted: " + VolumeStatus(volume, st).message();
     if (st.retriable()) deletes_unavailable = true;
   };
   // Files loaded earlier whose delete failed (or was cut short by a crash) are deleted now.

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <pugixml.hpp>
 #include <random>
 #include <thread>
@@ -56,6 +57,23 @@ size_t WriteToSink(char* data, size_t size, size_t n, void* user) {
     return size * n;
   }
   sink->memory->append(data, size * n);
+  return size * n;
+}
+
+// Keeps the ETag header of the answer (of the last header block: a 100 Continue comes first).
+size_t KeepEtagHeader(char* data, size_t size, size_t n, void* user) {
+  auto* etag = static_cast<std::string*>(user);
+  std::string_view line(data, size * n);
+  if (line.substr(0, 5) == "HTTP/") etag->clear();
+  if (line.size() > 5 && (line.substr(0, 5) == "ETag:" || line.substr(0, 5) == "etag:" ||
+                          line.substr(0, 5) == "Etag:")) {
+    std::string v(line.substr(5));
+    while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.pop_back();
+    while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+    if (v.substr(0, 2) == "W/") v.erase(0, 2);
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    *etag = v;
+  }
   return size * n;
 }
 
@@ -269,6 +287,8 @@ S3Client::Attempt S3Client::SendOnce(const Request& req) {
   Sink sink{file, &response.body, h, false, 0};
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, WriteToSink);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, KeepEtagHeader);
+  curl_easy_setopt(h, CURLOPT_HEADERDATA, &response.etag);
   CURLcode rc = curl_easy_perform(h);
   curl_slist_free_all(headers);
   if (file && std::fclose(file) != 0) sink.write_failed = true;
@@ -286,7 +306,8 @@ S3Client::Attempt S3Client::SendOnce(const Request& req) {
       attempt.response =
           Status::Unavailable(req.what + ": the S3 endpoint '" + base_ + "' broke off the connection (" + detail + ")");
     } else {
-      attempt.response = Status::Unavailable(req.what + ": cannot reach the S3 endpoint '" + base_ + "' (" + detail + ")");
+      attempt.response =
+          Status::Unavailable(req.what + ": cannot reach the S3 endpoint '" + base_ + "' (" + detail + ")");
     }
     return attempt;
   }
@@ -327,6 +348,17 @@ Result<S3Client::Response> S3Client::Send(const Request& req, bool not_found_ok)
       if (!a.transient) break;
       continue;
     }
+    // A store that ignores If-Match (s3rver does) may serve a newer version: its ETag tells.
+    if (!req.if_match.empty() && !r.etag.empty() && r.etag != req.if_match) {
+      return Status::Conflict(req.what + ": the object's ETag is now " + r.etag + ", not the " + req.if_match +
+                              " it was listed with: it changed after it was listed");
+    }
+    if (req.check_body) {
+      if (Status st = req.check_body(r.body); !st.ok()) {
+        failure = Status::Unavailable(req.what + ": the S3 endpoint '" + base_ + "' " + st.message());
+        continue;  // a listing cut short by a proxy or a load balancer
+      }
+    }
     if (req.expected_size >= 0 && r.body_bytes != req.expected_size) {
       // curl itself fails a body shorter than its Content-Length; this catches an answer without one that was cut
       // (a short body), and another version of the object than the one listed (another length).
@@ -359,8 +391,9 @@ Status S3Client::HttpError(const Request& req, const Response& r) const {
                        (message.empty() ? "" : ": " + message);
   if (r.http_status == 401 || r.http_status == 403) {
     return Status::AccessDenied(req.what + " at '" + base_ + "' was refused with " + answer +
-                                (answer.back() == '.' ? "" : ".") + " Check the storage connection's ACCESS_ID, ACCESS_KEY and REGION, and that its "
-                                "user is allowed " + req.permission + " on bucket '" + req.bucket + "'");
+                                (answer.back() == '.' ? "" : ".") +
+                                " Check the storage connection's ACCESS_ID, ACCESS_KEY and REGION, and that its user "
+                                "is allowed " + req.permission + " on bucket '" + req.bucket + "'");
   }
   std::string text = req.what + " at '" + base_ + "' failed with " + answer;
   if (r.http_status == 404) return Status::NotFound(text);
@@ -379,8 +412,28 @@ Result<S3ListPage> S3Client::ListPage(const std::string& bucket, const std::stri
   req.method = "GET";
   req.path = "/" + UriEncode(bucket, false) + "/";
   req.query = ListObjectsQuery(prefix, delimiter, continuation_token, max_keys);
+  // A 2xx answer that is not a whole listing (cut without Content-Length) is tried again like a cut connection; an
+  // <Error> document in it is S3's answer and is not.
+  std::optional<S3ListPage> page;
+  Status refused = Status::Ok();
+  req.check_body = [&](const std::string& body) -> Status {
+    auto parsed = ParseListObjectsV2(body);
+    if (parsed.ok()) {
+      page = std::move(*parsed);
+      return Status::Ok();
+    }
+    if (parsed.status().code() != StatusCode::kInternal) {
+      refused = parsed.status();
+      return Status::Ok();
+    }
+    const std::string& m = parsed.status().message();  // "S3 answered a listing that is not XML (...)"
+    return Status::Unavailable(m.rfind("S3 ", 0) == 0 ? m.substr(3) : m);
+  };
   ASSIGN_OR_RETURN(Response r, Send(req));
-  return ParseListObjectsV2(r.body);
+  (void)r;
+  if (!refused.ok()) return refused;
+  if (!page) return Status::Internal(req.what + ": no listing");
+  return std::move(*page);
 }
 
 Result<std::vector<S3Object>> S3Client::ListAll(const std::string& bucket, const std::string& prefix,

@@ -9,6 +9,7 @@
 // a batch; what outlasts the retries is Unavailable / Timeout, and the scheduler backs off for longer. Answers that
 // another try cannot change (403, 404, 400, a changed object) are returned at once.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -90,12 +91,15 @@ class S3Client {
     std::string sink_file;   // a 2xx body goes there instead of into the response
     int64_t expected_size = -1;
     std::string if_match;    // an ETag without quotes
+    // Checks a 2xx body held in memory; an error means the answer was not whole (transient: tried again).
+    std::function<Status(const std::string& body)> check_body;
   };
   struct Response {
     long http_status = 0;
     std::string body;
     int64_t body_bytes = 0;       // bytes written to sink_file
     int64_t content_length = -1;  // as announced, -1 when not
+    std::string etag;             // of the answer, without quotes; empty when none
   };
   struct Attempt {
     Result<Response> response = Status::Internal("not sent");

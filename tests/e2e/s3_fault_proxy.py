@@ -12,6 +12,7 @@ produce by itself, told from the test in-process.
         proxy.fault("down", kinds={"get"}, times=1)         # goes down the moment the first GET arrives
         proxy.list_page_size = 2                            # ListObjectsV2 pages of 2 keys (max-keys rewritten)
         proxy.hook("list", fn, times=1)                     # fn(request) between upstream's answer and the client's
+        proxy.hook("get", fn, key=r"a\\.csv$", before=True)  # fn(request) before it goes upstream
         proxy.clear()                                       # no more faults
 
 Each request is classified as list / get / put / delete / bucket (anything else: other). A fault matches by kind
@@ -82,6 +83,7 @@ class _Hook:
     fn: object
     times: "int | None"
     key: "str | None" = None
+    before: bool = False
     calls: int = 0
 
 
@@ -197,13 +199,14 @@ class S3FaultProxy:
         with self._lock:
             self._faults.clear()
 
-    def hook(self, kinds, fn, times: "int | None" = None, key: "str | None" = None) -> _Hook:
+    def hook(self, kinds, fn, times: "int | None" = None, key: "str | None" = None, before: bool = False) -> _Hook:
         """fn(request) runs for matching requests: for requests forwarded upstream, after upstream answered and
-        before the client gets the answer (so a listing page is fixed before the mutation and the next page after it);
-        for faults, before the fault. `kinds`: a kind, a set of kinds, or None for any."""
+        before the client gets the answer (so a listing page is fixed before the mutation and the next page after it),
+        or with `before` before the request goes upstream; for faults, before the fault. `kinds`: a kind, a set of
+        kinds, or None for any."""
         if isinstance(kinds, str):
             kinds = {kinds}
-        h = _Hook(kinds, fn, times, key)
+        h = _Hook(kinds, fn, times, key, before)
         with self._lock:
             self._hooks.append(h)
         return h
@@ -252,9 +255,13 @@ class S3FaultProxy:
                 return
             if fault is not None:
                 time.sleep(fault.seconds)
+            for h in hooks:
+                if h.before:
+                    h.fn(r)
             status, reason, headers, body = self._forward(r)
             for h in hooks:
-                h.fn(r)
+                if not h.before:
+                    h.fn(r)
             self._send(c, status, reason, headers, body)
             self._log(r, f"forwarded {status}" + (f" after {fault.seconds}s" if fault else ""))
         except Exception as e:  # noqa: BLE001 - a broken test connection must not kill the proxy

@@ -8,7 +8,8 @@ faults"): s3rver behind a fault-injecting proxy of the test's own (tests/e2e/s3_
   last_error while the pipe retries with backoff;
 - a connection cut mid-body (with and without Content-Length): never a partial file; retried; loaded whole later;
 - a listing that changes between its pages (2 keys per page): files added before the cursor load at the next
-  listing, files deleted after being listed are skipped without a FAILED load, nothing loads twice;
+  listing, files deleted after being listed are skipped without a FAILED load, nothing loads twice; a file replaced
+  between its listing and its download is loaded as the version downloaded, once;
 - a slow endpoint: requests time out (--s3-timeout-seconds 1), the pipe retries, and loads once it is fast again;
 - wrong credentials (a real 403 from s3rver) and a 403 on download: the pipe is FAILED at once with what was
   denied, the volume, the connection, the endpoint and what to check; it is not retried; fixed and resumed, it loads;
@@ -323,9 +324,11 @@ def connection_cut_mid_body(s: TestSuite):
         # once, with Content-Length (curl sees the body end early): retried at once, loaded whole
         ids = put_files(t.s3, t.bucket, range(3))
         once = t.proxy.fault("cut", kinds={"get"}, key=r"f01\.csv$", cut_at=0.5, times=1)
+        # and the first listing cut short without Content-Length (not a whole XML document): listed again
+        listing = t.proxy.fault("cut_unannounced", kinds={"list"}, cut_at=0.6, times=1)
         t.pipe()
         wait_exact(t.conn, t.table, ids, "a body cut once is downloaded again and loaded whole")
-        eq(once.hits, 1, "the proxy cut one body")
+        eq((once.hits, listing.hits), (1, 1), "the proxy cut one body and one listing")
         wait_for(lambda: objects(t.s3, t.bucket) == [], "purged")
 
         # every time, without Content-Length (the answer just ends: only the listed size tells): never loaded in part
@@ -388,6 +391,28 @@ def listing_changes_between_pages(s: TestSuite):
         stays_running(t.conn, t.pipe_name, 1.0, "after the changed listing")
         eq(t.status(), ("RUNNING", ""), "no error for a file that vanished")
         t.guard.done(expect_checked=8)
+    finally:
+        t.close()
+
+
+@suite.test(timeout=60)
+def file_replaced_between_listing_and_download(s: TestSuite):
+    t = Setup("replaced")
+    try:
+        put_files(t.s3, t.bucket, range(2))
+        # f01 is replaced (same size, other rows) after the listing, just before its download: s3rver ignores
+        # If-Match, so only the ETag of the answer tells that this is not the version listed
+        check(len(csv_of(1)) == len(csv_of(3)), "the replacement has the same size")
+        t.proxy.hook("get", lambda r: t.s3.put(t.bucket, "in/f01.csv", csv_of(3)), times=1, key=r"f01\.csv$",
+                     before=True)
+        t.pipe("INGEST_MODE = 'LIST'")
+        ids = file_ids(0) + file_ids(3)
+        wait_exact(t.conn, t.table, ids, "the version downloaded is loaded once, under its own identity")
+        stays_running(t.conn, t.pipe_name, 2.5, "later listings")
+        exact(t.conn, t.table, ids, "later listings do not load it again")
+        eq(q(t.conn, f"SELECT status, count(*), count(DISTINCT source) FROM load_history('d.{t.table}') "
+                     "GROUP BY status"), [("LOADED", 2, 2)], "two loads, no FAILED one")
+        check("changed since it was listed" in t.srv.log_text(), "the skipped version is logged")
     finally:
         t.close()
 

@@ -221,11 +221,49 @@ TEST_F(S3RetryTest, AnswersAnotherTryCannotChangeAreNotRetried) {
   EXPECT_FALSE(std::filesystem::exists(Local()));
 }
 
+TEST_F(S3RetryTest, AnotherVersionThanTheOneListedIsAConflict) {
+  // s3rver ignores If-Match: the ETag of the answer still tells
+  std::string other = "HTTP/1.1 200 OK\r\nETag: \"def\"\r\nContent-Length: " + std::to_string(kBody.size()) +
+                      "\r\nConnection: close\r\n\r\n" + kBody;
+  std::string same = "HTTP/1.1 200 OK\r\nETag: \"abc\"\r\nContent-Length: " + std::to_string(kBody.size()) +
+                     "\r\nConnection: close\r\n\r\n" + kBody;
+  ScriptedServer server({{other}, {same}});
+  auto client = Client(server);
+  Status st = client.GetToFile("b", "k.csv", Local(), static_cast<int64_t>(kBody.size()), "abc");
+  EXPECT_EQ(st.code(), StatusCode::kConflict) << st.message();
+  EXPECT_NE(st.message().find("ETag is now def"), std::string::npos) << st.message();
+  EXPECT_FALSE(std::filesystem::exists(Local()));
+  Status ok = client.GetToFile("b", "k.csv", Local(), static_cast<int64_t>(kBody.size()), "abc");
+  EXPECT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(server.requests(), 2);
+}
+
+TEST_F(S3RetryTest, AListingCutShortIsTriedAgain) {
+  const std::string listing =
+      "<?xml version=\"1.0\"?><ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>in/a.csv</Key>"
+      "<Size>3</Size><LastModified>2024-01-01T00:00:00.000Z</LastModified><ETag>\"e\"</ETag></Contents>"
+      "</ListBucketResult>";
+  ScriptedServer server({{Http(200, "OK", listing.substr(0, listing.size() / 2), /*with_length=*/false)},
+                         {Http(200, "OK", listing)},
+                         {Http(200, "OK", "<Error><Code>Odd</Code><Message>an error in a 200</Message></Error>")}});
+  auto client = Client(server);
+  auto page = client.ListPage("b", "in/", "", "");
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  ASSERT_EQ(page->objects.size(), 1u);
+  EXPECT_EQ(page->objects[0].key, "in/a.csv");
+  EXPECT_EQ(server.requests(), 2);
+  // an <Error> document is the store's answer, not a cut: not tried again
+  auto refused = client.ListPage("b", "in/", "", "");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().message();
+  EXPECT_EQ(server.requests(), 3);
+}
+
 TEST_F(S3RetryTest, AStalledEndpointTimesOutWithinTheTimeout) {
   S3ClientSettings s = GetS3ClientSettings();
   s.timeout_seconds = 1;
   SetS3ClientSettings(s);
-  ScriptedServer server({{Http(200, "OK", kBody), 3000}, {Http(200, "OK", kBody), 3000}});
+  ScriptedServer server({{Http(200, "OK", kBody), 2000}, {Http(200, "OK", kBody), 2000}});
   auto client = Client(server);
   auto started = std::chrono::steady_clock::now();
   Status st = client.GetToFile("b", "k.csv", Local(), static_cast<int64_t>(kBody.size()));
