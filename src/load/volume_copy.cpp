@@ -443,7 +443,19 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     }
   }
   ScratchFile scratch;
-  ASSIGN_OR_RETURN(std::string local, reader.Fetch(file, t.scratch_dir));
+  auto fetched = reader.Fetch(file, t.scratch_dir);
+  if (!fetched.ok()) {
+    // Gone or replaced since the listing: not this file's fault, and nothing of it was read.
+    const StatusCode code = fetched.status().code();
+    if (code == StatusCode::kNotFound || code == StatusCode::kConflict) {
+      FileLoadOutcome changed;
+      changed.status = kFileChanged;
+      changed.first_error = fetched.status().message();
+      return changed;
+    }
+    return fetched.status();
+  }
+  std::string local = std::move(*fetched);
   if (reader.FetchCopies()) scratch.path = local;
   if (HasGlobCharacters(local)) {
     static std::atomic<uint64_t> counter{0};
@@ -747,6 +759,8 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
     const int64_t start_ms = NowMs();
     auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
     if (outcome.ok() && outcome->status == "SKIPPED") return Status::Ok();
+    if (outcome.ok() && outcome->status == kFileChanged)  // the statement named a file that is not there any more
+      outcome = Status::NotFound(outcome->first_error);
     if (!outcome.ok()) {
       if (Status st = RecordFileLoadFailure(con, req.volume, file, t, outcome.status().message(), start_ms); !st.ok())
         log::Warn("copy", "could not record the failed load of {} in load_history: {}", file.path, st.message());

@@ -121,14 +121,6 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
         stop = st;
         return false;
       }
-      // Gone or replaced since the listing (another writer, or the listing changed under its pages): nothing of it
-      // was loaded and nothing is wrong with it; the next listing sees what is there then.
-      if (st.code() == StatusCode::kNotFound || st.code() == StatusCode::kConflict) {
-        log::Info("pipe", "pipe {}.{}: {} changed since it was listed, left to the next listing: {}", target.db,
-                  target.job, f.path, st.message());
-        r.changed_files++;
-        return true;
-      }
       std::string reason = "file '" + f.path + "' of volume " + volume.info.name + " could not be loaded: " +
                            ConciseLoadError(st.message());
       log::Warn("pipe", "pipe {}.{}: {}", target.db, target.job, reason);
@@ -137,6 +129,14 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
                   h.message());
       if (r.failure.empty()) r.failure = reason;
       r.failed_files++;
+      return true;
+    }
+    if (outcome->status == kFileChanged) {
+      // Gone or replaced since the listing (another writer, or the listing changed under its pages): nothing of it
+      // was loaded and nothing is wrong with it; the next listing sees what is there then.
+      log::Info("pipe", "pipe {}.{}: {} changed since it was listed, left to the next listing: {}", target.db,
+                target.job, f.path, outcome->first_error);
+      r.changed_files++;
       return true;
     }
     loaded_one(f, *outcome);

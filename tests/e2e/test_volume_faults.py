@@ -237,6 +237,9 @@ def endpoint_down_during_listing(s: TestSuite):
         for part in ("volume down_list_v", "storage connection down_list_c", "listing s3://down-list/in/",
                      f"cannot reach the S3 endpoint '{t.proxy.endpoint}'", "tried", "retrying in"):
             contains(err, part, "last_error while the endpoint is down")
+        ext = dict(q(t.conn, f"DESC PIPE EXTENDED {t.pipe_name}"))
+        contains(ext["last_error"], "cannot reach the S3 endpoint", "DESC PIPE EXTENDED's last_error")
+        eq(ext["pipe_status"], "RUNNING", "DESC PIPE's pipe_status")
         stays_running(t.conn, t.pipe_name, 2.0, "endpoint down")
         exact(t.conn, t.table, ids[:5 * ROWS], "nothing new loads while the endpoint is down")
         eq(len(objects(t.s3, t.bucket)), 5, "the new files wait in the bucket")
