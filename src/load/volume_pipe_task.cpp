@@ -72,7 +72,7 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
   // LIST_PURGE never deletes a file whose load did not commit.
   bool deletes_unavailable = false;
   auto remove = [&](const source::VolumeFile& f) {
-    if (deletes_unavailable) return;  // the store is down: the next listing deletes what is left
+    if (deletes_unavailable) return;  // the next listing deletes what is left
     Status st = reader->Delete(f);
     if (st.ok()) {
       r.purged_files++;
@@ -84,7 +84,8 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     if (r.purge_failure.empty())
       r.purge_failure =
           "file '" + f.path + "' is loaded but could not be deleted: " + VolumeStatus(volume, st).message();
-    if (st.retriable()) deletes_unavailable = true;
+    // A store that is down, or refuses deletes (no s3:DeleteObject), refuses the next one too: one try per task.
+    if (st.retriable() || st.code() == StatusCode::kAccessDenied) deletes_unavailable = true;
   };
   // Files loaded earlier whose delete failed (or was cut short by a crash) are deleted now.
   for (size_t i = 0; i < purge_again.size() && i < limits.max_files; i++) remove(purge_again[i]);

@@ -14,8 +14,8 @@ faults"): s3rver behind a fault-injecting proxy of the test's own (tests/e2e/s3_
 - wrong credentials (a real 403 from s3rver) and a 403 on download: the pipe is FAILED at once with what was
   denied, the volume, the connection, the endpoint and what to check; it is not retried; fixed and resumed, it loads;
 - LIST_PURGE never deletes a file whose load did not commit: every DELETE the proxy sees is checked against the
-  committed load records at that moment, and deletes that fail after a commit are done by a later listing, without
-  loading the file again;
+  committed load records at that moment, and deletes that fail after a commit (the endpoint gone, a 403) are done by
+  a later listing, without loading the file again;
 - COPY INTO under the same faults: a clear error naming the file and volume, never part of a file.
 
 Every check is exact: count = distinct ids = the rows produced, and the sums of id and amount match.
@@ -526,7 +526,27 @@ def delete_fails_after_the_commit(s: TestSuite):
         eq(q(t.conn, f"SELECT count(*), count(DISTINCT source) FROM load_history('d.{t.table}')"), [(5, 5)],
            "one load per file in the history")
         wait_for(lambda: t.status() == ("RUNNING", ""), "last_error clears")
-        t.guard.done(expect_checked=5)
+
+        # deletes refused (a policy without s3:DeleteObject): the loads go on, the files stay, last_error says why;
+        # one refused delete per listing, not one per file
+        refused = t.proxy.fault("status", kinds={"delete"}, status=403, code="AccessDenied", message="Access Denied")
+        listings = len(t.proxy.requests("list"))
+        ids += put_files(t.s3, t.bucket, range(5, 8))
+        wait_exact(t.conn, t.table, ids, "new files load while deletes are refused")
+        seen = running_until(t.conn, t.pipe_name, lambda e: "could not be deleted" in e, "refused deletes")
+        for part in ("HTTP 403 AccessDenied", "s3:DeleteObject on bucket 'purge'", "retrying at the next listing"):
+            contains(seen[-1], part, "last_error while deletes are refused")
+        stays_running(t.conn, t.pipe_name, 2.0, "refused deletes")
+        hits = refused.hits  # before the listings: a task lists before it deletes
+        listings = len(t.proxy.requests("list")) - listings
+        check(2 <= hits <= listings, f"one refused delete per listing: {hits} refused deletes in {listings} listings "
+                                     "(3 files to delete)")
+        eq(len(objects(t.s3, t.bucket)), 3, "the refused files stay")
+        t.proxy.remove(refused)
+        wait_for(lambda: objects(t.s3, t.bucket) == [], "deletes allowed again: purged")
+        exact(t.conn, t.table, ids, "nothing loaded twice")
+        wait_for(lambda: t.status() == ("RUNNING", ""), "last_error clears")
+        t.guard.done(expect_checked=8)
     finally:
         t.close()
 
