@@ -85,6 +85,17 @@ int main(int argc, char** argv) {
   serve->add_flag("--unsafe-allow-engine-file-access", opts.unsafe_engine_file_access,
                   "Lift the storage engine's file sandbox (DuckDB may then read and write any file this user can). "
                   "SQL file functions stay refused; for operators debugging the engine only.");
+  serve->add_option("--s3-timeout-seconds", opts.s3_timeout_seconds,
+                    "An object-storage request that cannot connect within min(this, 10) s, or moves less than "
+                    "1 KB/s for this long, is abandoned and retried (docs/pipes.md, object storage faults).")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  serve->add_option("--s3-retries", opts.s3_retries,
+                    "Tries after the first for a transient object-storage failure (refused or cut connection, "
+                    "timeout, HTTP 5xx / 429) within one request, with a jittered backoff from 200 ms; then the "
+                    "pipe backs off (1 s doubling) and stays RUNNING.")
+      ->check(CLI::Range(0, 10))
+      ->capture_default_str();
   serve->add_option("--log-level", opts.log_level, "debug, info, warn or error (logs go to stderr).")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
       ->capture_default_str();

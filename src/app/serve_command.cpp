@@ -21,6 +21,7 @@
 #include "app/error_log_endpoint.h"
 #include "app/http_wiring.h"
 #include "server/mysql_server.h"
+#include "source/s3_client.h"
 #include "tls/tls_context.h"
 
 namespace sluice {
@@ -38,6 +39,10 @@ int RunServe(const ServeOptions& options) {
     log::Error("serve", "{}", st.message());
     return 1;
   }
+  source::S3ClientSettings s3;
+  s3.timeout_seconds = options.s3_timeout_seconds;
+  s3.retries = options.s3_retries;
+  source::SetS3ClientSettings(s3);  // before any volume is opened
 
   // Signals are taken by this thread alone (sigwait below); every thread started later inherits the mask.
   sigset_t signals;

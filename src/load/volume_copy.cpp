@@ -463,7 +463,19 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     }
   }
   ScratchFile scratch;
-  ASSIGN_OR_RETURN(std::string local, reader.Fetch(file, t.scratch_dir));
+  auto fetched = reader.Fetch(file, t.scratch_dir);
+  if (!fetched.ok()) {
+    // Gone or replaced since the listing: not this file's fault, and nothing of it was read.
+    const StatusCode code = fetched.status().code();
+    if (code == StatusCode::kNotFound || code == StatusCode::kConflict) {
+      FileLoadOutcome changed;
+      changed.status = kFileChanged;
+      changed.first_error = fetched.status().message();
+      return changed;
+    }
+    return fetched.status();
+  }
+  std::string local = std::move(*fetched);
   if (reader.FetchCopies()) scratch.path = local;
   if (HasGlobCharacters(local)) {
     static std::atomic<uint64_t> counter{0};
@@ -675,6 +687,13 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
   return out;
 }
 
+Status VolumeStatus(const catalog::ResolvedVolume& volume, const Status& st) {
+  if (st.ok()) return st;
+  std::string where = volume.info.location.empty() ? volume.location.url : volume.info.location;
+  if (!volume.info.connection.empty()) where += ", storage connection " + volume.info.connection;
+  return Status(st.code(), "volume " + volume.info.name + " (" + where + "): " + st.message());
+}
+
 std::string ConciseLoadError(const std::string& message) {
   std::string head = message.substr(0, message.find("\n\n"));
   std::string out;
@@ -708,7 +727,9 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   }
   ASSIGN_OR_RETURN(auto reader, source::OpenVolume(req.volume.location, req.volume.credentials));
   bool recursive = req.volume.info.recursive || !req.files.empty();
-  ASSIGN_OR_RETURN(auto listed, reader->List(req.subdirectory.value_or(""), recursive));
+  auto listing = reader->List(req.subdirectory.value_or(""), recursive);
+  if (!listing.ok()) return VolumeStatus(req.volume, listing.status());
+  auto listed = std::move(*listing);
   std::vector<source::VolumeFile> chosen;
   if (!req.files.empty()) {
     for (const auto& name : req.files) {
@@ -761,15 +782,22 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
     const int64_t start_ms = NowMs();
     auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
     if (outcome.ok() && outcome->status == "SKIPPED") return Status::Ok();
+    if (outcome.ok() && outcome->status == kFileChanged)  // the statement named a file that is not there any more
+      outcome = Status::NotFound(outcome->first_error);
     if (!outcome.ok()) {
       if (Status st = RecordFileLoadFailure(con, req.volume, file, t, outcome.status().message(), start_ms); !st.ok())
         log::Warn("copy", "could not record the failed load of {} in load_history: {}", file.path, st.message());
       log::Warn("copy", "loading {} from volume {} into {}.{} failed: {}", file.path, req.volume.info.name, t.db,
                 t.table, outcome.status().message());
-      if (!t.continue_on_error)
-        return Status(outcome.status().code(), "COPY INTO stopped at file '" + file.path + "' of volume " +
-                                                   req.volume.info.name + " (nothing of it was loaded; files before "
-                                                   "it were): " + outcome.status().message());
+      // ON_ERROR is about the files' contents: a store that cannot be reached or refuses access stops the
+      // statement either way (every file after would fail the same, each after its retries).
+      const Status& st = outcome.status();
+      const bool store_fault = st.retriable() || st.code() == StatusCode::kAccessDenied;
+      if (!t.continue_on_error || store_fault)
+        return Status(st.code(), "COPY INTO stopped at file '" + file.path + "' of volume " + req.volume.info.name +
+                                     " (nothing of it was loaded; files before it were): " + st.message() +
+                                     (st.retriable() ? ". Run the COPY again once the store answers: the files "
+                                                       "loaded are skipped" : ""));
       rs.rows.push_back({file.path, std::string("LOAD_FAILED"), std::string("0"), std::string("0"),
                          outcome.status().message(), std::nullopt});
       return Status::Ok();

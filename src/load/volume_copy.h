@@ -58,8 +58,12 @@ struct VolumeLoadTarget {
   std::string job_kind = "COPY";
 };
 
+// FileLoadOutcome::status of a file gone or replaced between its listing and its download (Fetch answered NotFound
+// or Conflict): nothing of it was read; first_error says what happened.
+inline constexpr const char* kFileChanged = "CHANGED";
+
 struct FileLoadOutcome {
-  std::string status;              // LOADED, PARTIALLY_LOADED, SKIPPED (loaded before)
+  std::string status;              // LOADED, PARTIALLY_LOADED, SKIPPED (loaded before), kFileChanged
   int64_t rows_loaded = 0;
   int64_t error_rows = 0;
   std::string first_error;
@@ -68,11 +72,16 @@ struct FileLoadOutcome {
 
 // Loads one file in one transaction on `con` (rows + load record + rejected rows + load_history row). Unless `force`, a file already
 // loaded into the table is not read again (status SKIPPED); loads of the same file into the same table are serialized
-// within the process, so concurrent statements cannot both load it. A file that cannot be loaded at all is an error
-// (nothing committed), whatever ON_ERROR says; the caller decides what follows.
+// within the process, so concurrent statements cannot both load it. A file gone or replaced since it was listed is
+// kFileChanged. A file that cannot be loaded at all is an error (nothing committed), whatever ON_ERROR says; the
+// caller decides what follows.
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& target, bool force);
+
+// `st` with the volume named in front ("volume landing (s3://bucket/in/, storage connection s3c): ..."), so an
+// error of the store says which volume and connection it is about. Keeps the code.
+Status VolumeStatus(const catalog::ResolvedVolume& volume, const Status& st);
 
 // DuckDB's reader errors run on for many lines (hints, every reader option): the part before the first blank line,
 // its lines joined with "; " ("CSV Error on Line: 3; Original Line: yy,2.0; Error when converting column ...").

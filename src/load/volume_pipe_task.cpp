@@ -52,7 +52,9 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
   }
   ASSIGN_OR_RETURN(auto reader, source::OpenVolume(volume.location, volume.credentials));
   // Hidden names (any component starting with '.' or '_temporary') are left out by the listing itself.
-  ASSIGN_OR_RETURN(auto listed, reader->List(spec.subdirectory, volume.info.recursive));
+  auto listing = reader->List(spec.subdirectory, volume.info.recursive);
+  if (!listing.ok()) return VolumeStatus(volume, listing.status());
+  auto listed = std::move(*listing);
   const std::string target_name = target.db + "." + target.table;
   ASSIGN_OR_RETURN(std::set<std::string> loaded,
                    catalog::VolumeStore::LoadedFileKeys(con, volume.location.url, target_name));
@@ -67,7 +69,11 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     if (!done) todo.push_back(std::move(f));
     else if (purge) purge_again.push_back(std::move(f));
   }
+  // Only ever called for a file with a committed load record (loaded now, or found loaded in the listing), so
+  // LIST_PURGE never deletes a file whose load did not commit.
+  bool deletes_unavailable = false;
   auto remove = [&](const source::VolumeFile& f) {
+    if (deletes_unavailable) return;  // the next listing deletes what is left
     Status st = TestPoint("volume_pipe.before_purge");  // a crash here: loaded, not deleted (deleted next listing)
     if (st.ok()) st = reader->Delete(f);
     if (st.ok()) {
@@ -77,6 +83,11 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     // The file stays listed with its load record: it is not loaded again, and the next listing deletes it.
     log::Warn("pipe", "pipe {}.{}: {} is loaded but could not be deleted (retried at the next listing): {}",
               target.db, target.job, f.path, st.message());
+    if (r.purge_failure.empty())
+      r.purge_failure =
+          "file '" + f.path + "' is loaded but could not be deleted: " + VolumeStatus(volume, st).message();
+    // A store that is down, or refuses deletes (no s3:DeleteObject), refuses the next one too: one try per task.
+    if (st.retriable() || st.code() == StatusCode::kAccessDenied) deletes_unavailable = true;
   };
   // Files loaded earlier whose delete failed (or was cut short by a crash) are deleted now.
   for (size_t i = 0; i < purge_again.size() && i < limits.max_files; i++) remove(purge_again[i]);
@@ -104,7 +115,12 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     auto outcome = LoadVolumeFile(con, *reader, volume, f, target, /*force=*/false);
     if (!outcome.ok()) {
       const Status& st = outcome.status();
-      if (st.retriable() || st.code() == StatusCode::kUnknownTable) {
+      // The store, not the file: unreachable (retried with backoff) or refusing access (the pipe fails).
+      if (st.retriable() || st.code() == StatusCode::kAccessDenied) {
+        stop = VolumeStatus(volume, st);
+        return false;
+      }
+      if (st.code() == StatusCode::kUnknownTable) {
         stop = st;
         return false;
       }
@@ -118,13 +134,22 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
       r.failed_files++;
       return true;
     }
+    if (outcome->status == kFileChanged) {
+      // Gone or replaced since the listing (another writer, or the listing changed under its pages): nothing of it
+      // was loaded and nothing is wrong with it; the next listing sees what is there then.
+      log::Info("pipe", "pipe {}.{}: {} changed since it was listed, left to the next listing: {}", target.db,
+                target.job, f.path, outcome->first_error);
+      r.changed_files++;
+      return true;
+    }
     loaded_one(f, *outcome);
     return true;
   };
   const bool groups = GroupLoadFits(target);
   size_t next = 0;
   while (next < todo.size()) {
-    size_t budget = limits.max_files - std::min<size_t>(limits.max_files, r.loaded_files + r.failed_files);
+    size_t budget =
+        limits.max_files - std::min<size_t>(limits.max_files, r.loaded_files + r.failed_files + r.changed_files);
     if (budget == 0 || std::chrono::steady_clock::now() - started >= limits.max_time) {
       r.more = true;
       break;
@@ -146,7 +171,8 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
       if (outcomes.ok()) {
         for (size_t i = 0; i < group.size(); i++) loaded_one(group[i], (*outcomes)[i]);
       } else {
-        if (outcomes.status().retriable()) return outcomes.status();
+        const Status& st = outcomes.status();
+        if (st.retriable() || st.code() == StatusCode::kAccessDenied) return VolumeStatus(volume, st);
         log::Info("pipe", "pipe {}.{}: loading {} files at once failed ({}); loading them one by one", target.db,
                   target.job, group.size(), ConciseLoadError(outcomes.status().message()));
         for (const auto& f : group) {

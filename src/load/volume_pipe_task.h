@@ -41,12 +41,17 @@ struct VolumePipeTaskResult {
   // reason, naming the file.
   int64_t failed_files = 0;
   std::string failure;
+  // Files gone or replaced between the listing and their download: not loaded, not failed; the next listing decides.
+  int64_t changed_files = 0;
+  // The first delete that failed under LIST_PURGE (the file is loaded; the next listing deletes it), naming the file.
+  std::string purge_failure;
   bool more = false;            // stopped at a limit with files left: run again without waiting
 };
 
 // `still_current` is asked before each file: false (the pipe was paused, altered or dropped) stops the task.
-// Errors: the table was dropped (UnknownTable), the volume cannot be listed or a file fetched (retriable when the
-// store is unreachable).
+// Errors: the table was dropped (UnknownTable), the volume cannot be listed or a file fetched: retriable when the
+// store is unreachable, times out, answers 5xx or breaks off a download (after S3Client's own retries);
+// AccessDenied when it refuses the credentials. Files loaded before the error stay loaded (and purged).
 Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const catalog::ResolvedVolume& volume,
                                                const catalog::VolumePipeSpec& spec, const VolumeLoadTarget& target,
                                                const VolumePipeLimits& limits,

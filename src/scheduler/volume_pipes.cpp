@@ -119,6 +119,13 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
       log::Warn("scheduler", "pipe {}: {}", def.name, group->message);
     } else if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
       SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
+    } else if (st.code() == StatusCode::kAccessDenied) {
+      // Refused credentials do not heal by retrying (and retrying floods the store's audit log): the pipe fails
+      // until someone fixes the connection or the bucket's policy and resumes it.
+      SetStateLocked(*job, JobState::kPaused,
+                     "object storage refused access: " + st.message() + ". Once fixed (a new connection: DROP VOLUME, "
+                     "DROP STORAGE CONNECTION, CREATE both again with the same names), ALTER PIPE " + def.name +
+                         " SET PIPE_EXECUTION_PAUSED = false");
     } else {
       SetStateLocked(*job, JobState::kPaused, "task failed: " + st.message() + "; fix the cause, then ALTER PIPE " +
                                                   def.name + " SET PIPE_EXECUTION_PAUSED = false");
@@ -135,6 +142,11 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
     return;
   }
   job->failed_batches = 0;
+  if (!r.purge_failure.empty()) {
+    // The loads committed; the file stays with its load record and is deleted by a later listing. Shown as
+    // last_error while it lasts (it says "retrying"), cleared by the next task that has nothing to report.
+    job->other_msg = r.purge_failure + "; retrying at the next listing";
+  }
   group->message = "loaded " + std::to_string(r.loaded_files) + " file(s), " + std::to_string(r.rows_loaded) +
                    " row(s); " + std::to_string(r.pending_files) + " file(s) pending";
   group->next_run = r.more ? now : now + Seconds(interval);

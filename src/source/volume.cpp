@@ -100,6 +100,8 @@ class LocalVolumeReader : public VolumeReader {
                         std::to_string(counter++) + "-" + std::filesystem::path(file.path).filename().string();
     std::filesystem::create_hard_link(source, local, ec);
     if (ec) {
+      if (!std::filesystem::exists(source))
+        return Status::NotFound("'" + source + "' is gone (deleted after it was listed)");
       ec.clear();
       std::filesystem::copy_file(source, local, ec);
       if (ec) {
@@ -148,8 +150,15 @@ class S3VolumeReader : public VolumeReader {
       f.etag = std::move(o.etag);
       out.push_back(std::move(f));
     }
-    SortByPath(out);
-    return out;
+    // A listing that changed between its pages may name a key twice; the later page is the newer word on it.
+    std::stable_sort(out.begin(), out.end(), [](const VolumeFile& a, const VolumeFile& b) { return a.path < b.path; });
+    std::vector<VolumeFile> unique;
+    unique.reserve(out.size());
+    for (auto& f : out) {
+      if (!unique.empty() && unique.back().path == f.path) unique.back() = std::move(f);
+      else unique.push_back(std::move(f));
+    }
+    return unique;
   }
 
   Result<std::string> Fetch(const VolumeFile& file, const std::string& scratch_dir) override {
@@ -160,7 +169,8 @@ class S3VolumeReader : public VolumeReader {
     std::string base = std::filesystem::path(file.path).filename().string();
     std::string local = WithSlash(scratch_dir) + "s3-" + std::to_string(::getpid()) + "-" +
                         std::to_string(counter++) + "-" + base;
-    RETURN_IF_ERROR(client_.GetToFile(location_.bucket, location_.prefix + file.path, local));
+    // The size and ETag of the listing: the download must be that version, whole (s3_client.h).
+    RETURN_IF_ERROR(client_.GetToFile(location_.bucket, location_.prefix + file.path, local, file.size, file.etag));
     return local;
   }
   bool FetchCopies() const override { return true; }

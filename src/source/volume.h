@@ -50,7 +50,9 @@ class VolumeReader {
   // not `recursive`, only the files directly in that directory.
   virtual Result<std::vector<VolumeFile>> List(const std::string& subdirectory, bool recursive) = 0;
   // A local path DuckDB can read the file at: the file itself for local volumes; for S3 the object downloaded into
-  // `scratch_dir` (the caller removes it).
+  // `scratch_dir` (the caller removes it), whole: the version listed, with the size listed. Errors a caller acts on:
+  // NotFound (the file is gone since it was listed), Conflict (it changed since), Unavailable / Timeout (the store
+  // cannot be reached or broke off, after the client's own retries), AccessDenied.
   virtual Result<std::string> Fetch(const VolumeFile& file, const std::string& scratch_dir) = 0;
   // Whether Fetch copies (the caller then deletes the returned path).
   virtual bool FetchCopies() const = 0;
