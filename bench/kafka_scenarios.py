@@ -328,6 +328,9 @@ def render_backlog(r: dict) -> str:
         f"**{r['peak_rss_mib']:.0f} MiB** |"])
 
 
+from sandbox_cost import render_sandbox_cost, sandbox_cost  # noqa: E402  (imports this module's helpers)
+
 SCENARIOS = {"clickhouse": (clickhouse, render_clickhouse), "scale": (scale, render_scale),
              "freshness": (freshness, render_freshness), "idle": (idle_jobs, render_idle),
-             "backlog": (backlog, render_backlog), "volume": (volume_files, render_volume_files)}
+             "backlog": (backlog, render_backlog), "volume": (volume_files, render_volume_files),
+             "sandbox": (sandbox_cost, render_sandbox_cost)}
