@@ -56,6 +56,9 @@ void ForwardLog(const rd_kafka_t* rk, int level, const char* fac, const char* bu
                  : level == 4 ? log::Level::kWarn
                  : level <= 6 ? log::Level::kInfo
                               : log::Level::kDebug;
+  if (rk != nullptr && fac != nullptr && std::string_view(fac) == "FAIL") {
+    if (auto* errors = static_cast<ClientErrors*>(rd_kafka_opaque(rk))) errors->RecordConnectionFailure(buf);
+  }
   if (!log::Enabled(l)) return;
   log::Write(l, "kafka", fmt::format("{} {}: {}", rk ? rd_kafka_name(rk) : "-", fac, buf));
 }
@@ -73,6 +76,26 @@ Status Set(rd_kafka_conf_t* conf, const char* key, const char* value) {
 }
 
 }  // namespace
+
+void ClientErrors::RecordConnectionFailure(const char* reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++last_connection_failure_.seq;
+  last_connection_failure_.err = RD_KAFKA_RESP_ERR__TRANSPORT;
+  std::string text = reason != nullptr ? reason : "";
+  // "[thrd:host:port/bootstrap]: host:port/bootstrap: Connect to ... failed: Connection refused (after 0ms in state
+  // CONNECT, 1 identical error(s) suppressed)": the thread name and the repeat count mean nothing to a user.
+  if (text.rfind("[thrd:", 0) == 0) {
+    if (size_t end = text.find("]: "); end != std::string::npos) text = text.substr(end + 3);
+  }
+  if (size_t repeat = text.find(", ") ; repeat != std::string::npos && text.find("identical error", repeat) != std::string::npos)
+    text = text.substr(0, repeat) + ")";
+  last_connection_failure_.reason = std::move(text);
+}
+
+ClientErrors::Entry ClientErrors::LastConnectionFailure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_connection_failure_;
+}
 
 void ClientErrors::Record(rd_kafka_resp_err_t err, const char* reason) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -31,10 +31,16 @@ class ClientErrors {
   };
   void Record(rd_kafka_resp_err_t err, const char* reason);
   Entry Last() const;
+  // Connections that failed (librdkafka's FAIL log lines, e.g. "Connect to ipv4#127.0.0.1:9092 failed: Connection
+  // refused"): they come from librdkafka's threads at once, while error_cb waits for the queue to be served, so a
+  // blocking metadata request can say why it gets no answer instead of waiting out its timeout.
+  void RecordConnectionFailure(const char* reason);
+  Entry LastConnectionFailure() const;
 
  private:
   mutable std::mutex mu_;
   Entry last_;
+  Entry last_connection_failure_;
 };
 
 // A consumer handle (type RD_KAFKA_CONSUMER, group.id set because librdkafka needs it for assign and commit)

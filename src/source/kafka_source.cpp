@@ -44,8 +44,24 @@ Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& 
                                              std::chrono::milliseconds timeout) {
   // Metadata of all topics rather than of this one: asking for one topic by name makes brokers that allow
   // auto-creation (and the mock cluster, always) create it, and a typo in kafka_topic must be an error.
+  // Asked in slices of a second: when the brokers refuse connections, the answer says so within about a second
+  // ("Connection refused") instead of "Broker transport failure" once the whole timeout has passed.
+  auto* errors = static_cast<ClientErrors*>(rd_kafka_opaque(rk));
+  const uint64_t failures_before = errors ? errors->LastConnectionFailure().seq : 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   const rd_kafka_metadata_t* raw = nullptr;
-  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &raw, TimeoutMs(timeout));
+  rd_kafka_resp_err_t err;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    err = rd_kafka_metadata(rk, 1, nullptr, &raw, TimeoutMs(std::min(left, std::chrono::milliseconds(1000))));
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR || std::chrono::steady_clock::now() >= deadline) break;
+    if (errors != nullptr) {
+      ClientErrors::Entry failure = errors->LastConnectionFailure();
+      if (failure.seq > failures_before)
+        return Status::Unavailable(fmt::format("cannot reach the brokers '{}' for topic '{}': {}", brokers, topic,
+                                               failure.reason));
+    }
+  }
   MetadataPtr md(raw);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return KafkaStatus(err, fmt::format("cannot read the metadata of topic '{}' from brokers '{}' within {} ms",
