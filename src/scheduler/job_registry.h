@@ -68,11 +68,13 @@ class JobRegistry {
   // A task of `group` ended (either kind of job): the group may run again and DROP PIPE's wait is told. Returns
   // whether the group was replaced meanwhile (regrouping, a timed-out task), whose task then changes nothing.
   bool EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group);
+  // `before_start`: per partition resolved here, the messages still in Kafka below the starting offset.
   Result<std::map<int32_t, int64_t>> ResolveStartOffsets(const catalog::RoutineLoadDefinition& def,
                                                          source::KafkaSource& source,
                                                          const std::vector<int32_t>& partitions,
                                                          const std::map<int32_t, catalog::PartitionProgress>& progress,
-                                                         storage::Connection& con);
+                                                         storage::Connection& con,
+                                                         std::map<int32_t, int64_t>* before_start);
 
   // volume_pipes.cpp: volume pipes on the same scheduler (one task group, no partitions).
   Status CheckVolumePipe(const catalog::RoutineLoadDefinition& def);

@@ -62,6 +62,10 @@ struct JobRuntime {
   std::map<int32_t, int64_t> latest_offsets;     // high watermarks last seen
   std::map<int32_t, int64_t> last_timestamp_ms;  // of the last message loaded per partition
   std::vector<int32_t> current_partitions;
+  // Where this run's consumption started, for partitions without committed progress, with how many messages
+  // the topic already held before that point (DESC PIPE's start_position: a new group with
+  // RESET_KAFKA_GROUP_OFFSETS = 'none' starts at the end, and that must not look like an empty topic).
+  std::string start_note;
   bool paused_for_storage = false;  // PAUSED by the storage gate: resumes by itself once writes succeed again
   int64_t failed_batches = 0;      // pipes: consecutive batches not committed for too many error rows
   int tasks_in_flight = 0;         // tasks on a worker, current or not (DROP PIPE waits for them)

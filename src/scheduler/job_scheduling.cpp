@@ -27,6 +27,26 @@ constexpr auto kIdleCheckTimeout = std::chrono::milliseconds(500);
 
 double NextBackoff(double current, double max) { return std::min(max, current <= 0 ? 1.0 : current * 2); }
 
+// "started at the end of topic 'logs' (partition:offset 0:100, 1:250): 350 messages already in the topic are not
+// loaded; ..." -- empty when every partition continues from committed progress.
+std::string StartNote(const catalog::RoutineLoadDefinition& def, const std::map<int32_t, int64_t>& starts,
+                      const std::map<int32_t, int64_t>& before_start) {
+  if (starts.empty()) return "";
+  std::string offsets;
+  for (const auto& [p, o] : starts) offsets += (offsets.empty() ? "" : ", ") + std::to_string(p) + ":" + std::to_string(o);
+  int64_t skipped = 0;
+  for (const auto& [p, n] : before_start) skipped += n;
+  std::string note = "started at partition:offset " + offsets + " of topic '" + def.topic + "'";
+  if (skipped > 0) {
+    note += "; " + std::to_string(skipped) + " message(s) already in the topic before those offsets are not loaded";
+    if (def.pipe) note += " (a new group starts at the end with RESET_KAFKA_GROUP_OFFSETS = '" +
+                         def.pipe->reset_offsets + "'; a pipe created with RESET_KAFKA_GROUP_OFFSETS = 'earliest' "
+                         "loads them)";
+    else note += " (kafka_default_offsets OFFSET_END; ALTER ROUTINE LOAD ... kafka_offsets to load them)";
+  }
+  return note;
+}
+
 std::string PartitionList(const std::vector<int32_t>& parts) {
   std::string out;
   for (int32_t p : parts) out += (out.empty() ? "" : ",") + std::to_string(p);
@@ -116,7 +136,8 @@ void JobRegistry::SchedulerLoop() {
 
 Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
     const catalog::RoutineLoadDefinition& def, source::KafkaSource& source, const std::vector<int32_t>& partitions,
-    const std::map<int32_t, catalog::PartitionProgress>& progress, storage::Connection& con) {
+    const std::map<int32_t, catalog::PartitionProgress>& progress, storage::Connection& con,
+    std::map<int32_t, int64_t>* before_start) {
   std::map<int32_t, int64_t> out;
   for (int32_t p : partitions) {
     auto known = progress.find(p);
@@ -135,6 +156,7 @@ Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
       case catalog::OffsetSpec::Kind::kEnd: {
         ASSIGN_OR_RETURN(auto w, source.QueryWatermarks(p, kKafkaTimeout));
         out[p] = w.high;
+        (*before_start)[p] = std::max<int64_t>(0, w.high - w.low);
         break;
       }
       case catalog::OffsetSpec::Kind::kTime: {
@@ -211,7 +233,8 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   }
   auto progress = store_->ReadProgress(id);
   if (!progress.ok()) return retry_later(progress.status());
-  auto starts = ResolveStartOffsets(def, **source, partitions, *progress, con);
+  std::map<int32_t, int64_t> before_start;
+  auto starts = ResolveStartOffsets(def, **source, partitions, *progress, con, &before_start);
   if (!starts.ok()) {
     if (starts.status().retriable()) return retry_later(starts.status());
     finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, "cannot resolve starting offsets: " + starts.status().message()); });
@@ -238,6 +261,9 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     }
     for (size_t i = 0; i < partitions.size(); i++) j.groups[i % concurrency]->partitions.push_back(partitions[i]);
     j.plan = *plan;
+    j.start_note = StartNote(def, *starts, before_start);
+    if (!j.start_note.empty() && !before_start.empty())
+      log::Info("scheduler", "{} {}.{}: {}", JobKind(def), def.db, def.name, j.start_note);
     j.current_partitions = partitions;
     j.other_msg.clear();
     j.schedule_backoff_seconds = 0;

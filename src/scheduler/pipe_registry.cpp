@@ -341,6 +341,7 @@ struct PipeSnapshot {
   std::map<int32_t, int64_t> latest, timestamps;
   int64_t pending_files = 0, pending_bytes = 0, last_listing_ms = 0, last_load_ms = 0;
   std::string last_loaded_file;
+  std::string start_note;
 };
 
 PipeSnapshot Snapshot(const JobRuntime& j) {
@@ -354,6 +355,7 @@ PipeSnapshot Snapshot(const JobRuntime& j) {
   s.last_listing_ms = j.last_listing_ms;
   s.last_load_ms = j.last_load_ms;
   s.last_loaded_file = j.last_loaded_file;
+  s.start_note = j.start_note;
   return s;
 }
 
@@ -503,6 +505,7 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
   props["RESET_KAFKA_GROUP_OFFSETS"] = p.reset_offsets;
   ResultSet rs = DescRows(s, props, "kafka://" + d.topic + " (group " + d.group_id() + ")", Latency(s, progress));
   auto add = [&](const std::string& k, const std::string& v) { rs.rows.push_back({k, v}); };
+  add("start_position", s.start_note);
   if (stmt.extended) {
     int64_t loaded = 0, errors = 0, unselected = 0, batches = 0, bytes = 0;
     json offsets = json::object();
