@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "auth/password_hash.h"
+#include "common/ascii.h"
 #include "common/like.h"
 #include "common/log.h"
 #include "sql/parser.h"
@@ -15,12 +16,6 @@ namespace sluice::auth {
 namespace {
 
 using sql::QuoteLiteral;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string Field(const Row& row, size_t i) { return i < row.size() && row[i] ? *row[i] : std::string(); }
 
@@ -43,9 +38,7 @@ std::vector<std::string> SplitRoles(const std::string& text) {
 }
 
 std::string NativeCredential(std::string_view password) {
-  std::string hex = HexEncode(NativeStage2(password));
-  for (char& c : hex) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return "*" + hex;
+  return "*" + AsciiUpper(HexEncode(NativeStage2(password)));
 }
 
 // A host pattern without wildcards ranks before one with them, then longer before shorter (MySQL's order).
@@ -81,7 +74,7 @@ std::vector<PrivilegeGrant> BuiltinRoleGrants() {
 
 bool SameGrantee(const Grantee& a, const Grantee& b) {
   if (a.is_role != b.is_role) return false;
-  return a.is_role ? Lower(a.role) == Lower(b.role) : a.user == b.user;
+  return a.is_role ? AsciiLower(a.role) == AsciiLower(b.role) : a.user == b.user;
 }
 
 }  // namespace
@@ -390,9 +383,7 @@ Result<std::string> AccountStore::MakeCredential(AuthPlugin plugin, const Accoun
         return Status::InvalidArgument("IDENTIFIED WITH mysql_native_password AS takes a hash like "
                                        "'*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9' (41 characters, from "
                                        "PASSWORD() or SHOW GRANTS); use IDENTIFIED BY 'password' for a password");
-      std::string upper = h;
-      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return upper;
+      return AsciiUpper(h);
     }
     if (!h.empty() && h.rfind("pbkdf2-sha256$", 0) != 0)
       return Status::InvalidArgument("IDENTIFIED WITH caching_sha2_password AS takes a hash that Sluice made "
@@ -553,7 +544,7 @@ Status AccountStore::GrantRole(const std::string& role, const Grantee& to) {
     while (!todo.empty()) {
       std::string r = todo.back();
       todo.pop_back();
-      if (Lower(r) == Lower(to.role))
+      if (AsciiLower(r) == AsciiLower(to.role))
         return Status::InvalidArgument("Granting role '" + role + "' to role '" + to.role + "' would make a cycle");
       for (const auto& [g, granted] : role_grants_)
         if (g.is_role && g.role == r && seen.insert(granted).second) todo.push_back(granted);
@@ -682,7 +673,7 @@ bool AccountStore::SeesObject(const Principal& who, const ObjectRef& object) con
     if (Covers(g.object, object)) return true;
     // A database is visible to whoever holds something inside it.
     if (object.kind == ObjectKind::kDatabase && (g.object.kind == ObjectKind::kTable || g.object.kind == ObjectKind::kPipe) &&
-        (g.object.db == kAll || Lower(g.object.db) == Lower(object.db)))
+        (g.object.db == kAll || AsciiLower(g.object.db) == AsciiLower(object.db)))
       return true;
   }
   return false;

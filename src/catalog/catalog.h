@@ -3,7 +3,6 @@
 // DuckDB table, and what DuckDB does not know (key model, aggregate functions, types as written, comments,
 // properties, dropped tables awaiting UNDROP) lives in the system schema __sluice, changed in the same
 // transaction as the DDL it describes.
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <memory>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "catalog/table_meta.h"
+#include "common/clock.h"
 #include "common/status.h"
 #include "sql/ast.h"
 #include "storage/database.h"
@@ -25,12 +25,10 @@ inline constexpr const char* kSystemSchema = "__sluice";
 
 class Catalog {
  public:
-  // Seconds since the epoch; tests pass their own to move time forward.
+  // Seconds since the epoch; tests pass their own (or override the common wall clock) to move time forward.
   using Clock = std::function<int64_t()>;
-  static int64_t SystemClock() {
-    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  }
-  static Result<std::unique_ptr<Catalog>> Open(storage::Database& db, Clock clock = SystemClock);
+  static int64_t WallClockSeconds() { return WallClockMs() / 1000; }
+  static Result<std::unique_ptr<Catalog>> Open(storage::Database& db, Clock clock = WallClockSeconds);
 
   Status CreateDatabase(const std::string& name, bool if_not_exists);
   Status DropDatabase(const std::string& name, bool if_exists);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 
 namespace sluice::catalog {
@@ -26,11 +27,6 @@ const KafkaMetadataSpec* FindKafkaMetadataKey(const std::string& key) {
 
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string SupportedKeys() {
   std::string out;
   for (const auto& k : KafkaMetadataKeys()) out += (out.empty() ? "" : ", ") + std::string(k.key);
@@ -52,9 +48,9 @@ Result<std::vector<MetadataColumn>> ResolveIncludeMetadata(const std::vector<sql
     if (!spec)
       return Status::InvalidArgument("unknown key '" + k.key + "' in INCLUDE METADATA; a Kafka source supports " +
                                      SupportedKeys());
-    MetadataColumn c{spec, k.alias ? *k.alias : Lower(spec->key)};
+    MetadataColumn c{spec, k.alias ? *k.alias : AsciiLower(spec->key)};
     if (c.alias.empty()) return Status::InvalidArgument("an alias in INCLUDE METADATA is empty");
-    std::string lower = Lower(c.alias);
+    std::string lower = AsciiLower(c.alias);
     if (lower == "__op" || lower.rfind("__sluice", 0) == 0)
       return Status::InvalidArgument("alias '" + c.alias + "' in INCLUDE METADATA is a reserved name (__op and "
                                      "names starting with __sluice are Sluice's own); choose another with AS");

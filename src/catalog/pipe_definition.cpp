@@ -8,6 +8,7 @@
 
 #include "catalog/property_table.h"
 #include "catalog/type_mapping.h"
+#include "common/ascii.h"
 #include "common/secret_redaction.h"
 #include "sql/ast.h"
 #include "sql/lexer.h"
@@ -33,11 +34,6 @@ Result<int64_t> IntIn(const std::string& name, const std::string& value, int64_t
     return Status::InvalidArgument("pipe property " + name + " must be a whole number from " + std::to_string(lo) +
                                    " to " + std::to_string(hi) + ", got '" + value + "'");
   return v;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 // "2024-05-01 10:00:00.123" (UTC) for epoch milliseconds: how a time-based start is kept (OffsetSpec::kTime).
@@ -74,8 +70,7 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
     if (!creating)
       return Status::InvalidArgument("INGEST_MODE applies when a pipe is created; drop the pipe and create it again "
                                      "with the new mode");
-    std::string v = value;
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::string v = AsciiUpper(value);
     if (v != "LIST_PURGE" && v != "LIST")
       return Status::InvalidArgument("pipe property INGEST_MODE must be 'LIST_PURGE' (delete each file after it is "
                                      "loaded) or 'LIST' (keep the files; load each version once), got '" + value + "'");
@@ -100,7 +95,7 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
     if (!creating)
       return Status::InvalidArgument("RESET_KAFKA_GROUP_OFFSETS applies when a pipe is created; drop the pipe and "
                                      "create it again with the setting");
-    std::string v = Lower(value);
+    std::string v = AsciiLower(value);
     bool millis = !v.empty() && v.size() <= 15 && std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
     if (v != "none" && v != "valid" && v != "earliest" && v != "latest" && !millis)
       return Status::InvalidArgument("pipe property RESET_KAFKA_GROUP_OFFSETS must be 'none', 'valid', 'earliest', "
@@ -277,12 +272,12 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
                                      "preview in a plain SELECT; inside a pipe they must be '' (use "
                                      "RESET_KAFKA_GROUP_OFFSETS to choose where a new pipe starts)");
   }
-  if (Lower(a[8]) != "raw")
+  if (AsciiLower(a[8]) != "raw")
     return Status::NotSupported("READ_KAFKA key format (argument 9) must be 'raw'; parse the key in the SELECT list");
-  if (Lower(a[9]) != "raw" && Lower(a[9]) != "avro")
+  if (AsciiLower(a[9]) != "raw" && AsciiLower(a[9]) != "avro")
     return Status::NotSupported("READ_KAFKA value format (argument 10) must be 'raw' or 'avro', got '" + a[9] +
                                 "'; parse other formats in the SELECT list, e.g. PARSE_JSON(value::STRING)['field']");
-  p.value_format = Lower(a[9]);
+  p.value_format = AsciiLower(a[9]);
   bool digits = !a[10].empty() && a[10].size() <= 18 &&
                 std::all_of(a[10].begin(), a[10].end(), [](unsigned char c) { return std::isdigit(c); });
   if (!digits)

@@ -5,14 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/ascii.h"
+
 namespace sluice::catalog {
 
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string Range(const PropertySpec& s) {
   auto num = [](double v) {
@@ -28,7 +25,7 @@ std::string Range(const PropertySpec& s) {
 }  // namespace
 
 const PropertySpec* FindProperty(const std::vector<PropertySpec>& table, const std::string& name) {
-  std::string key = Lower(name);
+  std::string key = AsciiLower(name);
   for (const auto& p : table)
     if (key == p.name) return &p;
   return nullptr;
@@ -57,12 +54,12 @@ Result<std::string> ValidateProperty(const PropertySpec& spec, const std::string
       return value;
     }
     case PropertyType::kBool: {
-      std::string v = Lower(value);
+      std::string v = AsciiLower(value);
       if (v == "true" || v == "false") return v;
       return Status::InvalidArgument(where + " must be true or false, got \"" + value + "\"");
     }
     case PropertyType::kEnum: {
-      std::string v = Lower(value);
+      std::string v = AsciiLower(value);
       std::string list;
       for (const char* a : spec.allowed) {
         if (v == a) return v;

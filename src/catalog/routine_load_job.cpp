@@ -10,6 +10,7 @@
 
 #include "catalog/kafka_metadata.h"
 #include "catalog/pipe_definition.h"
+#include "common/ascii.h"
 #include "common/secret_redaction.h"
 #include "sql/parser.h"
 
@@ -19,14 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -152,12 +145,12 @@ Status ApplyKafkaProperties(const sql::PropertyList& list, bool altering, Routin
   std::optional<std::string> partitions_text, offsets_text;
   std::set<std::string> seen;
   for (const auto& [raw_key, value] : list) {
-    std::string key = Lower(raw_key);
+    std::string key = AsciiLower(raw_key);
     if (!seen.insert(key).second) return Status::InvalidArgument("property \"" + raw_key + "\" is given twice");
     if (key.rfind("property.", 0) == 0) {
       std::string name = raw_key.substr(9);
       if (name.empty()) return Status::InvalidArgument("property \"property.\" needs a name after the prefix");
-      if (Lower(name) == "kafka_default_offsets") {
+      if (AsciiLower(name) == "kafka_default_offsets") {
         ASSIGN_OR_RETURN(def.default_offset, ParseOffsetSpec(value));
         continue;
       }
@@ -231,7 +224,7 @@ Status ApplyLoadProperties(const sql::LoadProperties& load, RoutineLoadDefinitio
   if (load.columns) {
     std::set<std::string> names;
     for (const auto& c : *load.columns)
-      if (!names.insert(Lower(c.name)).second)
+      if (!names.insert(AsciiLower(c.name)).second)
         return Status::InvalidArgument("column '" + c.name + "' appears twice in COLUMNS");
     def.load.columns = load.columns;
   }
@@ -254,7 +247,7 @@ const char* JobStateName(JobState s) {
 }
 
 std::optional<JobState> ParseJobState(const std::string& name) {
-  std::string n = Upper(name);
+  std::string n = AsciiUpper(name);
   for (JobState s : {JobState::kNeedSchedule, JobState::kRunning, JobState::kPaused, JobState::kStopped, JobState::kCancelled})
     if (n == JobStateName(s)) return s;
   return std::nullopt;
@@ -264,7 +257,7 @@ Result<OffsetSpec> ParseOffsetSpec(const std::string& raw) {
   std::string text = Trim(raw);
   OffsetSpec spec;
   spec.text = text;
-  std::string upper = Upper(text);
+  std::string upper = AsciiUpper(text);
   if (upper == "OFFSET_BEGINNING") {
     spec.kind = OffsetSpec::Kind::kBeginning;
     return spec;
@@ -309,7 +302,7 @@ Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stm
   def.db = db;
   def.name = stmt.job_name;
   def.table = stmt.table;
-  if (Upper(stmt.source_type) != "KAFKA")
+  if (AsciiUpper(stmt.source_type) != "KAFKA")
     return Status::NotSupported("data source " + stmt.source_type + " is not supported; use FROM KAFKA");
   RETURN_IF_ERROR(ApplyLoadProperties(stmt.load, def));
   RETURN_IF_ERROR(ApplyJobProperties(stmt.job_properties, false, def.job_properties));
@@ -329,7 +322,7 @@ Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stm
 Result<RoutineLoadDefinition> AlterRoutineLoadDefinition(const RoutineLoadDefinition& current,
                                                          const sql::AlterRoutineLoad& stmt) {
   RoutineLoadDefinition def = current;
-  if (!stmt.source_type.empty() && Upper(stmt.source_type) != "KAFKA")
+  if (!stmt.source_type.empty() && AsciiUpper(stmt.source_type) != "KAFKA")
     return Status::InvalidArgument("the job loads from KAFKA; ALTER cannot change its source to " + stmt.source_type);
   RETURN_IF_ERROR(ApplyLoadProperties(stmt.load, def));
   RETURN_IF_ERROR(ApplyJobProperties(stmt.job_properties, true, def.job_properties));

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/ascii.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -30,12 +31,6 @@ const SettingSpec* FindSpec(std::string_view name) {
   for (const auto& s : kSpecs)
     if (name == s.name) return &s;
   return nullptr;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 Result<std::string> ValidateSpec(const SettingSpec& spec, const std::string& value) {
@@ -72,18 +67,18 @@ Result<std::unique_ptr<ServerSettings>> ServerSettings::Open(storage::Database& 
   return settings;
 }
 
-bool ServerSettings::IsServerSetting(std::string_view name) { return FindSpec(Lower(name)) != nullptr; }
+bool ServerSettings::IsServerSetting(std::string_view name) { return FindSpec(AsciiLower(name)) != nullptr; }
 
-bool ServerSettings::IsSessionSetting(std::string_view name) { return Lower(name) == kQueryTimeout; }
+bool ServerSettings::IsSessionSetting(std::string_view name) { return AsciiLower(name) == kQueryTimeout; }
 
 Result<std::string> ServerSettings::Validate(std::string_view name, const std::string& value) {
-  const SettingSpec* spec = FindSpec(Lower(name));
+  const SettingSpec* spec = FindSpec(AsciiLower(name));
   if (!spec) return Status::InvalidArgument("'" + std::string(name) + "' is not a server setting");
   return ValidateSpec(*spec, value);
 }
 
 Status ServerSettings::Set(const std::string& name, const std::string& value) {
-  const SettingSpec* spec = FindSpec(Lower(name));
+  const SettingSpec* spec = FindSpec(AsciiLower(name));
   if (!spec) return Status::InvalidArgument("'" + name + "' is not a server setting");
   ASSIGN_OR_RETURN(std::string normalized, ValidateSpec(*spec, value));
   std::lock_guard<std::mutex> lock(mu_);
@@ -95,7 +90,7 @@ Status ServerSettings::Set(const std::string& name, const std::string& value) {
 
 std::optional<std::string> ServerSettings::Get(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = values_.find(Lower(name));
+  auto it = values_.find(AsciiLower(name));
   if (it == values_.end()) return std::nullopt;
   return it->second;
 }

@@ -4,6 +4,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/type_mapping.h"
+#include "common/ascii.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -66,9 +67,8 @@ Result<TableMeta> BuildTableMeta(const std::string& db, const sql::CreateTable& 
   std::set<std::string> seen;
   std::vector<std::string> inline_pk;
   for (const auto& c : stmt.columns) {
-    std::string lower = c.name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-    if (!seen.insert(lower).second) return Status::InvalidArgument("duplicate column name '" + c.name + "'");
+    if (!seen.insert(AsciiLower(c.name)).second)
+      return Status::InvalidArgument("duplicate column name '" + c.name + "'");
     if (c.auto_increment)
       return Status::NotSupported("AUTO_INCREMENT (column '" + c.name + "') is not supported yet; load the ids from the source");
     if (c.primary_key_inline) inline_pk.push_back(c.name);

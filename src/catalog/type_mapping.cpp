@@ -4,16 +4,12 @@
 #include <cctype>
 #include <map>
 
+#include "common/ascii.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
 
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // Scalar types without parameters that matter to DuckDB.
 const std::map<std::string, std::string>& ScalarTypes() {
@@ -78,12 +74,12 @@ Result<std::string> ToDuckDBType(const sql::TypeSpec& type) {
     return out + ")";
   }
   auto it = ScalarTypes().find(n);
-  if (it == ScalarTypes().end()) return Unsupported(Lower(n));
+  if (it == ScalarTypes().end()) return Unsupported(AsciiLower(n));
   return it->second;
 }
 
 std::string DisplayType(const sql::TypeSpec& type) {
-  std::string n = Lower(type.name);
+  std::string n = AsciiLower(type.name);
   if (n == "array" && type.children.size() == 1) return "array<" + DisplayType(type.children[0]) + ">";
   if (n == "map" && type.children.size() == 2)
     return "map<" + DisplayType(type.children[0]) + "," + DisplayType(type.children[1]) + ">";
@@ -112,7 +108,7 @@ std::string DisplayDuckDBType(const std::string& duckdb_type) {
       {"BLOB", "varbinary"},
   };
   auto it = kNames.find(duckdb_type);
-  return it != kNames.end() ? it->second : Lower(duckdb_type);
+  return it != kNames.end() ? it->second : AsciiLower(duckdb_type);
 }
 
 }  // namespace sluice::catalog

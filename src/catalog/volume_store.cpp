@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -9,11 +10,6 @@ namespace sluice::catalog {
 namespace {
 
 using sql::QuoteLiteral;
-
-std::string Upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 
 std::string NameMatch(const std::string& name) { return "lower(name) = lower(" + QuoteLiteral(name) + ")"; }
 
@@ -60,7 +56,7 @@ Status VolumeStore::CreateConnection(const sql::CreateStorageConnection& stmt, i
   std::string type, endpoint, region = "us-east-1", access_id, access_key, comment;
   bool have_id = false, have_key = false;
   for (const auto& [key, value] : stmt.settings) {
-    if (key == "TYPE") type = Upper(value);
+    if (key == "TYPE") type = AsciiUpper(value);
     else if (key == "ENDPOINT") endpoint = value;
     else if (key == "REGION") region = value;
     else if (key == "ACCESS_ID") { access_id = value; have_id = true; }

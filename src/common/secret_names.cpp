@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "common/ascii.h"
+
 namespace sluice {
 
 const std::vector<std::string_view>& SecretNamePatterns() {
@@ -29,8 +31,7 @@ const std::vector<std::string_view>& SecretNamePatterns() {
 }
 
 bool IsSecretName(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string lower = AsciiLower(name);
   const auto& patterns = SecretNamePatterns();
   return std::any_of(patterns.begin(), patterns.end(),
                      [&](std::string_view p) { return lower.find(p) != std::string::npos; });

@@ -1,5 +1,6 @@
 #include "executor/access_control.h"
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 
 namespace sluice {
@@ -8,7 +9,6 @@ namespace {
 
 using auth::ObjectKind;
 using auth::ObjectRef;
-using sql::ToLower;
 
 // The (db, table) pairs a chain of names may mean, given how DuckDB resolves names: t in the current schema or
 // main; a.b as schema.table or catalog.table; a.b.c as catalog.schema.table. Column references (t.col) give
@@ -17,7 +17,7 @@ std::vector<std::pair<std::string, std::string>> Candidates(const std::vector<st
                                                             const std::string& current_db,
                                                             const std::string& catalog) {
   std::vector<std::pair<std::string, std::string>> out;
-  auto lower = [](const std::string& s) { return ToLower(s); };
+  auto lower = [](const std::string& s) { return AsciiLower(s); };
   if (parts.size() == 1) {
     out.emplace_back(lower(current_db.empty() ? "main" : current_db), lower(parts[0]));
     out.emplace_back("main", lower(parts[0]));
@@ -33,14 +33,14 @@ std::vector<std::pair<std::string, std::string>> Candidates(const std::vector<st
 }  // namespace
 
 bool KnownTables::Has(const std::string& db, const std::string& table) const {
-  return tables.count({ToLower(db), ToLower(table)}) > 0;
+  return tables.count({AsciiLower(db), AsciiLower(table)}) > 0;
 }
 
 std::pair<std::string, std::string> ResolveTarget(const std::vector<std::string>& parts, const std::string& current_db,
                                                   const std::string& catalog) {
   if (parts.size() == 1) return {current_db.empty() ? "main" : current_db, parts[0]};
   if (parts.size() == 2) {
-    if (ToLower(parts[0]) == ToLower(catalog)) return {"main", parts[1]};
+    if (AsciiLower(parts[0]) == AsciiLower(catalog)) return {"main", parts[1]};
     return {parts[0], parts[1]};
   }
   return {parts[parts.size() - 2], parts.back()};
@@ -137,7 +137,7 @@ Status AccessControl::CheckPassThrough(const sql::StatementScan& scan, storage::
     if (chain.called) continue;
     for (const auto& [db, table] : Candidates(chain.parts, current_db, known.catalog)) {
       if (!known.Has(db, table)) continue;
-      if (has_target && ToLower(db) == ToLower(target.first) && ToLower(table) == ToLower(target.second) &&
+      if (has_target && AsciiLower(db) == AsciiLower(target.first) && AsciiLower(table) == AsciiLower(target.second) &&
           verb != "SELECT")
         continue;
       RETURN_IF_ERROR(RequireTable(db, table, "SELECT"));

@@ -9,6 +9,7 @@
 
 #include "catalog/load_history.h"
 #include "catalog/server_settings.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/read_kafka.h"
 #include "executor/sql_session.h"
@@ -123,9 +124,7 @@ void Engine::UpkeepLoop() {
     if (!purged.ok()) log::Warn("engine", "purging dropped tables failed: {}", purged.status().message());
     else if (*purged > 0) log::Info("engine", "purged {} dropped table(s) past their retention", *purged);
     if (auto con = db_->Connect(); con.ok()) {
-      auto history = catalog::PurgeLoadHistory(**con, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                          std::chrono::system_clock::now().time_since_epoch()).count(),
-                                               settings_->LoadHistoryRetentionMs());
+      auto history = catalog::PurgeLoadHistory(**con, WallClockMs(), settings_->LoadHistoryRetentionMs());
       if (!history.ok()) log::Warn("engine", "purging load_history failed: {}", history.status().message());
     }
     lock.lock();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/pipe_definition.h"
+#include "common/ascii.h"
 #include "common/text_batch.h"
 #include "load/raw_decoder.h"
 #include "source/kafka_source.h"
@@ -26,16 +27,11 @@ bool IsNumber(const std::string& s) {
   return i < s.size() && s.size() <= 19 && s.find_first_not_of("0123456789", i) == std::string::npos;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 // "", "earliest", "latest", "N" (every partition) or "p:N,p:N" (those partitions only).
 Result<std::map<int32_t, std::string>> ParseOffsets(const std::string& text, const std::vector<int32_t>& partitions,
                                                     const char* what) {
   std::map<int32_t, std::string> out;
-  std::string t = Lower(text);
+  std::string t = AsciiLower(text);
   if (t.find(':') == std::string::npos) {
     if (!t.empty() && t != "earliest" && t != "latest" && !IsNumber(t))
       return Status::InvalidArgument(std::string("READ_KAFKA ") + what + " must be '', 'earliest', 'latest', an offset "
@@ -71,10 +67,11 @@ class KafkaPreview : public storage::RowStream {
     if (a[1].empty() || a[1].find(',') != std::string::npos)
       return Status::InvalidArgument("READ_KAFKA argument 2 must name one topic");
     if (!a[2].empty()) return Status::NotSupported("READ_KAFKA argument 3 (topic pattern) is reserved; leave it ''");
-    if (!a[8].empty() && Lower(a[8]) != "raw") return Status::NotSupported("READ_KAFKA key format (argument 9) must be 'raw'");
-    if (!a[9].empty() && Lower(a[9]) != "raw" && Lower(a[9]) != "avro")
+    if (!a[8].empty() && AsciiLower(a[8]) != "raw")
+      return Status::NotSupported("READ_KAFKA key format (argument 9) must be 'raw'");
+    if (!a[9].empty() && AsciiLower(a[9]) != "raw" && AsciiLower(a[9]) != "avro")
       return Status::NotSupported("READ_KAFKA value format (argument 10) must be 'raw' or 'avro'");
-    bool avro = Lower(a[9]) == "avro";
+    bool avro = AsciiLower(a[9]) == "avro";
     std::string registry_url;
     for (int i : {6, 7}) {
       if (!a[i].empty() && !IsNumber(a[i]))

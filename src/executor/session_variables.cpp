@@ -3,17 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/ascii.h"
 #include "common/version.h"
 
 namespace sluice {
-
-namespace {
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-}  // namespace
 
 SessionVariables::SessionVariables() {
   values_ = {
@@ -52,20 +45,20 @@ SessionVariables::SessionVariables() {
 }
 
 std::optional<std::string> SessionVariables::Get(std::string_view name) const {
-  auto it = values_.find(Lower(name));
+  auto it = values_.find(AsciiLower(name));
   if (it == values_.end()) return std::nullopt;
   return it->second;
 }
 
 void SessionVariables::Set(const std::string& name, const std::string& value) {
-  std::string key = Lower(name);
+  std::string key = AsciiLower(name);
   if (key == "names" || key == "character set" || key == "charset") {
     for (const char* v : {"character_set_client", "character_set_connection", "character_set_results"})
       values_[v] = value;
     return;
   }
   if (key == "autocommit") {
-    std::string v = Lower(value);
+    std::string v = AsciiLower(value);
     values_[key] = (v == "0" || v == "off" || v == "false") ? "0" : "1";
     return;
   }

@@ -1,12 +1,11 @@
 #include "executor/sql_guard.h"
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 
 namespace sluice {
 
 namespace {
-
-using sql::ToLower;
 
 // Table functions that compute rows and touch nothing outside the query.
 const std::set<std::string>& ComputingTableFunctions() {
@@ -20,8 +19,8 @@ const std::set<std::string>& ComputingTableFunctions() {
 
 // The relations of Sluice's catalog that the docs point users at (TrackingSQL, pipes.md): read-only, root role.
 bool IsObservabilityRelation(const std::vector<std::string>& parts, size_t schema_at) {
-  if (schema_at + 1 >= parts.size() || ToLower(parts[schema_at]) != "__sluice") return false;
-  std::string rel = ToLower(parts[schema_at + 1]);
+  if (schema_at + 1 >= parts.size() || AsciiLower(parts[schema_at]) != "__sluice") return false;
+  std::string rel = AsciiLower(parts[schema_at + 1]);
   return rel == "routine_load_rejected_rows" || rel == "volume_loads" || rel == "volume_rejected_rows" ||
          rel == "load_history";
 }
@@ -54,7 +53,7 @@ Status FunctionRefused(std::string_view name) {
 }  // namespace
 
 bool IsReservedName(std::string_view name) {
-  std::string lower = ToLower(name);
+  std::string lower = AsciiLower(name);
   return lower.rfind("__sluice", 0) == 0 || lower == "sluice_batch";
 }
 
@@ -71,7 +70,7 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
       return CatalogNotReachable(chain.parts[i]);
     }
     if (!chain.called) continue;
-    std::string fn = ToLower(chain.parts.back());
+    std::string fn = AsciiLower(chain.parts.back());
     if (fn == "sluice_directory" || fn == "load_history" || fn == "directory") {
       if (!chain.literal_argument)
         return Status::InvalidArgument(fn + "() takes one name in quotes, e.g. " + fn + "('name')");
@@ -93,7 +92,7 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
                                 "(CREATE STORAGE CONNECTION ... ACCESS_KEY = '...'), where they are sealed");
   // Objects Sluice defines for every session cannot be replaced by user objects of the same name.
   if ((scan.verb == "CREATE" || scan.verb == "ALTER" || scan.verb == "DROP") && !scan.target.empty()) {
-    std::string name = ToLower(scan.target.back());
+    std::string name = AsciiLower(scan.target.back());
     if (name.rfind("sluice_", 0) == 0 || name == "load_history" || name == "read_kafka")
       return Status::AccessDenied("Access denied: the name '" + scan.target.back() +
                                   "' is reserved for Sluice's own functions; choose another name");
@@ -148,6 +147,6 @@ Status SqlGuard::CheckKind(storage::StatementKind kind, const sql::StatementScan
   return Status::NotSupported("this statement (" + scan.verb + ") is not supported by Sluice");
 }
 
-bool SqlGuard::IsEngineSetting(std::string_view name) const { return engine_settings_.count(ToLower(name)) > 0; }
+bool SqlGuard::IsEngineSetting(std::string_view name) const { return engine_settings_.count(AsciiLower(name)) > 0; }
 
 }  // namespace sluice

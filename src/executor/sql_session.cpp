@@ -3,9 +3,9 @@
 #include "common/overloaded.h"
 
 #include <cctype>
-#include <chrono>
 
 #include "catalog/load_history.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
 #include "executor/keyed_insert.h"
@@ -162,9 +162,7 @@ Status SqlSession::SetVariable(const sql::SetVariables::Assignment& a) {
   log::Info("session", "conn {} set {} = {}", connection_id_, a.name, *settings_.Get(a.name));
   if (a.name == catalog::kLoadHistoryRetentionDays) {
     // A shorter retention applies at once rather than at the next upkeep round.
-    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::system_clock::now().time_since_epoch()).count();
-    auto purged = catalog::PurgeLoadHistory(*con_, now, settings_.LoadHistoryRetentionMs());
+    auto purged = catalog::PurgeLoadHistory(*con_, WallClockMs(), settings_.LoadHistoryRetentionMs());
     if (!purged.ok()) return purged.status();
   }
   return Status::Ok();

@@ -1,7 +1,8 @@
 // Storage connections, volumes and COPY INTO from a volume, as a session runs them.
-#include <chrono>
 
 #include "catalog/type_mapping.h"
+#include "common/ascii.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "executor/sql_session.h"
 #include "load/volume_copy.h"
@@ -10,11 +11,6 @@
 namespace sluice {
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string TimeText(int64_t ms) {
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
@@ -43,12 +39,12 @@ std::optional<std::string> Text(std::string s) { return std::optional<std::strin
 }  // namespace
 
 Result<StatementResult> SqlSession::RunVolume(const sql::CreateStorageConnection& s) {
-  RETURN_IF_ERROR(volumes_.CreateConnection(s, NowMs()));
+  RETURN_IF_ERROR(volumes_.CreateConnection(s, WallClockMs()));
   return StatementResult{};
 }
 
 Result<StatementResult> SqlSession::RunVolume(const sql::CreateVolume& s) {
-  RETURN_IF_ERROR(volumes_.CreateVolume(s, NowMs()));
+  RETURN_IF_ERROR(volumes_.CreateVolume(s, WallClockMs()));
   return StatementResult{};
 }
 
@@ -88,7 +84,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::DescribeStorageObject& 
   if (s.kind == sql::StorageObjectKind::kConnection) {
     ASSIGN_OR_RETURN(auto list, volumes_.ListConnections());
     for (const auto& c : list) {
-      if (sql::ToLower(c.name) != sql::ToLower(s.name)) continue;
+      if (AsciiLower(c.name) != AsciiLower(s.name)) continue;
       add("name", c.name);
       add("type", c.type);
       add("endpoint", c.endpoint);
@@ -103,7 +99,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::DescribeStorageObject& 
   }
   ASSIGN_OR_RETURN(auto list, volumes_.ListVolumes());
   for (const auto& v : list) {
-    if (sql::ToLower(v.name) != sql::ToLower(s.name)) continue;
+    if (AsciiLower(v.name) != AsciiLower(s.name)) continue;
     add("name", v.name);
     add("location", v.location);
     add("type", v.location.rfind("s3://", 0) == 0 ? "S3" : "LOCAL");

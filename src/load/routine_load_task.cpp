@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/load_history.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
 #include "sql/parser.h"
@@ -16,11 +17,6 @@
 namespace sluice::load {
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The text of a decoded row, for a row the transform rejected: the source bytes are gone by then, so Sluice
 // shows the fields it read, in the message's own format.
@@ -145,7 +141,7 @@ catalog::LoadHistoryEntry RoutineLoadTask::HistoryEntry(const std::map<int32_t, 
   e.first_error = result.first_error;
   e.status = status;
   e.start_ms = result.started_ms;
-  e.end_ms = NowMs();
+  e.end_ms = WallClockMs();
   if (e.status == "FAILED") e.loaded_rows = 0;
   return e;
 }
@@ -159,7 +155,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
                    MakeDecoder(plan_->def, plan_->source_columns, plan_->transform.decoded_json_pointers));
   TextBatch batch(plan_->batch_columns);
   TaskResult result;
-  result.started_ms = NowMs();
+  result.started_ms = WallClockMs();
 
   if (!assigned) RETURN_IF_ERROR(source.Assign(start_offsets));
   source::ConsumeLimits consume;
@@ -312,7 +308,8 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
       });
       if (rejected.size() > keep)
         rejected.erase(rejected.begin(), rejected.end() - static_cast<std::ptrdiff_t>(keep));
-      RETURN_IF_ERROR(catalog::RoutineLoadStore::RecordRejectedRows(con, plan_->job_id, task_id_, rejected, NowMs()));
+      RETURN_IF_ERROR(
+          catalog::RoutineLoadStore::RecordRejectedRows(con, plan_->job_id, task_id_, rejected, WallClockMs()));
     }
 
     RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, plan_->job_id, start, result.next_offsets,

@@ -13,6 +13,8 @@
 #include <regex>
 
 #include "catalog/load_history.h"
+#include "common/ascii.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
 #include "sql/parser.h"
@@ -26,19 +28,9 @@ using catalog::PropertyType;
 using sql::QuoteIdentifier;
 using sql::QuoteLiteral;
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 // Option names as users write them (Lakehouse, Spark and DuckDB spellings) -> the table's name.
 std::string CanonicalOption(const std::string& name) {
-  std::string n = Lower(name);
+  std::string n = AsciiLower(name);
   if (n == "delimiter" || n == "delim" || n == "field_delimiter") return "sep";
   if (n == "nullvalue" || n == "null" || n == "nullstr" || n == "null_if") return "null_string";
   if (n == "skip_lines" || n == "skip_header" || n == "skiprows") return "skip";
@@ -447,7 +439,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& t, bool force) {
   FileLoadLocks::Guard guard(GlobalFileLoadLocks(), volume.location.url + file.path + "\n" + t.db + "." + t.table);
-  const int64_t start_ms = NowMs();
+  const int64_t start_ms = WallClockMs();
   if (!force) {
     catalog::FileLoadRecord id;
     id.file_url = volume.location.url + file.path;
@@ -526,7 +518,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
       record.first_error = "line " + std::to_string(r.line) + ": " + r.reason;
     }
     record.status = counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
-    int64_t now = NowMs();
+    int64_t now = WallClockMs();
     RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, record, now));
     catalog::LoadHistoryEntry h = FileHistory(t, record.file_url, start_ms, now);
     h.loaded_rows = record.rows_loaded;
@@ -584,7 +576,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   std::vector<std::unique_ptr<FileLoadLocks::Guard>> guards;
   for (const auto& key : keys) guards.push_back(std::make_unique<FileLoadLocks::Guard>(GlobalFileLoadLocks(), key));
-  const int64_t start_ms = NowMs();
+  const int64_t start_ms = WallClockMs();
   std::vector<catalog::FileLoadRecord> records(files.size());
   for (size_t i = 0; i < files.size(); i++) {
     auto& r = records[i];
@@ -666,7 +658,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
     if (total != static_cast<int64_t>(ins.affected_rows))
       return Status::Internal("the files' rows (" + std::to_string(total) + ") do not add up to the rows inserted (" +
                               std::to_string(ins.affected_rows) + ")");
-    int64_t now = NowMs();
+    int64_t now = WallClockMs();
     for (size_t i = 0; i < files.size(); i++) {
       records[i].rows_loaded = rows[i];
       records[i].error_rows = 0;
@@ -712,7 +704,7 @@ std::string ConciseLoadError(const std::string& message) {
 Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVolume& volume,
                              const source::VolumeFile& file, const VolumeLoadTarget& target,
                              const std::string& error, int64_t start_ms) {
-  catalog::LoadHistoryEntry h = FileHistory(target, volume.location.url + file.path, start_ms, NowMs());
+  catalog::LoadHistoryEntry h = FileHistory(target, volume.location.url + file.path, start_ms, WallClockMs());
   h.first_error = ConciseLoadError(error);
   h.status = "FAILED";
   return catalog::RecordLoadHistory(con, h);
@@ -779,7 +771,7 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   };
   // One file in its own transaction; an error stops the statement.
   auto load_one = [&](const source::VolumeFile& file) -> Status {
-    const int64_t start_ms = NowMs();
+    const int64_t start_ms = WallClockMs();
     auto outcome = LoadVolumeFile(con, *reader, req.volume, file, t, req.force);
     if (outcome.ok() && outcome->status == "SKIPPED") return Status::Ok();
     if (outcome.ok() && outcome->status == kFileChanged)  // the statement named a file that is not there any more

@@ -4,19 +4,11 @@
 #include <set>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
 
 namespace sluice::load {
-
-namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 Result<VolumeLoadTarget> VolumePipeTarget(const catalog::RoutineLoadDefinition& def, const std::string& scratch_dir) {
   if (!def.pipe || !def.pipe->volume) return Status::Internal("not a volume pipe");
@@ -104,14 +96,14 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
       r.rows_loaded += outcome.rows_loaded;
       r.error_rows += outcome.error_rows;
       r.last_file = volume.location.url + f.path;
-      r.last_load_ms = NowMs();
+      r.last_load_ms = WallClockMs();
     }
     if (purge) remove(f);
   };
   // One file in its own transaction. False when the task must end (an error to return is put in `stop`).
   Status stop = Status::Ok();
   auto load_one = [&](const source::VolumeFile& f) -> bool {
-    const int64_t start_ms = NowMs();
+    const int64_t start_ms = WallClockMs();
     auto outcome = LoadVolumeFile(con, *reader, volume, f, target, /*force=*/false);
     if (!outcome.ok()) {
       const Status& st = outcome.status();

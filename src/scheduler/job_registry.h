@@ -18,7 +18,6 @@
 
 namespace sluice::scheduler {
 
-int64_t WallMs();
 std::string FormatTimeMs(int64_t ms);  // "2026-11-30 03:25:00", UTC; "" for 0
 const char* JobKind(const catalog::RoutineLoadDefinition& def);  // "pipe" or "routine load", for log lines
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
 #include "load/routine_load_task.h"
@@ -120,7 +121,7 @@ void JobRegistry::SchedulerLoop() {
         job->tasks_in_flight++;
         group->task_started = now;
         group->task_id = next_task_id_++;
-        group->last_scheduled_ms = WallMs();
+        group->last_scheduled_ms = WallClockMs();
         if (group->create_time_ms == 0) group->create_time_ms = group->last_scheduled_ms;
         running_tasks_++;
         int64_t version = job->version;
@@ -251,7 +252,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     // A new pipe waits INITIAL_DELAY_IN_SECONDS after its creation before its first batch.
     auto first_run = Clock::now();
     if (j.stored.def.pipe) {
-      int64_t wait_ms = j.stored.create_time_ms + j.stored.def.pipe->initial_delay_seconds * 1000 - WallMs();
+      int64_t wait_ms = j.stored.create_time_ms + j.stored.def.pipe->initial_delay_seconds * 1000 - WallClockMs();
       if (wait_ms > 0) first_run += milliseconds(wait_ms);
     }
     for (int i = 0; i < concurrency; i++) {
@@ -347,7 +348,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     load::TaskResult r;
     r.caught_up = true;
     r.next_offsets = group->idle_offsets;
-    r.started_ms = WallMs();
+    r.started_ms = WallClockMs();
     outcome = std::move(r);
   } else if (auto progress = store_->ReadProgress(job->stored.id); !progress.ok()) {
     outcome = progress.status();

@@ -10,6 +10,8 @@
 #include "catalog/pipe_definition.h"
 #include "catalog/property_table.h"
 #include "catalog/server_settings.h"
+#include "common/ascii.h"
+#include "common/clock.h"
 #include "common/like.h"
 #include "common/log.h"
 #include "common/test_points.h"
@@ -122,7 +124,7 @@ Status JobRegistry::CreateVcluster(const sql::CreateVcluster& stmt) {
   }
   ASSIGN_OR_RETURN(auto con, db_.Connect());
   RETURN_IF_ERROR(con->Execute("INSERT INTO __sluice.vclusters VALUES (" + sql::QuoteLiteral(stmt.name) + ", " +
-                               std::to_string(stmt.size) + ", " + std::to_string(WallMs()) + ")"));
+                               std::to_string(stmt.size) + ", " + std::to_string(WallClockMs()) + ")"));
   std::lock_guard<std::mutex> lock(mu_);
   vclusters_[stmt.name] = static_cast<int>(stmt.size);
   return Status::Ok();
@@ -224,7 +226,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
   if (def.pipe->volume) {
     RETURN_IF_ERROR(CheckVolumePipe(def));  // the volume exists, the format's OPTIONS are valid
-    int64_t now = WallMs();
+    int64_t now = WallClockMs();
     def.pipe->modified_time_ms = now;
     ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
     log::Info("scheduler", "pipe {}.{} created (job id {}) on volume {}", db, stmt.name, job->stored.id,
@@ -258,7 +260,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
         def.offsets[p] = catalog::OffsetSpec{catalog::OffsetSpec::Kind::kOffset, pr.next_offset, std::to_string(pr.next_offset)};
     }
   }
-  int64_t now = WallMs();
+  int64_t now = WallClockMs();
   def.pipe->modified_time_ms = now;
   ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
   log::Info("scheduler", "pipe {}.{} created (job id {}){}", db, stmt.name, job->stored.id,
@@ -297,7 +299,7 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
       return Status::Ok();
     }
     if (stmt.property == "PIPE_EXECUTION_PAUSED") {
-      std::string v = sql::ToUpper(stmt.value);
+      std::string v = AsciiUpper(stmt.value);
       if (v != "TRUE" && v != "FALSE")
         return Status::InvalidArgument("PIPE_EXECUTION_PAUSED must be true or false, got '" + stmt.value + "'");
       if (state == JobState::kCancelled)
@@ -318,7 +320,7 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
   }
   RETURN_IF_ERROR(catalog::AlterPipeProperty(def, stmt.property, stmt.value));
   RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
-  def.pipe->modified_time_ms = WallMs();
+  def.pipe->modified_time_ms = WallClockMs();
   std::lock_guard<std::mutex> lock(mu_);
   auto job = FindPipeLocked(db, stmt.name);
   if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
@@ -367,7 +369,7 @@ std::string PipeKind(const catalog::RoutineLoadDefinition& d) { return d.pipe->v
 json VolumeLatency(const PipeSnapshot& s) {
   bool failing = PipeStatus(s.stored) == "FAILED" || s.other_msg.find("retrying") != std::string::npos;
   int64_t last = s.last_load_ms > 0 ? s.last_load_ms : -1;
-  int64_t time_lag = failing || last < 0 ? -1 : std::max<int64_t>(0, WallMs() - last);
+  int64_t time_lag = failing || last < 0 ? -1 : std::max<int64_t>(0, WallClockMs() - last);
   return json{{"volume",
                {{"pendingFileCount", s.pending_files},
                 {"pendingFileBytes", s.pending_bytes},
@@ -390,7 +392,7 @@ json Latency(const PipeSnapshot& s, const std::map<int32_t, catalog::PartitionPr
   int64_t last = -1;
   for (const auto& [p, ts] : s.timestamps) last = std::max(last, ts);
   bool failing = PipeStatus(s.stored) == "FAILED" || s.other_msg.find("retrying") != std::string::npos;
-  int64_t time_lag = failing || last < 0 ? -1 : std::max<int64_t>(0, WallMs() - last);
+  int64_t time_lag = failing || last < 0 ? -1 : std::max<int64_t>(0, WallClockMs() - last);
   return json{{"kafka", {{"lags", lags}, {"lastConsumeTimestamp", last}, {"offsetLag", total}, {"timeLag", time_lag}}}};
 }
 

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/ascii.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "scheduler/job_registry.h"
 #include "sql/parser.h"
@@ -15,11 +17,6 @@
 namespace sluice::scheduler {
 
 using catalog::JobState;
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 const char* JobKind(const catalog::RoutineLoadDefinition& def) { return def.pipe ? "pipe" : "routine load"; }
 
@@ -139,8 +136,8 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
   for (const auto& g : job.groups)
     if (g->running) running_tasks_--;
   job.groups.clear();
-  if (state == JobState::kPaused) job.stored.pause_time_ms = WallMs();
-  if (state == JobState::kStopped || state == JobState::kCancelled) job.stored.end_time_ms = WallMs();
+  if (state == JobState::kPaused) job.stored.pause_time_ms = WallClockMs();
+  if (state == JobState::kStopped || state == JobState::kCancelled) job.stored.end_time_ms = WallClockMs();
   if (state == JobState::kNeedSchedule) {
     job.next_schedule_attempt = Clock::now();
     job.schedule_backoff_seconds = 0;
@@ -211,7 +208,7 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
       return Status::InvalidArgument("there are already " + std::to_string(live) +
                                      " routine loads (max_routine_load_job_num); STOP one first");
   }
-  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallMs()));
+  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallClockMs()));
   log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, job->stored.id);
   cv_.notify_all();
   return Status::Ok();
@@ -243,8 +240,7 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   std::set<int32_t> named;
   bool offsets_given = false;
   for (const auto& [k, v] : stmt.source_properties) {
-    std::string key = k;
-    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::string key = AsciiLower(k);
     if (key == "kafka_offsets") offsets_given = true;
     if (key != "kafka_partitions") continue;
     std::stringstream parts(v);

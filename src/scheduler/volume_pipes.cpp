@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "catalog/volume_store.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "load/volume_pipe_task.h"
 #include "scheduler/job_registry.h"
@@ -56,7 +57,7 @@ void JobRegistry::ScheduleVolumePipe(std::shared_ptr<JobRuntime> job) {
     return;
   }
   auto first_run = Clock::now();
-  int64_t wait_ms = job->stored.create_time_ms + def.pipe->initial_delay_seconds * 1000 - WallMs();
+  int64_t wait_ms = job->stored.create_time_ms + def.pipe->initial_delay_seconds * 1000 - WallClockMs();
   if (wait_ms > 0) first_run += std::chrono::milliseconds(wait_ms);
   job->groups.clear();
   auto g = std::make_shared<TaskGroup>();
@@ -97,7 +98,7 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
   if (outcome.ok()) {
     job->pending_files = outcome->pending_files;
     job->pending_bytes = outcome->pending_bytes;
-    job->last_listing_ms = WallMs();
+    job->last_listing_ms = WallClockMs();
     if (outcome->loaded_files > 0) {
       job->last_loaded_file = outcome->last_file;
       job->last_load_ms = outcome->last_load_ms;

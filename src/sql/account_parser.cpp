@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "common/ascii.h"
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -89,7 +90,7 @@ Status ParseIdentified(TokenStream& ts, AccountSpec& spec) {
   }
   RETURN_IF_ERROR(ts.ExpectWord("WITH"));
   const Token& plugin = ts.Peek();
-  std::string name = ToLower(plugin.text);
+  std::string name = AsciiLower(plugin.text);
   if (name != "mysql_native_password" && name != "caching_sha2_password")
     return ts.Complain(plugin, "unknown authentication plugin; Sluice offers mysql_native_password and "
                                "caching_sha2_password");
@@ -176,7 +177,7 @@ Result<std::vector<std::string>> ParsePrivilegeList(TokenStream& ts) {
   for (;;) {
     std::string priv;
     while (ts.Peek().kind == TokenKind::kWord && !ts.PeekWord("ON")) {
-      priv += (priv.empty() ? "" : " ") + ToUpper(ts.Peek().raw);
+      priv += (priv.empty() ? "" : " ") + AsciiUpper(ts.Peek().raw);
       ts.Next();
     }
     if (priv.empty()) return ts.Error("a privilege such as SELECT, INSERT or CREATE TABLE");
@@ -239,7 +240,7 @@ Result<GrantObject> ParseGrantObject(TokenStream& ts) {
   if (ts.AcceptWord("SYSTEM")) return GrantObject{GrantObjectKind::kSystem, "", ""};
   if (ts.AcceptWord("CATALOG")) {
     ASSIGN_OR_RETURN(std::string name, ts.ExpectIdentifier("a catalog name"));
-    if (ToLower(name) != "default_catalog")
+    if (AsciiLower(name) != "default_catalog")
       return ts.Complain(ts.Peek(), "the only catalog is default_catalog");
     return GrantObject{GrantObjectKind::kCatalog, "", ""};
   }

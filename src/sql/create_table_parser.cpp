@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/ascii.h"
 #include "sql/parser.h"
 #include "sql/statement_parsers.h"
 
@@ -51,7 +52,7 @@ Result<std::string> ParseDefault(TokenStream& ts) {
   if (t.kind == TokenKind::kWord && !IsAttributeKeyword(t)) {
     if (t.IsWord("NULL") || t.IsWord("TRUE") || t.IsWord("FALSE")) {
       ts.Next();
-      return ToUpper(t.raw);
+      return AsciiUpper(t.raw);
     }
     ts.Next();
     if (ts.PeekSymbol("(")) {  // CURRENT_TIMESTAMP(), now(), uuid()
@@ -90,7 +91,7 @@ Result<ColumnDef> ParseColumn(TokenStream& ts) {
                                             : AggregateFunction::kReplaceIfNotNull;
       ts.Next();
     } else if (t.IsWord("HLL_UNION") || t.IsWord("BITMAP_UNION") || t.IsWord("PERCENTILE_UNION")) {
-      return ts.NotSupportedAt(t, "the aggregate function " + ToUpper(t.raw) + " of column '" + col.name +
+      return ts.NotSupportedAt(t, "the aggregate function " + AsciiUpper(t.raw) + " of column '" + col.name +
                                       "' is not supported; use SUM, MAX, MIN, REPLACE or REPLACE_IF_NOT_NULL");
     } else if (t.IsWord("DEFAULT")) {
       RETURN_IF_ERROR(once(seen.default_value, t, "DEFAULT"));
@@ -311,7 +312,7 @@ Status ParseTableOptions(TokenStream& ts, CreateTable* ct, KeyClause* key) {
       ts.AcceptSymbol("=");
       const Token& name = ts.Peek();
       ASSIGN_OR_RETURN(std::string value, ts.ExpectIdentifier("an engine name (OLAP)"));
-      ct->engine = ToUpper(value);
+      ct->engine = AsciiUpper(value);
       if (ct->engine != "OLAP") {
         return ts.NotSupportedAt(name, "ENGINE = " + value +
                                            " is not supported: Sluice tables are OLAP tables (write ENGINE = OLAP "

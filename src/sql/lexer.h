@@ -85,8 +85,6 @@ class TokenReader {
 std::vector<Token> Tokenize(std::string_view sql, bool keep_comments = false);
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-std::string ToUpper(std::string_view s);
-std::string ToLower(std::string_view s);
 // Letters, digits, '_', '$' and every byte of a multi-byte UTF-8 character may appear in a bare identifier.
 bool IsIdentifierChar(char c);
 

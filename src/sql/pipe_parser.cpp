@@ -1,6 +1,7 @@
 // CREATE / DROP / ALTER PIPE, SHOW PIPES and DESC PIPE (the Lakehouse dialect, shared/reference/pipe.md).
 #include <string>
 
+#include "common/ascii.h"
 #include "sql/statement_parsers.h"
 #include "sql/volume_parser.h"
 
@@ -162,7 +163,7 @@ Result<Statement> ParseCreatePipe(TokenStream& ts) {
       continue;
     }
     if (ts.Peek().kind != TokenKind::kWord) return ts.Error("a pipe property (VIRTUAL_CLUSTER = '...', ...), COMMENT or AS");
-    std::string key = ToUpper(ts.Next().raw);
+    std::string key = AsciiUpper(ts.Next().raw);
     RETURN_IF_ERROR(ts.ExpectSymbol("="));
     ASSIGN_OR_RETURN(std::string v, ExpectValue(ts, "a quoted value for " + key));
     s.properties.emplace_back(key, v);
@@ -223,7 +224,7 @@ Result<Statement> ParseAlterPipe(TokenStream& ts) {
     if (ts.PeekWord("COPY") || ts.PeekWord("AS"))
       return ts.NotSupportedAt(ts.Peek(), "the COPY statement of a pipe cannot change; drop and create the pipe");
     if (ts.Peek().kind != TokenKind::kWord) return ts.Error("a pipe property, e.g. PIPE_EXECUTION_PAUSED = true");
-    s.property = ToUpper(ts.Next().raw);
+    s.property = AsciiUpper(ts.Next().raw);
     RETURN_IF_ERROR(ts.ExpectSymbol("="));
     ASSIGN_OR_RETURN(s.value, ExpectValue(ts, "a value for " + s.property));
     if (ts.PeekSymbol(","))

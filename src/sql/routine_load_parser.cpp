@@ -2,6 +2,8 @@
 // (shared/reference/routine-load.md). Property values are kept as written and expressions as source text.
 #include "sql/routine_load_parser.h"
 
+#include "common/ascii.h"
+
 namespace sluice::sql {
 
 namespace {
@@ -134,7 +136,7 @@ Status ParseLoadProperties(TokenStream& ts, LoadProperties& load) {
       while (true) {
         MetadataKey k;
         ASSIGN_OR_RETURN(k.key, ts.ExpectIdentifier("a metadata key"));
-        k.key = ToUpper(k.key);
+        k.key = AsciiUpper(k.key);
         if (ts.AcceptWord("AS")) {
           ASSIGN_OR_RETURN(k.alias, ts.ExpectIdentifier("an alias"));
         }
@@ -154,7 +156,7 @@ Status ParseLoadProperties(TokenStream& ts, LoadProperties& load) {
 Status ParseFromSource(TokenStream& ts, std::string* type, PropertyList* props) {
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));
   ASSIGN_OR_RETURN(*type, ts.ExpectIdentifier("a data source such as KAFKA"));
-  *type = ToUpper(*type);
+  *type = AsciiUpper(*type);
   ASSIGN_OR_RETURN(*props, ParsePropertyList(ts, "FROM " + *type));
   return Status::Ok();
 }
@@ -248,7 +250,7 @@ Result<Statement> ParseShowRoutineLoad(TokenStream& ts) {
     if (!EqualsIgnoreCase(column, "State")) return ts.Complain(key, "SHOW ROUTINE LOAD filters by State = \"...\"");
     RETURN_IF_ERROR(ts.ExpectSymbol("="));
     ASSIGN_OR_RETURN(std::string state, ts.ExpectString("a quoted state such as \"RUNNING\""));
-    st.state = ToUpper(state);
+    st.state = AsciiUpper(state);
   }
   if (ts.AcceptWords({"ORDER", "BY"})) {
     ASSIGN_OR_RETURN(st.order_by, ts.ExpectIdentifier("a column name"));

@@ -1,5 +1,6 @@
 // SET in its MySQL forms. Clients send these on connect (SET NAMES, SET autocommit=1, SET sql_mode=...), so every
 // form a driver uses must parse; what a variable means is the session's business, not the parser's.
+#include "common/ascii.h"
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -65,7 +66,7 @@ Result<Assignment> SystemVariableName(TokenStream& ts, const Token& t) {
   if (name.empty() || name.find('.') != std::string_view::npos) {
     return ts.ErrorAt(t, "a system variable such as @@autocommit or @@session.sql_mode");
   }
-  a.name = ToLower(name);
+  a.name = AsciiLower(name);
   ts.Next();
   return a;
 }
@@ -77,7 +78,7 @@ Result<Statement> ParseSet(TokenStream& ts) {
   if (ts.AcceptWord("NAMES")) return ParseCharset(ts, true);
   if (ts.AcceptWords({"CHARACTER", "SET"}) || ts.AcceptWord("CHARSET")) return ParseCharset(ts, false);
   if (ts.PeekWord("PASSWORD") || ts.PeekWord("ROLE")) {
-    return ts.NotSupportedAt(ts.Peek(), "SET " + ToUpper(ts.Peek().raw) + " is not supported");
+    return ts.NotSupportedAt(ts.Peek(), "SET " + AsciiUpper(ts.Peek().raw) + " is not supported");
   }
   SetVariables st;
   bool global_scope = false;  // a GLOBAL/SESSION keyword holds for the assignments after it, as in MySQL
@@ -106,7 +107,7 @@ Result<Statement> ParseSet(TokenStream& ts) {
       return ts.NotSupportedAt(t, "user variables (" + std::string(t.raw) +
                                       ") are not supported; set a session variable instead (SET name = value)");
     } else if (t.IsIdentifier() && !t.text.empty()) {
-      a.name = ToLower(t.text);
+      a.name = AsciiLower(t.text);
       a.global = global_scope;
       ts.Next();
     } else {

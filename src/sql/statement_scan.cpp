@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/token_stream.h"
 
@@ -64,7 +65,7 @@ size_t Find(const std::vector<Token>& tokens, size_t from, std::string_view word
 void ReadHead(const std::vector<Token>& t, StatementScan& s) {
   size_t i = 0;
   if (t.empty()) return;
-  s.verb = ToUpper(t[0].raw);
+  s.verb = AsciiUpper(t[0].raw);
   if (s.verb == "EXPLAIN") {
     // EXPLAIN [ANALYZE] [(options)] <statement>: EXPLAIN ANALYZE runs it, so it is checked as that statement.
     i = 1;
@@ -98,7 +99,7 @@ void ReadHead(const std::vector<Token>& t, StatementScan& s) {
       if (t[k].IsSymbol(")")) depth--;
       if (depth == 0 && (t[k].IsWord("INSERT") || t[k].IsWord("UPDATE") || t[k].IsWord("DELETE") ||
                          t[k].IsWord("MERGE") || t[k].IsWord("SELECT"))) {
-        s.verb = ToUpper(t[k].raw);
+        s.verb = AsciiUpper(t[k].raw);
         i = k;
         break;
       }
@@ -133,7 +134,7 @@ void ReadHead(const std::vector<Token>& t, StatementScan& s) {
       k++;
     }
     if (k < t.size()) {
-      s.object_kind = ToUpper(t[k].raw);
+      s.object_kind = AsciiUpper(t[k].raw);
       if (s.object_kind == "FUNCTION") s.object_kind = "MACRO";
       s.target = after(k + 1);
     }
@@ -189,7 +190,7 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
     after_from = (t.IsWord("FROM") || t.IsWord("JOIN")) && !in_call;
     if (t.IsSymbol("(")) paren_is_call.push_back(!chain.empty() && !chain_wants_name);
     if (t.IsSymbol(")") && !paren_is_call.empty()) paren_is_call.pop_back();
-    if (stage == 1 && t.IsWord("VOLUME") && ToLower(scan.names[pending_call].parts.back()) == "directory") {
+    if (stage == 1 && t.IsWord("VOLUME") && AsciiLower(scan.names[pending_call].parts.back()) == "directory") {
       // DIRECTORY(VOLUME vol): the name follows.
     } else if (stage == 1) {
       // A lone string or name: f('x') or DIRECTORY(vol).

@@ -6,6 +6,7 @@
 #include <deque>
 #include <optional>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -301,7 +302,7 @@ class Translator {
       }
     }
     std::optional<std::string> value;
-    if (session_.variable) value = session_.variable(ToLower(name));
+    if (session_.variable) value = session_.variable(AsciiLower(name));
     if (!value) return "NULL";
     if (IsPlainInteger(*value)) return (*value)[0] == '-' ? "(" + *value + ")" : *value;
     return StringLiteral(*value);

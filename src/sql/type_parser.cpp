@@ -3,6 +3,7 @@
 #include <array>
 #include <string_view>
 
+#include "common/ascii.h"
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -63,7 +64,7 @@ Result<TypeSpec> ParseType(TokenStream& ts, int depth) {
   const Token& t = ts.Peek();
   if (t.kind != TokenKind::kWord) return ts.Error(kTypeExamples);
   TypeSpec type;
-  type.name = ToUpper(t.raw);
+  type.name = AsciiUpper(t.raw);
 
   if (type.name == "ARRAY" || type.name == "MAP" || type.name == "STRUCT") {
     ts.Next();

@@ -2,6 +2,7 @@
 // in the Lakehouse grammar (shared/reference/pipe.md). Values are kept as written; catalog/ validates them.
 #include "sql/volume_parser.h"
 
+#include "common/ascii.h"
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -82,7 +83,7 @@ Result<Statement> ParseCreateVolume(TokenStream& ts) {
       if (st.recursive) return ts.Complain(at, "RECURSIVE is given twice");
       ts.AcceptSymbol("=");
       const Token& v = ts.Peek();
-      std::string text = ToUpper(v.text);
+      std::string text = AsciiUpper(v.text);
       if (text == "TRUE") st.recursive = true;
       else if (text == "FALSE") st.recursive = false;
       else return ts.Error("TRUE or FALSE after RECURSIVE =");
@@ -211,7 +212,7 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
   RETURN_IF_ERROR(ts.ExpectWord("USING"));
   const Token& fmt = ts.Peek();
   if (!(fmt.IsWord("CSV") || fmt.IsWord("JSON") || fmt.IsWord("PARQUET"))) return ts.ErrorExpecting({"CSV", "JSON", "PARQUET"});
-  st.format = ToUpper(ts.Next().text);
+  st.format = AsciiUpper(ts.Next().text);
   bool have_options = false, have_files = false, have_on_error = false, have_force = false;
   bool inside = transform;  // still inside FROM ( ... )
   while (!ts.AtEnd()) {
@@ -270,7 +271,7 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
       have_on_error = true;
       RETURN_IF_ERROR(ts.ExpectSymbol("="));
       const Token& v = ts.Peek();
-      std::string value = ToUpper(v.text);
+      std::string value = AsciiUpper(v.text);
       if (!(v.IsString() || v.kind == TokenKind::kWord) || (value != "CONTINUE" && value != "ABORT"))
         return ts.Error("CONTINUE or ABORT after ON_ERROR =");
       ts.Next();
@@ -280,7 +281,7 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
       have_force = true;
       RETURN_IF_ERROR(ts.ExpectSymbol("="));
       const Token& v = ts.Peek();
-      std::string value = ToUpper(v.text);
+      std::string value = AsciiUpper(v.text);
       if (!(v.IsString() || v.kind == TokenKind::kWord) || (value != "TRUE" && value != "FALSE"))
         return ts.Error("TRUE or FALSE after FORCE =");
       ts.Next();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 
 namespace sluice::transform {
@@ -226,7 +227,7 @@ std::string ConvertTo(const TypedSql& v, const SqlType& target, const TimeZone& 
       return TryCast(AsVarchar(v, tz), t);
     default:
       // BLOB keeps the text's bytes as they are (a cast would read backslash escapes); UUID and others parse text.
-      if (sql::ToUpper(t) == "BLOB" && from == TypeClass::kVarchar) return "encode(" + v.sql + ")";
+      if (AsciiUpper(t) == "BLOB" && from == TypeClass::kVarchar) return "encode(" + v.sql + ")";
       return TryCast(AsVarchar(v, tz), t);
   }
 }

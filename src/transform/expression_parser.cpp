@@ -5,6 +5,7 @@
 #include <array>
 #include <limits>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "transform/expression.h"
 
@@ -409,14 +410,14 @@ class Parser {
     if (t.IsWord("NULL") || t.IsWord("TRUE") || t.IsWord("FALSE")) {
       ExprPtr e = NewNode(ExprKind::kLiteral, Next());
       e->literal = t.IsWord("NULL") ? LiteralKind::kNull : LiteralKind::kBoolean;
-      e->text = sql::ToUpper(t.raw);
+      e->text = AsciiUpper(t.raw);
       return e;
     }
     if (t.IsWord("CASE")) return ParseCase();
     if (t.IsWord("INTERVAL")) return ParseInterval();
     if (IsOneOf(t, kNiladicFunctions)) {
       ExprPtr e = NewNode(ExprKind::kCall, Next());
-      e->text = sql::ToLower(t.raw);
+      e->text = AsciiLower(t.raw);
       return e;
     }
     if (IsOneOf(t, kReservedWords)) return Expected("an expression");
@@ -429,7 +430,7 @@ class Parser {
   Result<ExprPtr> ParseCall() {
     const Token& name = Next();
     ExprPtr call = NewNode(ExprKind::kCall, name);
-    call->text = sql::ToLower(name.raw);
+    call->text = AsciiLower(name.raw);
     Next();  // (
     if (!AcceptSymbol(")")) {
       do {
@@ -463,7 +464,7 @@ class Parser {
   Result<TypeName> ParseTypeName() {
     if (Peek().kind != TokenKind::kWord) return Expected("a type name");
     TypeName type;
-    type.name = sql::ToUpper(Next().raw);
+    type.name = AsciiUpper(Next().raw);
     // CAST(x AS SIGNED INTEGER), CAST(x AS UNSIGNED INT)
     bool integer_word = Peek().IsWord("INTEGER") || Peek().IsWord("INT");
     if ((type.name == "SIGNED" || type.name == "UNSIGNED") && integer_word) Next();
@@ -510,7 +511,7 @@ class Parser {
     ExprPtr node = NewNode(ExprKind::kInterval, Next());
     ASSIGN_OR_RETURN(ExprPtr amount, ParseAdditive());
     node->children.push_back(std::move(amount));
-    std::string unit = sql::ToUpper(Peek().raw);
+    std::string unit = AsciiUpper(Peek().raw);
     if (Peek().kind == TokenKind::kWord && unit.size() > 1 && unit.back() == 'S') unit.pop_back();  // DAYS -> DAY
     if (Peek().kind != TokenKind::kWord ||
         std::find(kIntervalUnits.begin(), kIntervalUnits.end(), unit) == kIntervalUnits.end())

@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 
 namespace sluice::transform {
@@ -54,7 +55,7 @@ constexpr std::array<NamedClass, 36> kScalarNames = {{
 
 SqlType ClassifyDuckDBType(std::string_view duckdb_type) {
   // Classify on the upper-cased name, but keep the spelling: struct field names inside may be case-sensitive.
-  std::string t = sql::ToUpper(Trim(duckdb_type));
+  std::string t = AsciiUpper(Trim(duckdb_type));
   SqlType out;
   out.duckdb = Trim(duckdb_type);
   if (!t.empty() && t.back() == ']') {
@@ -121,7 +122,7 @@ Result<SqlType> CastTargetType(const TypeName& type) {
                                      std::to_string(p) + "," + std::to_string(s) + ")");
     return scalar(TypeClass::kDecimal, "DECIMAL(" + std::to_string(p) + "," + std::to_string(s) + ")");
   }
-  return Status::InvalidArgument("unknown type '" + sql::ToLower(n) +
+  return Status::InvalidArgument("unknown type '" + AsciiLower(n) +
                                  "' in CAST; use one of tinyint, smallint, int, bigint, largeint, signed, unsigned, "
                                  "float, double, decimal(p,s), boolean, char, varchar, string, date, datetime, "
                                  "time, json, varbinary");
@@ -136,13 +137,13 @@ std::string ListElementType(std::string_view list_type) {
 
 std::string MapValueType(std::string_view map_type) {
   std::string t = Trim(map_type);
-  if (!StartsWith(sql::ToUpper(t), "MAP(") || t.back() != ')') return "";
+  if (!StartsWith(AsciiUpper(t), "MAP(") || t.back() != ')') return "";
   return SplitPair(std::string_view(t).substr(4, t.size() - 5)).second;
 }
 
 std::string MapKeyType(std::string_view map_type) {
   std::string t = Trim(map_type);
-  if (!StartsWith(sql::ToUpper(t), "MAP(") || t.back() != ')') return "";
+  if (!StartsWith(AsciiUpper(t), "MAP(") || t.back() != ')') return "";
   return SplitPair(std::string_view(t).substr(4, t.size() - 5)).first;
 }
 

@@ -1,5 +1,6 @@
 #include "transform/time_zone.h"
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -37,7 +38,7 @@ bool IsZoneNameChar(char c) {
 
 Result<TimeZone> TimeZone::Parse(std::string_view spec) {
   TimeZone tz;
-  std::string upper = sql::ToUpper(spec);
+  std::string upper = AsciiUpper(spec);
   if (spec.empty() || upper == "UTC" || upper == "GMT" || upper == "Z") {
     tz.name_ = "UTC";
     tz.utc_ = true;

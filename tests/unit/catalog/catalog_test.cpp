@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/clock.h"
+
 namespace sluice::catalog {
 namespace {
 
@@ -183,6 +185,31 @@ TEST_F(CatalogTest, RetentionPassesAndPurgeDeletes) {
   auto con = db_->Connect();
   auto left = (*con)->Query("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'shop'");
   EXPECT_EQ(*left->result_set->rows[0][0], "0");
+}
+
+// Without a clock of its own the catalog reads the common wall clock, so a test can move it there too.
+TEST(CatalogClockTest, DefaultClockIsTheWallClock) {
+  ManualWallClock manual(1'700'000'000'000);
+  ScopedWallClockOverride use(manual);
+  auto db = storage::Database::Open("");
+  ASSERT_TRUE(db.ok());
+  auto cat = Catalog::Open(**db);
+  ASSERT_TRUE(cat.ok()) << cat.status().ToString();
+  ASSERT_TRUE((*cat)->CreateDatabase("shop", false).ok());
+  auto t = OrdersTable();
+  t.properties = {{"undrop_retention_seconds", "60"}};
+  ASSERT_TRUE((*cat)->CreateTable("shop", t).ok());
+  ASSERT_TRUE((*cat)->DropTable("shop", "orders", false, false).ok());
+  manual.AdvanceMs(59'000);
+  EXPECT_EQ((*cat)->ListDroppedTables("shop")->size(), 1u);
+  auto kept = (*cat)->PurgeExpiredDroppedTables();
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, 0);
+  manual.AdvanceMs(2'000);
+  auto purged = (*cat)->PurgeExpiredDroppedTables();
+  ASSERT_TRUE(purged.ok());
+  EXPECT_EQ(*purged, 1);
+  EXPECT_TRUE((*cat)->ListDroppedTables("shop")->empty());
 }
 
 TEST_F(CatalogTest, ForceDropIsFinal) {

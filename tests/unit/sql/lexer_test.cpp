@@ -186,11 +186,9 @@ TEST(LexerTest, ReaderStreamsAndKeepsReturningEnd) {
   }
 }
 
-TEST(LexerTest, CaseHelpers) {
+TEST(LexerTest, EqualsIgnoreCase) {
   EXPECT_TRUE(EqualsIgnoreCase("Select", "SELECT"));
   EXPECT_FALSE(EqualsIgnoreCase("Selec", "SELECT"));
-  EXPECT_EQ(ToUpper("varchar(26)"), "VARCHAR(26)");
-  EXPECT_EQ(ToLower("@@Session.X"), "@@session.x");
 }
 
 }  // namespace
