@@ -95,8 +95,8 @@ std::string JobRegistry::OutOfRangeReasonLocked(const JobRuntime& job, const Tas
   }
   if (def.pipe)
     return st.message() + what + ". A pipe's offsets cannot be altered: DROP PIPE " + def.name +
-           " and CREATE PIPE again (PROPERTIES (\"RESET_KAFKA_GROUP_OFFSETS\" = \"earliest\") starts at the "
-           "earliest available offset, \"latest\" at new messages)";
+           " and CREATE PIPE again: RESET_KAFKA_GROUP_OFFSETS = 'earliest' starts at the earliest available offset, "
+           "'latest' at new messages, 'valid' continues from the group's progress and jumps over deleted offsets";
   std::vector<int32_t> reset = detail.partition ? std::vector<int32_t>{*detail.partition} : group.partitions;
   std::vector<int32_t> listed = def.partitions.empty() ? job.current_partitions : def.partitions;
   for (int32_t p : reset)
