@@ -200,21 +200,23 @@ Status ApplyKafkaProperties(const sql::PropertyList& list, bool altering, Routin
         ASSIGN_OR_RETURN(def.offsets[parts[i]], ParseOffsetSpec(offs[i]));
       }
     }
-    if (!altering) {
-      def.partitions = parts;
-    } else if (!def.partitions.empty()) {
-      // ALTER may name a subset to set offsets; the job keeps loading the partitions it had, plus any new ones.
-      for (int32_t p : parts)
-        if (std::find(def.partitions.begin(), def.partitions.end(), p) == def.partitions.end()) def.partitions.push_back(p);
-    }
+    // CREATE and ALTER alike: the job loads exactly the listed partitions from now on (ALTER is how a job that
+    // names a partition the topic does not have is repaired). Explicit offsets of partitions no longer listed
+    // are forgotten, so SHOW CREATE ROUTINE LOAD prints what the job does; their committed progress stays in the
+    // catalog (statistics), and a partition listed again later continues from it unless kafka_offsets says otherwise.
+    def.partitions = parts;
+    for (auto it = def.offsets.begin(); it != def.offsets.end();)
+      it = std::find(parts.begin(), parts.end(), it->first) == parts.end() ? def.offsets.erase(it) : std::next(it);
   }
   return Status::Ok();
 }
 
 Status ApplyLoadProperties(const sql::LoadProperties& load, RoutineLoadDefinition& def) {
   if (load.partitions)
-    return Status::NotSupported("PARTITION (...) in a routine load is not supported: Sluice tables are not "
-                                "partitioned into separately loadable parts; remove the clause");
+    return Status::NotSupported(std::string(load.temporary_partitions ? "TEMPORARY " : "") +
+                                "PARTITION (...) in a routine load is not supported (nor its other spelling PARTITIONS "
+                                "(...)): Sluice tables are not partitioned into separately loadable parts; remove "
+                                "the clause");
   if (load.column_separator) {
     ASSIGN_OR_RETURN(def.load.column_separator, ResolveSeparator(*load.column_separator, "COLUMNS TERMINATED BY"));
   }

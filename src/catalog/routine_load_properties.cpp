@@ -49,7 +49,8 @@ const std::vector<PropertySpec>& KafkaPropertyTable() {
       {"kafka_broker_list", PropertyType::kString, "", 0, 0, {}, false, "Required. host:port[,host:port...]"},
       {"kafka_topic", PropertyType::kString, "", 0, 0, {}, false, "Required. The topic to load."},
       {"kafka_partitions", PropertyType::kString, "", 0, 0, {}, true,
-       "Partitions to load, e.g. \"0,1,2\". Default: all, and partitions added later are picked up."},
+       "Partitions to load, e.g. \"0,1,2\". Default: all, and partitions added later are picked up. "
+       "ALTER replaces the list; partitions that stay keep their progress."},
       {"kafka_offsets", PropertyType::kString, "", 0, 0, {}, true,
        "Starting offset of each listed partition: a number, OFFSET_BEGINNING, OFFSET_END, or a datetime "
        "(the first message at or after it)."},

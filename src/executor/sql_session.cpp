@@ -193,6 +193,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           },
           [&](const sql::DropDatabase& s) -> Result<StatementResult> {
             RETURN_IF_ERROR(catalog_.DropDatabase(s.name, s.if_exists));
+            routine_loads_.TargetDropped(s.name, "");
             if (s.name == current_db_) {
               current_db_.clear();
               activity_->SetDatabase("");
@@ -223,6 +224,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::DropTable& s) -> Result<StatementResult> {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             RETURN_IF_ERROR(catalog_.DropTable(db, s.table.name, s.if_exists, s.force));
+            routine_loads_.TargetDropped(db, s.table.name);
             return Ok();
           },
           [&](const sql::UndropTable& s) -> Result<StatementResult> {

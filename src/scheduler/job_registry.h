@@ -54,6 +54,7 @@ class JobRegistry {
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
   Status LoadVclusters();
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
+  void TargetDropped(const std::string& db, const std::string& table);
 
  private:
   // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.
@@ -64,6 +65,8 @@ class JobRegistry {
   void RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
                storage::Connection& con);
   void CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version);
+  // The pause reason for an OutOfRange task failure, with the statements that repair it.
+  std::string OutOfRangeReasonLocked(const JobRuntime& job, const TaskGroup& group, const Status& st);
   // A task of `group` ended (either kind of job): the group may run again and DROP PIPE's wait is told. Returns
   // whether the group was replaced meanwhile (regrouping, a timed-out task), whose task then changes nothing.
   bool EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group);

@@ -32,6 +32,11 @@ struct TaskGroup {
   int64_t last_scheduled_ms = 0;
   double backoff_seconds = 0;               // grows while the source keeps failing
   std::string message;                      // what the last task said (SHOW ROUTINE LOAD TASK)
+  // SHOW ROUTINE LOAD TASK: when the running (or last) task began on its worker, and how the last one ended:
+  // "COMMITTED", "ABORTED" (failed, or over the error limits: nothing committed), "NO_DATA" (nothing new to
+  // load); empty before the first task ended.
+  int64_t execute_start_ms = 0;
+  std::string last_txn_status;
   std::map<int32_t, int64_t> task_offsets;  // where the running (or last) task started
   // Used only by the worker running this group's task.
   std::unique_ptr<source::KafkaSource> source;

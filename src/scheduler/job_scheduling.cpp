@@ -8,6 +8,7 @@
 #include "common/test_points.h"
 #include "load/routine_load_task.h"
 #include "scheduler/job_registry.h"
+#include "source/offset_out_of_range.h"
 #include "sql/parser.h"
 
 namespace sluice::scheduler {
@@ -54,7 +55,99 @@ std::string PartitionList(const std::vector<int32_t>& parts) {
   return out;
 }
 
+// The statement that resumes a paused job of this kind: the advice in a pause reason must name one that works.
+std::string ResumeStatement(const catalog::RoutineLoadDefinition& def) {
+  return def.pipe ? "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false"
+                  : "RESUME ROUTINE LOAD FOR " + def.name;
+}
+
+// The topic cannot be read. ALTER cannot change kafka_topic (as in StarRocks), and a pipe's topic is part of its
+// COPY statement: the advice is to create the topic, or to make a new job for another topic.
+std::string TopicProblemReason(const catalog::RoutineLoadDefinition& def, const Status& st) {
+  if (st.code() != StatusCode::kNotFound) return st.message() + "; fix the cause, then " + ResumeStatement(def);
+  if (def.pipe)
+    return st.message() + "; create the topic, then " + ResumeStatement(def) + ". To read another topic, DROP PIPE " +
+           def.name + " and CREATE PIPE again with it";
+  return st.message() + "; create the topic, then " + ResumeStatement(def) +
+         ". kafka_topic cannot be changed by ALTER: to load another topic, STOP ROUTINE LOAD FOR " + def.name +
+         " and CREATE ROUTINE LOAD again with the right kafka_topic";
+}
+
+// The job names partition `missing`, which the topic (partitions `all`) does not have.
+std::string MissingPartitionReason(const catalog::RoutineLoadDefinition& def, int32_t missing,
+                                   const std::vector<int32_t>& all) {
+  std::vector<int32_t> existing = all;
+  std::sort(existing.begin(), existing.end());
+  std::string reason = "partition " + std::to_string(missing) + " of topic '" + def.topic + "' does not exist (it has " +
+                       std::to_string(all.size()) + " partitions: " + PartitionList(existing) + ")";
+  if (def.pipe)
+    return reason + "; add the partition to the topic, then " + ResumeStatement(def) + "; or DROP PIPE " + def.name +
+           " and CREATE PIPE again";
+  // The listed partitions the topic has; the ALTER keeps their progress.
+  std::vector<int32_t> keep;
+  for (int32_t p : def.partitions)
+    if (std::find(all.begin(), all.end(), p) != all.end()) keep.push_back(p);
+  if (keep.empty()) keep = existing;
+  return reason + "; ALTER ROUTINE LOAD FOR " + def.name + " FROM KAFKA (\"kafka_partitions\" = \"" +
+         PartitionList(keep) + "\") to load only partitions it has (or add the partition to the topic), then " +
+         ResumeStatement(def);
+}
+
 }  // namespace
+
+// An offset the source cannot read (OutOfRange). The reason says which side of the partition's data it is on, and
+// for a routine load gives an ALTER that repairs just that partition: every partition the job loads is listed
+// (ALTER replaces kafka_partitions), the others at their committed offsets, so they continue where they were.
+std::string JobRegistry::OutOfRangeReasonLocked(const JobRuntime& job, const TaskGroup& group, const Status& st) {
+  const auto& def = job.stored.def;
+  source::OutOfRangeDetail detail = source::DescribeOutOfRange(st);
+  std::string what;
+  switch (detail.side) {
+    case source::OutOfRangeSide::kBelowEarliest:
+      what = ". The data was deleted by retention";
+      break;
+    case source::OutOfRangeSide::kBeyondEnd:
+      what = ". The offset is past the last message: kafka_offsets named an offset not written yet, or the topic "
+             "was deleted and created again";
+      break;
+    case source::OutOfRangeSide::kUnknown:
+      what = ". Whether the data was deleted by retention or the offset is past the end could not be told";
+      break;
+  }
+  if (def.pipe)
+    return st.message() + what + ". A pipe's offsets cannot be altered: DROP PIPE " + def.name +
+           " and CREATE PIPE again: RESET_KAFKA_GROUP_OFFSETS = 'earliest' starts at the earliest available offset, "
+           "'latest' at new messages, 'valid' continues from the group's progress and jumps over deleted offsets";
+  std::vector<int32_t> reset = detail.partition ? std::vector<int32_t>{*detail.partition} : group.partitions;
+  std::vector<int32_t> listed = def.partitions.empty() ? job.current_partitions : def.partitions;
+  for (int32_t p : reset)
+    if (std::find(listed.begin(), listed.end(), p) == listed.end()) listed.push_back(p);
+  std::map<int32_t, catalog::PartitionProgress> progress;
+  if (auto read = store_->ReadProgress(job.stored.id); read.ok()) progress = std::move(read).value();
+  auto alter = [&](const char* to) {
+    std::string offs;
+    for (int32_t p : listed) {
+      std::string o;
+      if (std::find(reset.begin(), reset.end(), p) != reset.end()) o = to;
+      else if (auto it = progress.find(p); it != progress.end() && it->second.next_offset >= 0)
+        o = std::to_string(it->second.next_offset);
+      else if (auto spec = def.offsets.find(p); spec != def.offsets.end()) o = spec->second.text;
+      else o = def.default_offset.text;
+      offs += (offs.empty() ? "" : ",") + o;
+    }
+    return "ALTER ROUTINE LOAD FOR " + def.name + " FROM KAFKA (\"kafka_partitions\" = \"" + PartitionList(listed) +
+           "\", \"kafka_offsets\" = \"" + offs + "\");";
+  };
+  std::string reason = st.message() + what;
+  if (detail.side == source::OutOfRangeSide::kBelowEarliest)
+    reason += ". To continue from the earliest available offset: " + alter("OFFSET_BEGINNING");
+  else
+    reason += ". To load from the earliest available offset: " + alter("OFFSET_BEGINNING") +
+              " or to load only messages written from now on: " + alter("OFFSET_END");
+  reason += " then " + ResumeStatement(def);
+  if (def.partitions.empty()) reason += " (the job then loads exactly the listed partitions)";
+  return reason;
+}
 
 void JobRegistry::SchedulerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
@@ -204,7 +297,13 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     if (plan.status().code() == StatusCode::kUnknownTable) {
       finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kCancelled, plan.status().message() + ": the target table was dropped"); });
     } else {
-      finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, "cannot plan the load: " + plan.status().message()); });
+      finish([&](JobRuntime& j) {
+        SetStateLocked(j, JobState::kPaused,
+                       "cannot plan the load: " + plan.status().message() + "; fix the table" +
+                           (def.pipe ? " (or DROP PIPE " + def.name + " and CREATE PIPE again)"
+                                     : " (or the job's COLUMNS / WHERE with ALTER ROUTINE LOAD FOR " + def.name + ")") +
+                           ", then " + ResumeStatement(def));
+      });
     }
     return;
   }
@@ -216,19 +315,13 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   auto all = (*source)->Partitions(kKafkaTimeout);
   if (!all.ok()) {
     if (all.status().retriable()) return retry_later(all.status());
-    finish([&](JobRuntime& j) {
-      SetStateLocked(j, JobState::kPaused, all.status().message() + "; create the topic or fix kafka_topic, then RESUME");
-    });
+    finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, TopicProblemReason(def, all.status())); });
     return;
   }
   std::vector<int32_t> partitions = def.partitions.empty() ? *all : def.partitions;
   for (int32_t p : partitions) {
     if (std::find(all->begin(), all->end(), p) == all->end()) {
-      finish([&](JobRuntime& j) {
-        SetStateLocked(j, JobState::kPaused, "partition " + std::to_string(p) + " of topic '" + def.topic +
-                                                 "' does not exist (it has " + std::to_string(all->size()) +
-                                                 " partitions); ALTER kafka_partitions, then RESUME");
-      });
+      finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, MissingPartitionReason(def, p, *all)); });
       return;
     }
   }
@@ -238,7 +331,10 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   auto starts = ResolveStartOffsets(def, **source, partitions, *progress, con, &before_start);
   if (!starts.ok()) {
     if (starts.status().retriable()) return retry_later(starts.status());
-    finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, "cannot resolve starting offsets: " + starts.status().message()); });
+    finish([&](JobRuntime& j) {
+      SetStateLocked(j, JobState::kPaused, "cannot resolve starting offsets: " + starts.status().message() +
+                                               "; fix the cause, then " + ResumeStatement(def));
+    });
     return;
   }
   if (Status st = store_->InitProgress(id, *starts); !st.ok()) return retry_later(st);
@@ -319,6 +415,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     plan = job->plan;
     def = job->stored.def;
     task_id = group->task_id;
+    group->execute_start_ms = WallMs();
   }
   // Rejected rows the job keeps: log_rejected_record_num, where 0 means the 100 newest and -1 all.
   int64_t keep = def.IntProperty("log_rejected_record_num");
@@ -442,6 +539,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
 
   std::lock_guard<std::mutex> lock(mu_);
   bool replaced = EndTaskLocked(*job, group);
+  if (!outcome.ok()) group->last_txn_status = "ABORTED";
+  else if (outcome->committed) group->last_txn_status = "COMMITTED";
+  else if (!outcome->had_data) group->last_txn_status = "NO_DATA";
+  else group->last_txn_status = "ABORTED";
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
   for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
 
@@ -456,15 +557,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       job->other_msg = group->message;
       log::Warn("scheduler", "{} {}: {}", JobKind(def), def.name, group->message);
     } else if (st.code() == StatusCode::kOutOfRange) {
-      SetStateLocked(*job, JobState::kPaused,
-                     st.message() + ". The data was deleted by retention. To continue from the earliest available "
-                     "offset: ALTER ROUTINE LOAD FOR " + def.name + " FROM KAFKA (\"kafka_partitions\" = \"" +
-                     PartitionList(group->partitions) + "\", \"kafka_offsets\" = \"" +
-                     [&] {
-                       std::string o;
-                       for (size_t i = 0; i < group->partitions.size(); i++) o += (i ? "," : "") + std::string("OFFSET_BEGINNING");
-                       return o;
-                     }() + "\"); then RESUME ROUTINE LOAD FOR " + def.name);
+      SetStateLocked(*job, JobState::kPaused, OutOfRangeReasonLocked(*job, *group, st));
     } else if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
       SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
     } else if (st.code() == StatusCode::kConflict) {
@@ -472,9 +565,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       group->message = st.message();
     } else {
       SetStateLocked(*job, JobState::kPaused,
-                     "task failed: " + st.message() + "; fix the cause, then " +
-                         (def.pipe ? "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false"
-                                   : "RESUME ROUTINE LOAD FOR " + def.name));
+                     "task failed: " + st.message() + "; fix the cause, then " + ResumeStatement(def));
     }
     return;
   }
@@ -502,7 +593,8 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   if (!r.abort_reason.empty()) {
     job->aborted_tasks++;
     SetStateLocked(*job, JobState::kPaused, r.abort_reason + "; the task was not committed. See ErrorLogUrls, fix the "
-                   "data or raise max_filter_ratio, then RESUME ROUTINE LOAD FOR " + def.name);
+                   "data or raise it (ALTER ROUTINE LOAD FOR " + def.name + " PROPERTIES (\"max_filter_ratio\" = \"...\")), then " +
+                   ResumeStatement(def));
     return;
   }
   if (!r.committed) {
@@ -521,8 +613,9 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   if (job->window_errors > max_errors) {
     std::string reason = std::to_string(job->window_errors) + " error rows in the last " +
                          std::to_string(job->window_rows) + " rows exceed max_error_number " + std::to_string(max_errors) +
-                         ". Read them in ErrorLogUrls or __sluice.routine_load_rejected_rows, fix the data or ALTER "
-                         "max_error_number, then RESUME ROUTINE LOAD FOR " + def.name;
+                         ". Read them in ErrorLogUrls or __sluice.routine_load_rejected_rows, fix the data or raise "
+                         "it (ALTER ROUTINE LOAD FOR " + def.name + " PROPERTIES (\"max_error_number\" = \"...\")), then " +
+                         ResumeStatement(def);
     job->window_rows = job->window_errors = 0;
     SetStateLocked(*job, JobState::kPaused, reason);
     return;

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <random>
 #include <set>
+#include <strings.h>
 #include <sstream>
 
 #include "common/ascii.h"
@@ -53,6 +54,9 @@ Result<std::string> RoutineLoadManager::ShowCreate(const sql::ShowCreateRoutineL
 }
 Result<JobTarget> RoutineLoadManager::TargetOf(const std::string& db, const std::string& name, bool pipe) {
   return jobs_->TargetOf(db, name, pipe);
+}
+void RoutineLoadManager::TargetDropped(const std::string& db, const std::string& table) {
+  jobs_->TargetDropped(db, table);
 }
 Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit) {
   return jobs_->RejectedRows(db, job, limit);
@@ -236,7 +240,8 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   // New starting offsets: forget those partitions' positions; the next scheduling resolves them from the
   // definition, as for a new job.
   // Only the partitions this ALTER names in kafka_partitions (with kafka_offsets) start over; the others keep
-  // their progress, even when CREATE gave them an explicit offset.
+  // their progress, even when CREATE gave them an explicit offset. Partitions the ALTER leaves out keep their
+  // progress rows too (the job's statistics), unused while they are not listed.
   std::set<int32_t> named;
   bool offsets_given = false;
   for (const auto& [k, v] : stmt.source_properties) {
@@ -261,6 +266,8 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   altered.def = std::move(def);
   RETURN_IF_ERROR(store_->AlterJob(altered, reset));
   job->stored = std::move(altered);
+  // SHOW's currentKafkaPartitions: the partitions the next RESUME loads (all of the topic's: resolved then).
+  job->current_partitions = job->stored.def.partitions;
   job->version++;
   return Status::Ok();
 }
@@ -293,6 +300,24 @@ Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::stri
       break;
   }
   return Status::Ok();
+}
+
+void JobRegistry::TargetDropped(const std::string& db, const std::string& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, job] : jobs_) {
+    const auto& def = job->stored.def;
+    JobState state = job->stored.state;
+    if (state == JobState::kStopped || state == JobState::kCancelled) continue;
+    // Names are DuckDB identifiers, which compare without case.
+    if (strcasecmp(def.db.c_str(), db.c_str()) != 0) continue;
+    if (!table.empty() && strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
+    SetStateLocked(*job, JobState::kCancelled,
+                   "the target table " + def.db + "." + def.table + " was dropped" +
+                       (table.empty() ? " with its database" : "") + " while the " + JobKind(def) + " was " +
+                       catalog::JobStateName(state) + "; " +
+                       (def.pipe ? "create the table and the pipe again to load again"
+                                 : "create the table and a new routine load to load again"));
+  }
 }
 
 Result<std::string> JobRegistry::ShowCreate(const std::string& db, const std::string& name) {

@@ -78,6 +78,10 @@ class RoutineLoadManager {
   Status CreateVcluster(const sql::CreateVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
+  // DROP TABLE / DROP DATABASE succeeded: every job (routine load or pipe) loading that table (empty `table`: any
+  // table of `db`) that is not STOPPED or CANCELLED yet is CANCELLED now, whatever its state (a PAUSED job would
+  // otherwise wait for a RESUME that can never succeed).
+  void TargetDropped(const std::string& db, const std::string& table);
   // The job (pipe: a live pipe) named `name` in `db`; NotFound when there is none.
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
 

@@ -128,6 +128,9 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
       total.received_bytes += pp.received_bytes;
       total.committed_tasks += pp.committed_tasks;
       total.task_execute_ms += pp.task_execute_ms;
+      // A partition an ALTER took out of kafka_partitions still counts in Statistic, but is no longer loaded.
+      if (!d.partitions.empty() && std::find(d.partitions.begin(), d.partitions.end(), p) == d.partitions.end())
+        continue;
       std::string key = std::to_string(p);
       // Progress shows the last offset loaded; before anything was loaded, where loading will start.
       if (pp.next_offset < 0) prog[key] = "OFFSET_NOT_RESOLVED";
@@ -201,6 +204,8 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
       return stmt.order_desc ? greater : less;
     });
   }
+  if (stmt.offset > 0)
+    rs.rows.erase(rs.rows.begin(), rs.rows.begin() + std::min<int64_t>(stmt.offset, static_cast<int64_t>(rs.rows.size())));
   if (stmt.limit && static_cast<int64_t>(rs.rows.size()) > *stmt.limit) rs.rows.resize(*stmt.limit);
   return rs;
 }
@@ -222,11 +227,16 @@ Result<ResultSet> JobRegistry::ShowTasks(const sql::ShowRoutineLoadTask& stmt, c
     Row row;
     row.push_back(g->task_id ? std::optional<std::string>(std::to_string(g->task_id)) : std::nullopt);
     row.push_back(g->task_id ? std::optional<std::string>(std::to_string(g->task_id)) : std::nullopt);
-    row.push_back(std::string(g->running ? "PREPARE" : "UNKNOWN"));
+    // RUNNING while a task runs, else how the last one ended (NULL before the first did).
+    std::optional<std::string> status;
+    if (g->running) status = "RUNNING";
+    else if (!g->last_txn_status.empty()) status = g->last_txn_status;
+    row.push_back(status);
     row.push_back(std::to_string(job->stored.id));
     row.push_back(TimeOrNull(g->create_time_ms));
     row.push_back(TimeOrNull(g->last_scheduled_ms));
-    row.push_back(g->running ? TimeOrNull(g->last_scheduled_ms) : std::nullopt);
+    // The running task's start on its worker; between tasks, the last task's.
+    row.push_back(TimeOrNull(g->execute_start_ms));
     row.push_back(job->stored.def.Property("task_timeout_second"));
     row.push_back(std::string("0"));
     row.push_back(Dump(offsets));

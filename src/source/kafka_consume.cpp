@@ -6,6 +6,7 @@
 #include "source/kafka_source.h"
 #include "source/kafka_source_state.h"
 #include "source/kafka_status.h"
+#include "source/offset_out_of_range.h"
 
 namespace sluice::source {
 
@@ -177,17 +178,9 @@ class ConsumeRun {
 
   Status OutOfRange(int32_t partition, int64_t requested) {
     auto wm = source_.QueryWatermarks(partition, std::chrono::seconds(1));
-    std::string where = fmt::format("topic '{}' partition {}", source_.topic(), partition);
-    if (!wm.ok())
-      return Status::OutOfRange(fmt::format("{}: offset {} is out of range; the earliest available offset could not "
-                                            "be read: {}", where, requested, wm.status().message()));
-    if (requested >= wm->high)
-      return Status::OutOfRange(fmt::format(
-          "{}: offset {} is beyond the end of the partition; the earliest available offset is {} and the next "
-          "offset to be written is {}", where, requested, wm->low, wm->high));
-    return Status::OutOfRange(fmt::format(
-        "{}: offset {} is no longer available (deleted by retention); the earliest available offset is {} and "
-        "the next offset to be written is {}", where, requested, wm->low, wm->high));
+    if (!wm.ok()) return OffsetOutOfRangeUnknown(source_.topic(), partition, requested, wm.status().message());
+    if (requested >= wm->high) return OffsetBeyondEnd(source_.topic(), partition, requested, wm->low, wm->high);
+    return OffsetBelowEarliest(source_.topic(), partition, requested, wm->low, wm->high);
   }
 
   // Nothing was delivered before the deadline and some partition is not caught up: find out why.

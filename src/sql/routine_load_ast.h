@@ -32,7 +32,7 @@ struct LoadProperties {
   std::optional<std::string> row_delimiter;
   std::optional<std::vector<ColumnMapping>> columns;
   std::optional<std::string> where;              // source text of the WHERE expression
-  std::optional<std::vector<std::string>> partitions;
+  std::optional<std::vector<std::string>> partitions;  // [TEMPORARY] PARTITION (...) or PARTITIONS (...)
   bool temporary_partitions = false;
   std::optional<std::vector<MetadataKey>> include_metadata;
 };
@@ -65,7 +65,8 @@ struct ControlRoutineLoad {
   std::string job_name;
 };
 
-// SHOW [ALL] ROUTINE LOAD [FOR [db.]job | FROM db] [WHERE State = "..."] [ORDER BY col [ASC|DESC]] [LIMIT n]
+// SHOW [ALL] ROUTINE LOAD [FOR [db.]job | FROM db] [WHERE State = "..."] [ORDER BY col [ASC|DESC]]
+//      [LIMIT [offset,] count | LIMIT count OFFSET offset]
 struct ShowRoutineLoad {
   bool all = false;
   std::string db;
@@ -74,6 +75,7 @@ struct ShowRoutineLoad {
   std::string order_by;             // column name, empty = by Id
   bool order_desc = false;
   std::optional<int64_t> limit;
+  int64_t offset = 0;               // LIMIT offset, count / LIMIT count OFFSET offset: rows skipped first
 };
 
 // SHOW ROUTINE LOAD TASK [FROM db] WHERE JobName = "job"

@@ -122,7 +122,9 @@ Status ParseLoadProperties(TokenStream& ts, LoadProperties& load) {
       ts.Next();
       if (load.where) return Repeated(ts, at, "WHERE");
       ASSIGN_OR_RETURN(load.where, CaptureExpression(ts, "a condition after WHERE", {"PROPERTIES", "FROM"}));
-    } else if (ts.PeekWord("PARTITION") || (ts.PeekWord("TEMPORARY") && ts.PeekWord("PARTITION", 1))) {
+    } else if (ts.PeekWord("PARTITION") || ts.PeekWord("PARTITIONS") ||
+               (ts.PeekWord("TEMPORARY") && (ts.PeekWord("PARTITION", 1) || ts.PeekWord("PARTITIONS", 1)))) {
+      // PARTITIONS is StarRocks' other spelling of the same property.
       load.temporary_partitions = ts.AcceptWord("TEMPORARY");
       ts.Next();
       if (load.partitions) return Repeated(ts, at, "PARTITION");
@@ -257,8 +259,15 @@ Result<Statement> ParseShowRoutineLoad(TokenStream& ts) {
     if (ts.AcceptWord("DESC")) st.order_desc = true;
     else ts.AcceptWord("ASC");
   }
+  // LIMIT count | LIMIT offset, count | LIMIT count OFFSET offset, as in StarRocks.
   if (ts.AcceptWord("LIMIT")) {
     ASSIGN_OR_RETURN(int64_t n, ts.ExpectInteger("a row count"));
+    if (ts.AcceptSymbol(",")) {
+      st.offset = n;
+      ASSIGN_OR_RETURN(n, ts.ExpectInteger("a row count after the offset"));
+    } else if (ts.AcceptWord("OFFSET")) {
+      ASSIGN_OR_RETURN(st.offset, ts.ExpectInteger("an offset"));
+    }
     st.limit = n;
   }
   RETURN_IF_ERROR(ts.ExpectEnd());

@@ -10,7 +10,10 @@
   a large max_error_number keeps running; log_rejected_record_num bounds what is kept; max_filter_ratio aborts the
   task (nothing committed, abortedTaskNum 1) and pauses;
 - offset out of range pauses with a reason that says how to continue; that ALTER + RESUME loads the data;
-- dropping the target table (or its database) cancels the job;
+- dropping the target table (or its database) cancels the job, also a PAUSED one and a suspended pipe;
+- a partition the topic lacks and a topic that does not exist pause with advice that works (ALTER
+  kafka_partitions replaces the list and keeps the progress of partitions that stay; a pipe gets pipe advice);
+- SHOW ROUTINE LOAD TASK shows each group's task status (RUNNING / COMMITTED / NO_DATA) and start time;
 - PAUSE / RESUME during a load: no duplicates; a PAUSED job stays PAUSED across a restart.
 
     /usr/bin/python3 tests/e2e/test_routine_load_faults.py --server build/sluice --testbroker build/tools/testbroker/testbroker
@@ -338,8 +341,14 @@ FROM KAFKA ("kafka_broker_list" = "{kh.shared_broker().bootstrap}", "kafka_topic
     c = Collector()
     c.contains(reason, "partition 1", "ReasonOfStateChanged")
     c.contains(reason, "1000000", "ReasonOfStateChanged")
-    c.contains(reason, 'ALTER ROUTINE LOAD FOR jo FROM KAFKA ("kafka_partitions" = "', "ReasonOfStateChanged")
-    c.contains(reason, "OFFSET_BEGINNING", "ReasonOfStateChanged")
+    # past the end, not deleted by retention: the reason says which, and offers both ways on
+    c.contains(reason, "is beyond the end of the partition", "ReasonOfStateChanged")
+    c.contains(reason, "The offset is past the last message", "ReasonOfStateChanged")
+    c.check("retention" not in reason, f"the reason does not blame retention: {reason}")
+    c.contains(reason, 'ALTER ROUTINE LOAD FOR jo FROM KAFKA ("kafka_partitions" = "0,1", "kafka_offsets" = "',
+               "ReasonOfStateChanged")
+    c.contains(reason, ',OFFSET_BEGINNING");', "ReasonOfStateChanged")
+    c.contains(reason, ',OFFSET_END");', "ReasonOfStateChanged")
     c.contains(reason, "RESUME ROUTINE LOAD FOR jo", "ReasonOfStateChanged")
     c.done()
     # do what the reason says
@@ -352,6 +361,121 @@ FROM KAFKA ("kafka_broker_list" = "{kh.shared_broker().bootstrap}", "kafka_topic
     check_exact(conn, list(range(100)) + list(range(1000, 1100)))
     job = kh.wait_state(conn, "jo", "RUNNING", 30)
     eq(job["Progress"], {"0": "99", "1": "99"}, "Progress")
+
+
+@suite.test(timeout=150)
+def test_alter_kafka_partitions_repairs_a_missing_partition(s):
+    """Issue 12: a job naming a partition the topic lacks pauses; the ALTER its reason gives (kafka_partitions
+    without the missing one) takes effect, keeps the progress of the partitions that stay, and RESUME loads them."""
+    topic = kh.new_topic("missing_part", 2)
+    srv, conn = setup_db(s)
+    for p in range(2):
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000, p * 1000 + 50))
+    create_job(conn, "jm", kh.shared_broker().bootstrap, topic, extra_kafka='"kafka_partitions" = "0,1"')
+    wait_loaded(conn, "jm", 100)
+    kh.query(conn, "PAUSE ROUTINE LOAD FOR jm")
+    kh.query(conn, 'ALTER ROUTINE LOAD FOR jm FROM KAFKA ("kafka_partitions" = "0,1,2")')
+    kh.query(conn, "RESUME ROUTINE LOAD FOR jm")
+    job = kh.wait_state(conn, "jm", "PAUSED", LOAD_TIMEOUT)
+    reason = job["ReasonOfStateChanged"]
+    c = Collector()
+    c.contains(reason, f"partition 2 of topic '{topic}' does not exist (it has 2 partitions: 0,1)", "reason")
+    c.contains(reason, 'ALTER ROUTINE LOAD FOR jm FROM KAFKA ("kafka_partitions" = "0,1")', "reason")
+    c.contains(reason, "RESUME ROUTINE LOAD FOR jm", "reason")
+    c.done()
+    start = reason.index("ALTER ROUTINE LOAD")
+    kh.query(conn, reason[start:reason.index(")", reason.index("(", start)) + 1])
+    create = kh.query(conn, "SHOW CREATE ROUTINE LOAD jm")[0][1]
+    contains(create, '"kafka_partitions" = "0,1",', "SHOW CREATE ROUTINE LOAD after the ALTER")
+    eq(kh.show_job(conn, "jm")["DataSourceProperties"]["currentKafkaPartitions"], "0,1", "currentKafkaPartitions")
+    for p in range(2):
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 50, p * 1000 + 80))
+    kh.query(conn, "RESUME ROUTINE LOAD FOR jm")
+    wait_loaded(conn, "jm", 160)
+    check_exact(conn, [i for p in range(2) for i in range(p * 1000, p * 1000 + 80)])
+    job = kh.wait_state(conn, "jm", "RUNNING", 30)
+    eq(job["Progress"], {"0": "79", "1": "79"}, "Progress (committed progress kept: nothing loaded twice)")
+    # narrowing to one partition: only it is loaded from then on
+    kh.query(conn, "PAUSE ROUTINE LOAD FOR jm")
+    kh.query(conn, 'ALTER ROUTINE LOAD FOR jm FROM KAFKA ("kafka_partitions" = "1")')
+    for p in range(2):
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 80, p * 1000 + 90))
+    kh.query(conn, "RESUME ROUTINE LOAD FOR jm")
+    wait_loaded(conn, "jm", 170)
+    time.sleep(1.5)
+    check_exact(conn, [i for i in range(80)] + [i for i in range(1000, 1090)])
+    job = kh.wait_state(conn, "jm", "RUNNING", 30)
+    eq(job["Progress"], {"1": "89"}, "Progress after narrowing")
+    eq(job["DataSourceProperties"]["currentKafkaPartitions"], "1", "currentKafkaPartitions after narrowing")
+
+
+@suite.test(timeout=120)
+def test_missing_topic_advice_works_for_jobs_and_pipes(s):
+    """Issue 12: a topic that does not exist pauses a routine load (and fails a pipe) with advice that works:
+    ALTER cannot change kafka_topic, so create the topic and RESUME (a pipe: ALTER PIPE ... = false)."""
+    srv, conn = setup_db(s)
+    topic = "not_yet_" + str(os.getpid())
+    kh.query(conn, "CREATE TABLE pt (id bigint, v varchar(40))")
+    create_job(conn, "jw", kh.shared_broker().bootstrap, topic)
+    kh.query(conn, f"""CREATE PIPE pw BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO pt FROM (SELECT CAST(split_part(value::STRING, ',', 1) AS BIGINT) AS id,
+    split_part(value::STRING, ',', 2) AS v
+    FROM READ_KAFKA('{kh.shared_broker().bootstrap}', '{topic}', '', 'pw_group', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    job = kh.wait_state(conn, "jw", "PAUSED", LOAD_TIMEOUT)
+    reason = job["ReasonOfStateChanged"]
+    c = Collector()
+    c.contains(reason, f"topic '{topic}' does not exist", "routine load reason")
+    c.contains(reason, "create the topic, then RESUME ROUTINE LOAD FOR jw", "routine load reason")
+    c.contains(reason, "STOP ROUTINE LOAD FOR jw and CREATE ROUTINE LOAD again with the right kafka_topic",
+               "routine load reason")
+    c.check("fix kafka_topic" not in reason, f"no advice ALTER refuses: {reason}")
+    pipe = kh.wait_until(lambda: next((r for r in kh.show_rows(conn, "SHOW PIPES LIKE 'pw'")
+                                       if r["status"] == "FAILED"), None), LOAD_TIMEOUT, "pipe pw FAILED")
+    err = pipe["last_error"]
+    c.contains(err, "create the topic, then ALTER PIPE pw SET PIPE_EXECUTION_PAUSED = false", "pipe last_error")
+    c.contains(err, "DROP PIPE pw and CREATE PIPE again", "pipe last_error")
+    c.check("ROUTINE LOAD" not in err and "kafka_topic" not in err, f"no routine load advice for a pipe: {err}")
+    c.done()
+    # the advice works
+    kh.new_topic(topic, 1)
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(0, 30))
+    kh.query(conn, "RESUME ROUTINE LOAD FOR jw")
+    kh.query(conn, "ALTER PIPE pw SET PIPE_EXECUTION_PAUSED = false")
+    wait_loaded(conn, "jw", 30)
+    check_exact(conn, list(range(30)))
+    kh.wait_rows(conn, "pt", 30, LOAD_TIMEOUT)
+    check_exact(conn, list(range(30)), "pt")
+
+
+@suite.test(timeout=90)
+def test_show_routine_load_task_status_and_start(s):
+    """Issue 12: SHOW ROUTINE LOAD TASK tells how each group's last task ended and when it started."""
+    topic = kh.new_topic("taskstatus", 2)
+    srv, conn = setup_db(s)
+    for p in range(2):
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000, p * 1000 + 20))
+    create_job(conn, "jt2", kh.shared_broker().bootstrap, topic, '"desired_concurrent_number" = "2"')
+    wait_loaded(conn, "jt2", 40)
+    seen = set()
+
+    def tasks():
+        rows = kh.show_rows(conn, 'SHOW ROUTINE LOAD TASK WHERE JobName = "jt2"')
+        for r in rows:
+            seen.add(r["TxnStatus"])
+        return rows
+
+    rows = tasks()
+    eq(len(rows), 2, "one row per task group")
+    for r in rows:
+        check(r["TxnStatus"] in ("RUNNING", "COMMITTED", "NO_DATA"), f"TxnStatus: {r}")
+        check(r["ExecuteStartTime"] is not None, f"ExecuteStartTime: {r}")
+    # caught up: every group's last task found nothing new
+    kh.wait_until(lambda: all(r["TxnStatus"] == "NO_DATA" for r in tasks()) or None, 30, "NO_DATA in every group")
+    for p in range(2):
+        kh.produce(kh.shared_broker().bootstrap, topic, p, csv_lines(p * 1000 + 20, p * 1000 + 30))
+    kh.wait_until(lambda: any(r["TxnStatus"] == "COMMITTED" for r in tasks()) or None, 30, "a COMMITTED task")
+    wait_loaded(conn, "jt2", 60)
+    check("UNKNOWN" not in seen and None not in seen, f"statuses seen: {seen}")
 
 
 @suite.test(timeout=120)
@@ -414,6 +538,30 @@ def test_dropping_the_table_cancels_the_job(s):
     job2 = kh.wait_until(lambda: (lambda r: r if r and r[0]["State"] == "CANCELLED" else None)(
         kh.show_rows(conn, "SHOW ALL ROUTINE LOAD FROM d2")), LOAD_TIMEOUT, "jd2 CANCELLED after DROP DATABASE")
     contains(job2[0]["ReasonOfStateChanged"], "dropped", "jd2 ReasonOfStateChanged")
+
+
+@suite.test(timeout=90)
+def test_dropping_the_table_cancels_a_paused_job_and_pipe(s):
+    """Issue 12: DROP TABLE cancels a PAUSED routine load and a suspended pipe at once, with the reason."""
+    topic = kh.new_topic("droppaused", 1)
+    srv, conn = setup_db(s)
+    kh.produce(kh.shared_broker().bootstrap, topic, 0, csv_lines(0, 10))
+    create_job(conn, "jdp", kh.shared_broker().bootstrap, topic)
+    kh.query(conn, f"""CREATE PIPE pdp BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO t FROM (SELECT 1000 + CAST(split_part(value::STRING, ',', 1) AS BIGINT) AS id,
+    split_part(value::STRING, ',', 2) AS v
+    FROM READ_KAFKA('{kh.shared_broker().bootstrap}', '{topic}', '', 'pdp_group', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    wait_loaded(conn, "jdp", 20)
+    kh.query(conn, "PAUSE ROUTINE LOAD FOR jdp")
+    kh.query(conn, "ALTER PIPE pdp SET PIPE_EXECUTION_PAUSED = true")
+    kh.query(conn, "DROP TABLE t")
+    job = kh.show_rows(conn, "SHOW ALL ROUTINE LOAD FOR jdp")[0]
+    eq(job["State"], "CANCELLED", "State right after DROP TABLE")
+    eq(job["ReasonOfStateChanged"], "the target table d.t was dropped while the routine load was PAUSED; create the "
+       "table and a new routine load to load again", "ReasonOfStateChanged")
+    pipe = kh.show_rows(conn, "SHOW PIPES LIKE 'pdp'")[0]
+    eq(pipe["status"], "FAILED", "pipe status right after DROP TABLE")
+    contains(pipe["last_error"], "the target table d.t was dropped while the pipe was PAUSED", "pipe last_error")
 
 
 @suite.test(timeout=90)
