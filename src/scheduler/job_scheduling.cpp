@@ -415,7 +415,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     plan = job->plan;
     def = job->stored.def;
     task_id = group->task_id;
-    group->execute_start_ms = WallMs();
+    group->execute_start_ms = WallClockMs();
   }
   // Rejected rows the job keeps: log_rejected_record_num, where 0 means the 100 newest and -1 all.
   int64_t keep = def.IntProperty("log_rejected_record_num");
