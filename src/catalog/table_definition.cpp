@@ -152,6 +152,11 @@ std::string DuckDBCreateTableSql(const TableMeta& meta) {
     out += (i ? ", " : "") + sql::QuoteIdentifier(c.name) + " " + c.duckdb_type;
     if (!c.nullable) out += " NOT NULL";
     if (c.default_sql) out += " DEFAULT " + *c.default_sql;
+    // DuckDB keeps no VARCHAR length, so the limit is a CHECK on the bytes (StarRocks counts bytes); an INSERT or
+    // UPDATE that breaks it fails with DuckDB's constraint error, which the front door answers as MySQL's 1406
+    // (storage/result_conversion.cpp). Loads find long values first and make them error rows.
+    if (auto limit = VarcharByteLimit(c.type_text); limit && c.duckdb_type == "VARCHAR")
+      out += " CHECK (strlen(" + sql::QuoteIdentifier(c.name) + ") <= " + std::to_string(*limit) + ")";
   }
   // Primary-key and unique tables replace rows by key, which DuckDB's key constraint enforces.
   if ((meta.key_model == "PRIMARY" || meta.key_model == "UNIQUE") && !meta.key_columns.empty()) {

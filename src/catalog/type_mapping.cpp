@@ -100,6 +100,15 @@ std::string DisplayType(const sql::TypeSpec& type) {
   return out + ")";
 }
 
+std::optional<int64_t> VarcharByteLimit(const std::string& type_text) {
+  const std::string t = Lower(type_text);
+  size_t open = t.rfind("varchar(", 0) == 0 ? 7 : t.rfind("char(", 0) == 0 ? 4 : std::string::npos;
+  if (open == std::string::npos || t.size() < open + 3 || t.back() != ')') return std::nullopt;
+  const std::string n = t.substr(open + 1, t.size() - open - 2);
+  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(n);
+}
+
 std::string DisplayDuckDBType(const std::string& duckdb_type) {
   static const std::map<std::string, std::string> kNames = {
       {"INTEGER", "int"},     {"BIGINT", "bigint"},     {"SMALLINT", "smallint"},  {"TINYINT", "tinyint"},

@@ -66,7 +66,11 @@ class JsonDecoder::Impl {
   }
   Cell& CellAt(size_t row, uint32_t column) { return cells_[row * options_.columns.size() + column]; }
   void SetCell(size_t row, uint32_t column, const JsonText& text, Match match) {
-    CellAt(row, column) = Cell{text.text.data(), static_cast<uint32_t>(text.text.size()), text.is_null, match};
+    const std::string_view value = !text.json.empty() && KeepsJsonText(column) ? text.json : text.text;
+    CellAt(row, column) = Cell{value.data(), static_cast<uint32_t>(value.size()), text.is_null, match};
+  }
+  bool KeepsJsonText(uint32_t column) const {
+    return column < options_.json_text_columns.size() && options_.json_text_columns[column];
   }
   void Commit(RowOrigin origin, TextBatch& out);
 

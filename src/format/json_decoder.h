@@ -11,7 +11,8 @@
 // - Without jsonpaths a column takes the key of exactly its name, else a key matching it ignoring ASCII case;
 //   a missing key is NULL; of repeated keys the first wins. With jsonpaths, path i fills column i (missing:
 //   NULL).
-// - Values: string -> unescaped text; number -> its text as written (big integers and decimals kept exact);
+// - Values: string -> unescaped text (in a json_text_columns column: its JSON text, quotes kept, `"5"`);
+//   number -> its text as written (big integers and decimals kept exact);
 //   true/false -> "true"/"false"; null -> NULL; object/array -> its JSON text as written.
 // - Rejected rows (reason + raw bytes): malformed JSON (simdjson's message; the whole message, no row of it is
 //   loaded), trailing content after the document, a json_root that does not exist, an array without
@@ -37,6 +38,10 @@ struct JsonOptions {
   std::vector<std::string> jsonpaths;  // optional: path i fills column i (see json_paths_property.h)
   std::string json_root;               // optional: path of the element treated as the document root
   bool strip_outer_array = false;
+  // Optional, one flag per column: true for a column that loads into a JSON column, which gets each value's JSON
+  // text, a string with its quotes and escapes as written (`"a\"b"`), so that the JSON string "5" stays a string
+  // instead of its text being parsed as the number 5. Other columns get a string's unescaped text.
+  std::vector<bool> json_text_columns;
 };
 
 class JsonDecoder {

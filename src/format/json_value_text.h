@@ -12,6 +12,10 @@ namespace sluice::format {
 
 struct JsonText {
   std::string_view text;
+  // For a string: its JSON text as written, quotes and escapes included (`"5"`), for columns that keep JSON
+  // text (a JSON column must get the string "5", not the number its unescaped text would parse as). Empty for
+  // every other value, whose text already is its JSON text.
+  std::string_view json;
   bool is_null = false;
 };
 
@@ -58,8 +62,11 @@ simdjson::error_code ReadJsonText(V& v, JsonText& out) {
   od::json_type type;
   if (auto error = v.type().get(type)) return error;
   out.is_null = false;
+  out.json = {};
   switch (type) {
     case od::json_type::string:
+      // The raw token is pointer arithmetic over the structural index; get_string then validates and unescapes.
+      if (auto error = RawToken(v, out.json)) return error;
       return v.get_string().get(out.text);
     case od::json_type::number: {
       if (auto error = RawToken(v, out.text)) return error;

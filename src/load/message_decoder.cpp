@@ -47,7 +47,8 @@ Result<std::vector<std::string>> JsonPaths(const catalog::RoutineLoadDefinition&
 
 Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
                                                     const std::vector<std::string>& source_columns,
-                                                    const std::vector<std::string>& json_pointers) {
+                                                    const std::vector<std::string>& json_pointers,
+                                                    const std::vector<bool>& json_text_columns) {
   std::string format = def.Property("format");
   if (format == "csv") {
     format::CsvOptions o;
@@ -66,6 +67,7 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
     ASSIGN_OR_RETURN(o.jsonpaths, JsonPaths(def, source_columns));
     o.json_root = def.Property("json_root");
     o.strip_outer_array = def.BoolProperty("strip_outer_array");
+    o.json_text_columns = json_text_columns;
     ASSIGN_OR_RETURN(auto decoder, format::JsonDecoder::Create(std::move(o)));
     return std::unique_ptr<MessageDecoder>(new Adapter<format::JsonDecoder>(std::move(decoder)));
   }

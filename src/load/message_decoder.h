@@ -28,9 +28,11 @@ class MessageDecoder {
 
 // A decoder for the job's format and options; `source_columns` are the batch's columns, in order.
 // `json_pointers`: for the raw format, JSON values the decoder extracts into the batch's last columns
-// (transform::CompiledTransform::decoded_json_pointers).
+// (transform::CompiledTransform::decoded_json_pointers). `json_text_columns`: for the json format, which source
+// columns load into JSON columns and so keep a string's JSON text (TaskPlan::json_text_columns).
 Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
                                                     const std::vector<std::string>& source_columns,
-                                                    const std::vector<std::string>& json_pointers = {});
+                                                    const std::vector<std::string>& json_pointers = {},
+                                                    const std::vector<bool>& json_text_columns = {});
 
 }  // namespace sluice::load

@@ -152,7 +152,8 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
                                         int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(auto decoder,
-                   MakeDecoder(plan_->def, plan_->source_columns, plan_->transform.decoded_json_pointers));
+                   MakeDecoder(plan_->def, plan_->source_columns, plan_->transform.decoded_json_pointers,
+                               plan_->json_text_columns));
   TextBatch batch(plan_->batch_columns);
   TaskResult result;
   result.started_ms = WallClockMs();

@@ -4,9 +4,24 @@
 
 #include "catalog/pipe_definition.h"
 #include "load/message_decoder.h"
+#include "sql/lexer.h"
 #include "sql/parser.h"
 
 namespace sluice::load {
+
+namespace {
+
+// DuckDB keeps no VARCHAR length, so the limit comes from the type as the table was created ("varchar(26)",
+// "char(4)"), which Sluice remembers for every table it created, before this check existed too. The transform
+// reads "VARCHAR(26)" as a byte limit (transform::SqlType::max_length).
+std::string LoadType(const catalog::ColumnMeta& c) {
+  if (sql::ToUpper(c.duckdb_type) != "VARCHAR") return c.duckdb_type;
+  const std::string t = sql::ToUpper(c.type_text);
+  if ((t.rfind("VARCHAR(", 0) == 0 || t.rfind("CHAR(", 0) == 0) && t.back() == ')') return t;
+  return c.duckdb_type;
+}
+
+}  // namespace
 
 Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
                                                      const catalog::TableMeta& table) {
@@ -16,7 +31,7 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
   plan->target_table_sql = sql::QuoteIdentifier(def.db) + "." + sql::QuoteIdentifier(def.table);
 
   transform::TransformSpec spec;
-  for (const auto& c : table.columns) spec.table.push_back({c.name, c.duckdb_type, c.nullable});
+  for (const auto& c : table.columns) spec.table.push_back({c.name, LoadType(c), c.nullable});
   if (def.pipe) {
     // A pipe: SELECT <exprs> FROM READ_KAFKA(...) [WHERE ...] over the raw decoder's columns.
     for (const auto& [name, type] : catalog::ReadKafkaColumns()) {
@@ -56,6 +71,11 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
   spec.strict_mode = def.BoolProperty("strict_mode");
   spec.timezone = def.Property("timezone");
   plan->source_columns = spec.source_columns;
+  for (const auto& name : spec.source_columns) {
+    auto it = std::find_if(table.columns.begin(), table.columns.end(),
+                           [&](const catalog::ColumnMeta& c) { return sql::EqualsIgnoreCase(c.name, name); });
+    plan->json_text_columns.push_back(it != table.columns.end() && sql::ToUpper(it->duckdb_type) == "JSON");
+  }
   plan->batch_columns = spec.source_columns;
   for (const auto& m : plan->metadata) plan->batch_columns.push_back(m.alias);
   ASSIGN_OR_RETURN(plan->transform, transform::Compile(spec));
@@ -64,7 +84,8 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
   ASSIGN_OR_RETURN(plan->write, PlanTableWrite(def, table, plan->target_table_sql, plan->transform.loaded_columns,
                                                plan->transform.has_op));
   // Building a decoder once validates the format options against the columns (e.g. jsonpaths count).
-  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns, plan->transform.decoded_json_pointers));
+  ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns, plan->transform.decoded_json_pointers,
+                                               plan->json_text_columns));
   (void)decoder;
   return std::shared_ptr<const TaskPlan>(std::move(plan));
 }

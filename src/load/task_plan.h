@@ -20,6 +20,9 @@ struct TaskPlan {
   std::vector<std::string> source_columns;      // the payload's columns (COLUMNS without `=`, else the table's)
   std::vector<catalog::MetadataColumn> metadata; // INCLUDE METADATA, in the batch after the payload's columns
   std::vector<std::string> batch_columns;       // source_columns, then the metadata aliases
+  // Per source column: it loads into a JSON column, so the JSON decoder keeps a string's JSON text ("5" stays
+  // the string "5"; unescaped, the text 5 would be read as a number).
+  std::vector<bool> json_text_columns;
   transform::CompiledTransform transform;
   std::string target_table_sql;                 // "db"."table"
   TableWrite write;                             // how the rows change the table (by its key model)

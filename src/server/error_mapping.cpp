@@ -35,6 +35,8 @@ MysqlError ToMysqlError(const Status& status) {
     case StatusCode::kInvalidArgument:
       // The executor reports a missing current database as an invalid argument; clients know it as 1046.
       if (msg.rfind("No database selected", 0) == 0) return {er::kNoDatabaseSelected, "3D000", msg};
+      // ER_DATA_TOO_LONG, as MySQL's strict mode refuses a VARCHAR(n)/CHAR(n) value that does not fit.
+      if (msg.rfind("Data too long for column '", 0) == 0) return {1406, "22001", msg};
       return {er::kUnknownError, "HY000", msg};
     case StatusCode::kOk:
       // A bug in the caller; still produce something a client can show.

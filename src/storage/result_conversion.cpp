@@ -1,5 +1,6 @@
 #include "storage/result_conversion.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,27 @@ std::string StripPrefix(std::string msg) {
 
 namespace {
 
+// The CHECK (strlen(c) <= n) that Sluice gives a VARCHAR(n)/CHAR(n) column (catalog/table_definition.cpp) failed:
+// DuckDB says "CHECK constraint failed on table t with expression CHECK((strlen(c) <= 5))". Worded as MySQL's
+// ER_DATA_TOO_LONG (the front door answers 1406); DuckDB does not say which row, so the message does not either.
+std::optional<std::string> DataTooLong(const std::string& msg) {
+  if (!Contains(msg, "CHECK constraint failed")) return std::nullopt;
+  const size_t open = msg.find("CHECK((strlen(");
+  if (open == std::string::npos) return std::nullopt;
+  const size_t name_at = open + 14;
+  const size_t close = msg.find(") <= ", name_at);
+  if (close == std::string::npos) return std::nullopt;
+  std::string column = msg.substr(name_at, close - name_at);
+  if (column.size() >= 2 && column.front() == '"' && column.back() == '"') {
+    column = column.substr(1, column.size() - 2);
+    for (size_t i = column.find("\"\""); i != std::string::npos; i = column.find("\"\"", i + 1)) column.erase(i, 1);
+  }
+  size_t limit_end = close + 5;
+  while (limit_end < msg.size() && msg[limit_end] >= '0' && msg[limit_end] <= '9') limit_end++;
+  const std::string limit = msg.substr(close + 5, limit_end - close - 5);
+  return "Data too long for column '" + column + "': a value is longer than its " + limit + " bytes";
+}
+
 Status ErrorOfType(duckdb_error_type type, const std::string& raw) {
   const std::string msg = WithoutStackTrace(raw);  // DuckDB appends one to fatal and internal errors
   std::string text = StripPrefix(msg);
@@ -52,6 +74,9 @@ Status ErrorOfType(duckdb_error_type type, const std::string& raw) {
       return Status::Conflict(text);
     case DUCKDB_ERROR_NOT_IMPLEMENTED:
       return Status::NotSupported(text);
+    case DUCKDB_ERROR_CONSTRAINT:
+      if (auto too_long = DataTooLong(msg)) return Status::InvalidArgument(*too_long);
+      return Status::InvalidArgument(text);
     case DUCKDB_ERROR_INTERNAL:
     case DUCKDB_ERROR_FATAL:
       return Status::Internal(text);
@@ -83,7 +108,7 @@ Status ErrorFromMessage(const std::string& msg) {
       {"Binder Error: ", DUCKDB_ERROR_BINDER},         {"INTERRUPT Error: ", DUCKDB_ERROR_INTERRUPT},
       {"IO Error: ", DUCKDB_ERROR_IO},                 {"TransactionContext Error: ", DUCKDB_ERROR_TRANSACTION},
       {"Not implemented Error: ", DUCKDB_ERROR_NOT_IMPLEMENTED}, {"INTERNAL Error: ", DUCKDB_ERROR_INTERNAL},
-      {"FATAL Error: ", DUCKDB_ERROR_FATAL}};
+      {"FATAL Error: ", DUCKDB_ERROR_FATAL},           {"Constraint Error: ", DUCKDB_ERROR_CONSTRAINT}};
   for (const auto& [prefix, type] : kTypes) {
     if (msg.rfind(prefix, 0) == 0) return ErrorOfType(type, msg);
   }

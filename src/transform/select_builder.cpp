@@ -62,14 +62,11 @@ std::string OpConversion(const TypedSql& v, const TimeZone& tz) {
          ")) WHEN '0' THEN 0 WHEN 'upsert' THEN 0 WHEN '1' THEN 1 WHEN 'delete' THEN 1 END AS TINYINT)";
 }
 
-// A value converted for its destination; VARCHAR(n) values longer than n bytes fail like a bad conversion.
+// A value converted for its destination. A VARCHAR(n) value longer than n bytes stays as it is here: it makes
+// the row an error row (LengthReason), which is never loaded.
 std::string DestinationValue(const TypedSql& v, const Destination& dest, const TimeZone& tz) {
   if (dest.is_op) return OpConversion(v, tz);
-  std::string converted = ConvertTo(v, dest.type, tz);
-  if (dest.type.max_length)
-    return "CASE WHEN strlen(" + converted + ") <= " + std::to_string(*dest.type.max_length) + " THEN " + converted +
-           " END";
-  return converted;
+  return ConvertTo(v, dest.type, tz);
 }
 
 std::string Layer(const std::string& name, const std::vector<std::string>& columns, const std::string& from,
@@ -95,6 +92,19 @@ class ErrorReasons {
  private:
   std::string whens_;
 };
+
+// StarRocks refuses a VARCHAR(n)/CHAR(n) value longer than n bytes whatever strict_mode says (its table sink's
+// "String ... is too long"), so the row is an error row naming the column, the value's length and the limit.
+// strlen is DuckDB's byte count, a lookup of the string's stored length: cheap per value.
+void LengthReason(const std::string& name, const std::string& value_sql, const Destination& dest,
+                  const TargetColumn& column, const std::string& of_what, ErrorReasons* reasons) {
+  if (!dest.type.max_length) return;
+  const std::string limit = std::to_string(*dest.type.max_length);
+  reasons->Add("strlen(" + value_sql + ") > " + limit,
+               ReasonWithValue(name + ": the value ", value_sql, of_what + " is ") + " || CAST(strlen(" + value_sql +
+                   ") AS VARCHAR) || " + sql::QuoteLiteral(" bytes long, more than the " + limit + " bytes of " +
+                                               MessageText(column.duckdb_type, 64)));
+}
 
 class SelectBuilder {
  public:
@@ -209,8 +219,7 @@ class SelectBuilder {
     return joined;
   }
 
-  static std::string Failure(const Destination& dest, const TargetColumn& column) {
-    if (dest.type.max_length) return "is longer than " + std::to_string(*dest.type.max_length) + " bytes";
+  static std::string Failure(const TargetColumn& column) {
     return "could not be converted to " + MessageText(column.duckdb_type, 64);
   }
 
@@ -219,27 +228,29 @@ class SelectBuilder {
   void SourceReasons(const TargetColumn& column, const Destination& dest, const std::string& raw,
                      const std::string& converted, ErrorReasons* reasons) const {
     const std::string name = "column '" + MessageText(column.name, 64) + "'";
+    LengthReason(name, converted, dest, column, "", reasons);
     if (!column.nullable)
       reasons->Add(raw + " IS NULL", sql::QuoteLiteral(name + " is NOT NULL but the value is NULL"));
     if (spec_.strict_mode) {
       reasons->Add(raw + " IS NOT NULL AND " + converted + " IS NULL",
-                   ReasonWithValue(name + ": the value ", raw, " " + Failure(dest, column) + " (strict_mode)"));
+                   ReasonWithValue(name + ": the value ", raw, " " + Failure(column) + " (strict_mode)"));
     } else if (!column.nullable) {
       reasons->Add(converted + " IS NULL",
-                   ReasonWithValue(name + " is NOT NULL but the value ", raw, " " + Failure(dest, column)));
+                   ReasonWithValue(name + " is NOT NULL but the value ", raw, " " + Failure(column)));
     }
   }
 
   void DerivedReasons(const TargetColumn& column, const PlannedDerived& d, size_t j, ErrorReasons* reasons) const {
-    if (column.nullable) return;
     const std::string name = "column '" + MessageText(column.name, 64) + "'";
+    LengthReason(name, DerivedAlias(j), d.dest, column, " of its expression", reasons);
+    if (column.nullable) return;
     reasons->Add(ComputedAlias(j) + " IS NULL",
                  sql::QuoteLiteral(name + " is NOT NULL but its expression " +
                                    MessageText(d.expr_text, kExpressionExcerptBytes) + " gave NULL"));
     reasons->Add(DerivedAlias(j) + " IS NULL",
                  ReasonWithValue(name + " is NOT NULL but the value ",
                                  AsVarchar(ComputedReference(j), tz_),
-                                 " of its expression " + Failure(d.dest, column)));
+                                 " of its expression " + Failure(column)));
   }
 
   void OpColumn(std::vector<std::string>* cols, ErrorReasons* reasons, CompiledTransform* out) const {

@@ -427,6 +427,65 @@ FROM KAFKA ("kafka_broker_list" = "{bs}", "kafka_topic" = "{t_root}", "property.
         eq(job["State"], "RUNNING", f"{j} State")
 
 
+@suite.test(timeout=120)
+def test_json_column_keeps_json_strings_and_varchar_limits(s):
+    """A JSON string loaded into a JSON column stays a JSON string ("5" is not the number 5, "null" not NULL),
+    by key name and through jsonpaths; other values keep their JSON. VARCHAR(n)/CHAR(n) values longer than n bytes
+    are error rows naming the column, the length and the limit, without strict_mode; a value at the limit loads."""
+    t_name = new_topic("json_col_name", 1)
+    t_path = new_topic("json_col_path", 1)
+    srv, conn = start_server(s)
+    kh.query(conn, "CREATE DATABASE d")
+    kh.query(conn, "USE d")
+    kh.query(conn, "CREATE TABLE t_name (id int NOT NULL, j json, s varchar(5), c char(2)) DUPLICATE KEY(id)")
+    kh.query(conn, "CREATE TABLE t_path (id int NOT NULL, j json, s varchar(5)) DUPLICATE KEY(id)")
+    values = ['"5"', '"[1, 2]"', '"null"', '"a string"', '5', '[1,2]', 'null', '{"a":1}', '"q \\"x\\" \\u00e9"']
+    kh.produce(broker().bootstrap, t_name, 0, [f'{{"id": {i + 1}, "j": {v}, "s": {v}, "c": "ab"}}'
+                                               for i, v in enumerate(values[:3]) if i != 1] +
+               ['{"id": 2, "j": "[1, 2]", "c": "ab"}'] +
+               [f'{{"id": {i + 1}, "j": {v}, "c": "ab"}}' for i, v in enumerate(values) if i >= 3] +
+               ['{"id": 20, "s": "abcde", "c": "ab"}',            # both at their limits
+                '{"id": 21, "s": "\u00e9\u00e9", "c": "\u00e9"}',  # 4 and 2 bytes: fit
+                '{"id": 22, "s": "\u00e9\u00e9\u00e9"}',         # 6 bytes > 5
+                '{"id": 23, "c": "abc"}'])                         # 3 bytes > 2
+    kh.produce(broker().bootstrap, t_path, 0, [f'{{"k": {i + 1}, "p": {{"j": {v}}}}}' for i, v in enumerate(values)] +
+               ['{"k": 30, "p": {"s": "abcdef"}}'])
+    bs = broker().bootstrap
+    kh.query(conn, f"""CREATE ROUTINE LOAD j_name ON t_name
+PROPERTIES ("format" = "json", "max_batch_interval" = "0.5", "max_error_number" = "100")
+FROM KAFKA ("kafka_broker_list" = "{bs}", "kafka_topic" = "{t_name}", "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
+    kh.query(conn, f"""CREATE ROUTINE LOAD j_path ON t_path COLUMNS (id, j, s)
+PROPERTIES ("format" = "json", "jsonpaths" = "[\\"$.k\\", \\"$.p.j\\", \\"$.p.s\\"]", "max_batch_interval" = "0.5",
+            "max_error_number" = "100")
+FROM KAFKA ("kafka_broker_list" = "{bs}", "kafka_topic" = "{t_path}", "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
+    name_job = wait_caught_up(conn, "j_name", 11, total=13)
+    path_job = wait_caught_up(conn, "j_path", 9, total=10)
+    c = Collector()
+    expected_types = ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "UBIGINT", "ARRAY", None, "OBJECT", "VARCHAR"]
+    expected_values = ["5", "[1, 2]", "null", "a string", 5, [1, 2], None, {"a": 1}, 'q "x" \u00e9']
+    for table in ("t_name", "t_path"):
+        rows = rows_of(conn, f"SELECT id, CAST(j AS VARCHAR), json_type(j) FROM {table} WHERE id < 20 ORDER BY id")
+        c.eq([r[0] for r in rows], list(range(1, 10)), f"{table} ids")
+        c.eq([json.loads(r[1]) if r[1] is not None else None for r in rows], expected_values, f"{table} JSON values")
+        c.eq([r[2] for r in rows], expected_types, f"{table} json_type")
+    c.eq(rows_of(conn, "SELECT CAST(j AS VARCHAR), j->>'$' FROM t_name WHERE id IN (1, 3) ORDER BY id"),
+         [('"5"', "5"), ('"null"', "null")], "JSON strings keep their quotes")
+    # Into VARCHAR the strings are unescaped text, as before.
+    c.eq(rows_of(conn, "SELECT s FROM t_name WHERE id <= 3 ORDER BY id"), [("5",), (None,), ("null",)],
+         "strings into varchar")
+    c.eq(rows_of(conn, "SELECT id, s, c FROM t_name WHERE id >= 20 ORDER BY id"),
+         [(20, "abcde", "ab"), (21, "éé", "é")], "values at the byte limits")
+    c.eq((name_job["Statistic"]["loadedRows"], name_job["Statistic"]["errorRows"]), (11, 2), "j_name loaded/error")
+    c.eq((path_job["Statistic"]["loadedRows"], path_job["Statistic"]["errorRows"]), (9, 1), "j_path loaded/error")
+    reasons = sorted(r["Reason"] for r in kh.rejected_rows(conn, "d", "j_name"))
+    c.eq(reasons, ["column 'c': the value 'abc' is 3 bytes long, more than the 2 bytes of CHAR(2)",
+                   "column 's': the value 'ééé' is 6 bytes long, more than the 5 bytes of VARCHAR(5)"],
+         "length error reasons")
+    c.eq([r["Reason"] for r in kh.rejected_rows(conn, "d", "j_path")],
+         ["column 's': the value 'abcdef' is 6 bytes long, more than the 5 bytes of VARCHAR(5)"], "j_path reason")
+    c.done()
+
+
 # ---- WHERE, strict_mode ----------------------------------------------------------------------------------------
 
 @suite.test(timeout=120)

@@ -332,3 +332,39 @@ TEST(JsonDecoderNestingTest, DeepValuesRejectTheMessage) {
 
 }  // namespace
 }  // namespace sluice::format
+
+namespace sluice::format {
+namespace {
+
+// A column loaded into a JSON column gets each value's JSON text: a string keeps its quotes and escapes, so "5"
+// stays the string "5" (unescaped, its text would read as the number 5). Other columns get the unescaped text.
+TEST(JsonDecoderTest, JsonTextColumnsKeepStringsQuoted) {
+  JsonOptions by_name = Columns({"j", "s"});
+  by_name.json_text_columns = {true, false};
+  auto rows = [&](const JsonOptions& o, std::string_view message) { return Rows(DecodeOne(o, message)); };
+  EXPECT_EQ(rows(by_name, R"({"j": "5", "s": "5"})"), (std::vector<Row>{{R"("5")", "5"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": "[1, 2]", "s": "[1, 2]"})"), (std::vector<Row>{{R"("[1, 2]")", "[1, 2]"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": "null", "s": "null"})"), (std::vector<Row>{{R"("null")", "null"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": "a \"q\" \u00e9", "s": "a \"q\" \u00e9"})"),
+            (std::vector<Row>{{R"("a \"q\" \u00e9")", "a \"q\" \xC3\xA9"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": 5, "s": 5})"), (std::vector<Row>{{"5", "5"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": [1,2], "s": [1,2]})"), (std::vector<Row>{{"[1,2]", "[1,2]"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": {"a":1}, "s": true})"), (std::vector<Row>{{R"({"a":1})", "true"}}));
+  EXPECT_EQ(rows(by_name, R"({"j": null, "s": null})"), (std::vector<Row>{{nullopt, nullopt}}));
+  // One key read into two columns (exact and case-insensitive matches): each column gets its own form.
+  JsonOptions both = Columns({"k", "K"});
+  both.json_text_columns = {false, true};
+  EXPECT_EQ(rows(both, R"({"k": "x"})"), (std::vector<Row>{{"x", R"("x")"}}));
+  // Through jsonpaths, also when the path is the scalar document itself or a nested value.
+  JsonOptions paths = Columns({"j", "s"});
+  paths.jsonpaths = {"$.a.b", "$.a.b"};
+  paths.json_text_columns = {true, false};
+  EXPECT_EQ(rows(paths, R"({"a": {"b": "5"}})"), (std::vector<Row>{{R"("5")", "5"}}));
+  JsonOptions root = Columns({"j"});
+  root.jsonpaths = {"$"};
+  root.json_text_columns = {true};
+  EXPECT_EQ(rows(root, R"("text")"), (std::vector<Row>{{R"("text")"}}));
+}
+
+}  // namespace
+}  // namespace sluice::format

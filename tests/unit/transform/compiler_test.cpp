@@ -34,7 +34,7 @@ TEST_F(CompilerTest, NonStrictModeTurnsBadValuesIntoNull) {
   Rows rows = {{"1", "2020-05-08", "Ann", "f", "abc"},                            // bad price -> NULL
                {"x", "2020-05-08", "Bob", "m", "1"},                              // bad NOT NULL order_id
                {"3", std::nullopt, "Cid", "m", "1"},                              // NULL into NOT NULL pay_dt
-               {"4", "2020-05-08", "a name that is much too long", "m", "2.5"},  // too long -> NULL
+               {"4", "2020-05-08", "a name that is much too long", "m", "2.5"},  // too long: an error row
                {"5", "20200508", std::nullopt, "m", std::nullopt},                // compact date; NULLs stay NULL
                {"6.0", "2020-05-08 10:11:12", "Eve", "f", " 7 "}};                // 6.0 is 6; datetime text -> date
   auto out = Run(Orders(false), rows);
@@ -44,8 +44,10 @@ TEST_F(CompilerTest, NonStrictModeTurnsBadValuesIntoNull) {
   EXPECT_EQ(out->Text(1, kErrorColumn),
             "column 'order_id' is NOT NULL but the value 'x' could not be converted to BIGINT");
   EXPECT_EQ(out->Text(2, kErrorColumn), "column 'pay_dt' is NOT NULL but the value is NULL");
-  EXPECT_TRUE(out->Good(3));
-  EXPECT_EQ(out->Get(3, "customer_name"), std::nullopt);
+  // Longer than VARCHAR(26): an error row whatever strict_mode says, as StarRocks' table sink does.
+  EXPECT_EQ(out->Text(3, kErrorColumn),
+            "column 'customer_name': the value 'a name that is much too long' is 28 bytes long, more than the 26 "
+            "bytes of VARCHAR(26)");
   EXPECT_TRUE(out->Good(4));
   EXPECT_EQ(out->Text(4, "pay_dt"), "2020-05-08");
   EXPECT_EQ(out->Get(4, "customer_name"), std::nullopt);
@@ -72,7 +74,8 @@ TEST_F(CompilerTest, StrictModeMakesFailedConversionsErrorRows) {
   EXPECT_EQ(out->Text(2, kErrorColumn),
             "column 'pay_dt': the value '2020-02-30' could not be converted to DATE (strict_mode)");
   EXPECT_EQ(out->Text(3, kErrorColumn),
-            "column 'customer_name': the value 'a name that is much too long' is longer than 26 bytes (strict_mode)");
+            "column 'customer_name': the value 'a name that is much too long' is 28 bytes long, more than the 26 "
+            "bytes of VARCHAR(26)");
   EXPECT_EQ(out->Text(4, kErrorColumn),
             "column 'order_id': the value '5.5' could not be converted to BIGINT (strict_mode)");
   EXPECT_EQ(out->Text(5, kErrorColumn),
@@ -108,8 +111,9 @@ TEST_F(CompilerTest, DerivedColumnsIntoNotNullColumns) {
             "column 'ts': the value 'not a time' could not be converted to BIGINT (strict_mode)");
   EXPECT_EQ(out->Text(2, kErrorColumn),
             "column 'day' is NOT NULL but its expression from_unixtime(ts, '%Y%m%d') gave NULL");
-  EXPECT_TRUE(out->Good(3));
-  EXPECT_EQ(out->Get(3, "label"), std::nullopt);  // '#1234' is longer than 3 bytes: NULL in a nullable column
+  // '#1234' is longer than 3 bytes: an error row, also in a nullable column
+  EXPECT_EQ(out->Text(3, kErrorColumn),
+            "column 'label': the value '#1234' of its expression is 5 bytes long, more than the 3 bytes of VARCHAR(3)");
 
   spec.derived = {{"day", "concat('day ', ts)"}, {"label", "'x'"}};
   out = Run(spec, {{"1", "5"}});
@@ -249,11 +253,11 @@ TEST_F(CompilerTest, OtherColumnTypes) {
   EXPECT_EQ(out->Text(1, kErrorColumn),
             "column 'id': the value 'not-a-uuid' could not be converted to UUID (strict_mode)");
   spec.strict_mode = false;
-  out = Run(spec, {{"", "not-a-uuid", "25:00:00", "x", "128", "1.5", "bad", "maybe", "abc"}});
+  out = Run(spec, {{"", "not-a-uuid", "25:00:00", "x", "128", "1.5", "bad", "maybe", "ab"}});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_TRUE(out->Good(0));
-  for (const char* c : {"id", "at", "f", "tiny", "huge", "ms", "flag", "label"})
-    EXPECT_EQ(out->Get(0, c), std::nullopt) << c;
+  for (const char* c : {"id", "at", "f", "tiny", "huge", "ms", "flag"}) EXPECT_EQ(out->Get(0, c), std::nullopt) << c;
+  EXPECT_EQ(out->Text(0, "label"), "ab");
   EXPECT_EQ(out->Text(0, "bin"), "");
 }
 
@@ -341,6 +345,33 @@ TEST_F(CompilerTest, ExponentialExpressionsAreRefused) {
   auto compiled = Compile(spec);
   ASSERT_FALSE(compiled.ok());
   EXPECT_NE(compiled.status().message().find("too complex"), std::string::npos) << compiled.status().message();
+}
+
+// StarRocks counts a VARCHAR(n)/CHAR(n) limit in bytes and refuses a longer value as an error row whether or not
+// strict_mode is set; a value at the limit loads, multi-byte characters count by their UTF-8 bytes.
+TEST_F(CompilerTest, VarcharLimitsCountBytesWhateverStrictMode) {
+  for (bool strict : {false, true}) {
+    TransformSpec spec;
+    spec.source_columns = {"v", "c"};
+    spec.table = {{"v", "VARCHAR(4)", true}, {"c", "CHAR(2)", true}};
+    spec.strict_mode = strict;
+    auto out = Run(spec, {{"abcd", "ab"},            // both at the limit
+                          {"\xC3\xA9\xC3\xA9", "x"},  // 'éé' is 2 characters, 4 bytes: fits VARCHAR(4)
+                          {"\xC3\xA9\xC3\xA9\xC3\xA9", "x"},  // 'ééé' is 6 bytes
+                          {"abc", "abc"},
+                          {std::nullopt, std::nullopt}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_TRUE(out->Good(0)) << strict;
+    EXPECT_EQ(out->Text(0, "v"), "abcd");
+    EXPECT_EQ(out->Text(0, "c"), "ab");
+    EXPECT_TRUE(out->Good(1)) << strict;
+    EXPECT_EQ(out->Text(1, "v"), "\xC3\xA9\xC3\xA9");
+    EXPECT_EQ(out->Text(2, kErrorColumn),
+              "column 'v': the value '\xC3\xA9\xC3\xA9\xC3\xA9' is 6 bytes long, more than the 4 bytes of VARCHAR(4)");
+    EXPECT_EQ(out->Text(3, kErrorColumn),
+              "column 'c': the value 'abc' is 3 bytes long, more than the 2 bytes of CHAR(2)");
+    EXPECT_TRUE(out->Good(4)) << strict;
+  }
 }
 
 }  // namespace
