@@ -101,7 +101,7 @@ std::string DisplayType(const sql::TypeSpec& type) {
 }
 
 std::optional<int64_t> VarcharByteLimit(const std::string& type_text) {
-  const std::string t = Lower(type_text);
+  const std::string t = AsciiLower(type_text);
   size_t open = t.rfind("varchar(", 0) == 0 ? 7 : t.rfind("char(", 0) == 0 ? 4 : std::string::npos;
   if (open == std::string::npos || t.size() < open + 3 || t.back() != ')') return std::nullopt;
   const std::string n = t.substr(open + 1, t.size() - open - 2);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/ascii.h"
 #include "catalog/pipe_definition.h"
 #include "load/message_decoder.h"
 #include "sql/lexer.h"
@@ -15,8 +16,8 @@ namespace {
 // "char(4)"), which Sluice remembers for every table it created, before this check existed too. The transform
 // reads "VARCHAR(26)" as a byte limit (transform::SqlType::max_length).
 std::string LoadType(const catalog::ColumnMeta& c) {
-  if (sql::ToUpper(c.duckdb_type) != "VARCHAR") return c.duckdb_type;
-  const std::string t = sql::ToUpper(c.type_text);
+  if (AsciiUpper(c.duckdb_type) != "VARCHAR") return c.duckdb_type;
+  const std::string t = AsciiUpper(c.type_text);
   if ((t.rfind("VARCHAR(", 0) == 0 || t.rfind("CHAR(", 0) == 0) && t.back() == ')') return t;
   return c.duckdb_type;
 }
@@ -74,7 +75,7 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
   for (const auto& name : spec.source_columns) {
     auto it = std::find_if(table.columns.begin(), table.columns.end(),
                            [&](const catalog::ColumnMeta& c) { return sql::EqualsIgnoreCase(c.name, name); });
-    plan->json_text_columns.push_back(it != table.columns.end() && sql::ToUpper(it->duckdb_type) == "JSON");
+    plan->json_text_columns.push_back(it != table.columns.end() && AsciiUpper(it->duckdb_type) == "JSON");
   }
   plan->batch_columns = spec.source_columns;
   for (const auto& m : plan->metadata) plan->batch_columns.push_back(m.alias);
