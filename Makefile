@@ -52,5 +52,18 @@ bench: build
 bench-smoke: build
 	$(BENCH) --smoke --write-doc $(BUILD_DIR)/bench-smoke.md --json $(BUILD_DIR)/bench-smoke.json
 
+# The soak (tests/soak/soak.py): routine loads in CSV, JSON and Avro, a Kafka pipe and an S3 volume pipe under a
+# steady load with queries alongside, a SIGKILL about every 3 minutes and one broker outage, then every table checked
+# exactly and memory / open files judged flat. soak runs SOAK_MINUTES (30) and writes $(BUILD_DIR)/soak-report.md;
+# soak-short is the 3-minute version `make test` runs as the ctest soak/short.
+.PHONY: soak soak-short
+SOAK_MINUTES ?= 30
+SOAK = /usr/bin/python3 tests/soak/soak.py --server $(BUILD_DIR)/sluice --testbroker $(BUILD_DIR)/tools/testbroker/testbroker
+soak: build
+	$(SOAK) --minutes $(SOAK_MINUTES) --report $(BUILD_DIR)/soak-report.md
+
+soak-short: build
+	$(SOAK) --minutes 2.75 --kill-every-seconds 70 --sample-seconds 2 --report $(BUILD_DIR)/soak-short-report.md
+
 clean:
 	rm -rf $(BUILD_DIR) build-fuzz
