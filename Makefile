@@ -6,7 +6,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup build run test unit-test fuzz demo-broker clean
+.PHONY: all setup build run test unit-test fuzz demo clean
 
 all: build
 
@@ -37,9 +37,12 @@ fuzz: setup
 	build-fuzz/tests/fuzz/packet_fuzz -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/packet tests/fuzz/corpus/packet
 	build-fuzz/tests/fuzz/sql_parser_fuzz -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus/sql tests/fuzz/corpus/sql
 
-# A Kafka-protocol test broker with sample topics and data, for trying routine loads by hand.
-demo-broker: build
-	tools/testbroker/demo.sh $(BUILD_DIR)/tools/testbroker/testbroker
+# What the examples of README.md and docs/*.md load from (docs/demo.md): the test broker on 127.0.0.1:9092 with
+# every topic the docs use, a schema registry on :8081, s3rver on :4568 and a local folder /tmp/sluice-demo/inbox/.
+# DEMO_ARGS changes ports and folder (tools/demo/demo.py --help). Runs until Ctrl-C; `make run` in another terminal.
+DEMO_ARGS ?=
+demo: build
+	/usr/bin/python3 tools/demo/demo.py --build-dir $(BUILD_DIR) $(DEMO_ARGS)
 
 # Kafka routine loads against kcat and ClickHouse, scale, freshness, idle jobs and backlog memory (bench/README.md).
 # bench rewrites the generated part of docs/benchmarks.md (~20 minutes); bench-smoke runs the same at a tiny size

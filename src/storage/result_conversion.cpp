@@ -147,6 +147,9 @@ ValueType ValueTypeOf(duckdb_type type) {
 ColumnInfo DescribeColumn(const char* name, duckdb_logical_type type) {
   ColumnInfo col;
   col.name = name ? name : "";
+  // DuckDB names an unaliased count(*) "count_star()"; MySQL clients, BI tools and the docs expect the
+  // expression as written, which MySQL uses for every unaliased column.
+  if (col.name == "count_star()") col.name = "count(*)";
   duckdb_type t = duckdb_get_type_id(type);
   col.type = ValueTypeOf(t);
   if (t == DUCKDB_TYPE_DECIMAL) {

@@ -47,7 +47,9 @@ atexit.register(_stop_all)
 
 
 class S3rver:
-    def __init__(self):
+    def __init__(self, port: int | None = None):
+        """`port`: a fixed port (the demo's 4568); by default a free one is picked at each start."""
+        self.fixed_port = port
         self.root = tempfile.mkdtemp(prefix="sluice-s3rver-")
         self.data_dir = os.path.join(self.root, "data")
         os.makedirs(self.data_dir)
@@ -64,8 +66,8 @@ class S3rver:
         if not os.path.exists(binary):
             raise RuntimeError(f"s3rver is not installed at {binary}: run scripts/setup.sh")
         last = ""
-        for _ in range(3):
-            self.port = free_port()
+        for _ in range(1 if self.fixed_port else 3):
+            self.port = self.fixed_port or free_port()
             log = open(self.log_path, "ab")
             # s3rver 3.7.1 encrypts continuation tokens with DES, which Node 20's OpenSSL 3 only offers through
             # its legacy provider: without it every truncated listing (more than 1000 keys) fails with HTTP 500.

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <utility>
 
+#include "loopback_listener.h"
+
 namespace testbroker {
 
 namespace {
@@ -47,27 +49,9 @@ CommandLoop::~CommandLoop() {
 }
 
 int CommandLoop::Listen(int port, std::string& error) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    error = std::string("socket: ") + std::strerror(errno);
-    return -1;
-  }
-  int one = 1;
-  // Tests restart brokers on the same port; TIME_WAIT from the last run must not block that.
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 16) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    error = "cannot listen on 127.0.0.1:" + std::to_string(port) + ": " + std::strerror(errno);
-    close(fd);
-    return -1;
-  }
-  listen_fd_ = fd;
-  return ntohs(addr.sin_port);
+  int bound_port = -1;
+  listen_fd_ = ListenOnLoopback(port, bound_port, error);
+  return listen_fd_ < 0 ? -1 : bound_port;
 }
 
 void CommandLoop::Send(int fd, const std::string& line) {

@@ -14,6 +14,7 @@
 #include "command_handler.h"
 #include "command_loop.h"
 #include "options.h"
+#include "port_forwarder.h"
 
 namespace {
 
@@ -97,6 +98,12 @@ int main(int argc, char** argv) {
     if (error.empty() && options->control_port) control_port = loop.Listen(*options->control_port, error);
 
     std::string bootstrap = handler.Bootstrap();
+    PortForwarder forwarder;
+    if (error.empty() && options->port) {
+      // Broker 1 answers the bootstrap; the metadata it returns names every broker's own port.
+      if (forwarder.Start(*options->port, bootstrap.substr(0, bootstrap.find(',')), error))
+        bootstrap = "127.0.0.1:" + std::to_string(*options->port);
+    }
     if (error.empty() && !options->bootstrap_file.empty() && !WriteFileAtomically(options->bootstrap_file, bootstrap + "\n"))
       error = "cannot write " + options->bootstrap_file;
 

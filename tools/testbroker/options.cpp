@@ -6,7 +6,7 @@ namespace testbroker {
 
 const char kUsage[] =
     "usage: testbroker [--brokers N] [--topic name:partitions]... [--bootstrap-file PATH]\n"
-    "                  [--control-port PORT] [--no-stdin]\n"
+    "                  [--port PORT] [--control-port PORT] [--no-stdin]\n"
     "Runs a Kafka-protocol mock cluster on loopback and takes commands on stdin and on\n"
     "127.0.0.1:PORT (one per line): broker down|up K, leader TOPIC PARTITION BROKER,\n"
     "errors APIKEY CODE..., create TOPIC PARTITIONS, bootstrap, help, quit.\n";
@@ -56,7 +56,8 @@ std::optional<Options> ParseOptions(int argc, char** argv, std::string& error) {
       continue;
     }
     // Every other option takes one value.
-    if (arg != "--brokers" && arg != "--topic" && arg != "--bootstrap-file" && arg != "--control-port") {
+    if (arg != "--brokers" && arg != "--topic" && arg != "--bootstrap-file" && arg != "--control-port" &&
+        arg != "--port") {
       error = "unknown option '" + arg + "'";
       return std::nullopt;
     }
@@ -87,6 +88,13 @@ std::optional<Options> ParseOptions(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       options.bootstrap_file = value;
+    } else if (arg == "--port") {
+      auto port = ParseInt(value, 1, 65535);
+      if (!port) {
+        error = "bad --port '" + value + "' (1..65535)";
+        return std::nullopt;
+      }
+      options.port = static_cast<int>(*port);
     } else {
       auto port = ParseInt(value, 0, 65535);
       if (!port) {

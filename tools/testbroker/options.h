@@ -18,6 +18,7 @@ struct Options {
   std::vector<TopicSpec> topics;
   std::string bootstrap_file;       // empty: do not write one
   std::optional<int> control_port;  // 0 asks the kernel for a free port
+  std::optional<int> port;          // a fixed bootstrap port relayed to broker 1
   bool read_stdin = true;
 };
 
