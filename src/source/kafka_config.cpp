@@ -81,6 +81,7 @@ void ClientErrors::RecordConnectionFailure(const char* reason) {
   std::lock_guard<std::mutex> lock(mu_);
   ++last_connection_failure_.seq;
   last_connection_failure_.err = RD_KAFKA_RESP_ERR__TRANSPORT;
+  last_connection_failure_.at = std::chrono::steady_clock::now();
   std::string text = reason != nullptr ? reason : "";
   // "[thrd:host:port/bootstrap]: host:port/bootstrap: Connect to ... failed: Connection refused (after 0ms in state
   // CONNECT, 1 identical error(s) suppressed)": the thread name and the repeat count mean nothing to a user.
@@ -95,6 +96,13 @@ void ClientErrors::RecordConnectionFailure(const char* reason) {
 ClientErrors::Entry ClientErrors::LastConnectionFailure() const {
   std::lock_guard<std::mutex> lock(mu_);
   return last_connection_failure_;
+}
+
+std::optional<std::string> ClientErrors::RecentConnectionFailure(std::chrono::milliseconds window) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_connection_failure_.seq == 0 || std::chrono::steady_clock::now() - last_connection_failure_.at > window)
+    return std::nullopt;
+  return last_connection_failure_.reason;
 }
 
 void ClientErrors::Record(rd_kafka_resp_err_t err, const char* reason) {

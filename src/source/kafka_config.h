@@ -2,8 +2,10 @@
 // Building librdkafka clients from a KafkaClientConfig: Sluice's defaults, the job's property.* (validated by
 // librdkafka itself, so every key and value it accepts works and nothing else does), and the few settings the
 // source's correctness rests on.
+#include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,7 @@ class ClientErrors {
     uint64_t seq = 0;  // how many errors were recorded so far
     rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
     std::string reason;
+    std::chrono::steady_clock::time_point at{};  // when it was recorded
   };
   void Record(rd_kafka_resp_err_t err, const char* reason);
   Entry Last() const;
@@ -36,6 +39,9 @@ class ClientErrors {
   // blocking metadata request can say why it gets no answer instead of waiting out its timeout.
   void RecordConnectionFailure(const char* reason);
   Entry LastConnectionFailure() const;
+  // The last connection failure if it happened within `window`: while a broker is down, librdkafka logs a failure
+  // at each reconnect attempt (at most every reconnect.backoff.max.ms), so a recent one means "still down".
+  std::optional<std::string> RecentConnectionFailure(std::chrono::milliseconds window) const;
 
  private:
   mutable std::mutex mu_;

@@ -100,6 +100,13 @@ Result<Watermarks> KafkaSource::QueryWatermarks(int32_t partition, std::chrono::
     if (KafkaErrorCode(answer.err) == StatusCode::kNotFound)
       return Status::NotFound(fmt::format("topic '{}' has no partition {} on brokers '{}'", state_->config.topic,
                                           partition, state_->config.brokers));
+    // No answer in time usually means the brokers went away; say which and why, as a new job's metadata does.
+    auto* errors = static_cast<ClientErrors*>(rd_kafka_opaque(state_->rk.get()));
+    if (errors != nullptr && KafkaErrorCode(answer.err) == StatusCode::kUnavailable) {
+      if (auto failure = errors->RecentConnectionFailure(std::chrono::seconds(15)))
+        return Status::Unavailable(fmt::format("cannot reach the brokers '{}' for topic '{}' partition {}: {}",
+                                               state_->config.brokers, state_->config.topic, partition, *failure));
+    }
     return KafkaStatus(answer.err, fmt::format("cannot read the offsets of topic '{}' partition {} within {} ms",
                                                state_->config.topic, partition, timeout.count()));
   }

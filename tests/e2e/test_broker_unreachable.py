@@ -54,5 +54,48 @@ FROM KAFKA ("kafka_broker_list" = "{address}", "kafka_topic" = "orders")""")
     c.done()
 
 
+def pipe_row(conn, name: str) -> dict:
+    with conn.cursor() as cur:
+        cur.execute(f"SHOW PIPES LIKE '{name}'")
+        cols = [d[0] for d in cur.description]
+        return dict(zip(cols, cur.fetchone()))
+
+
+@suite.test(timeout=150)
+def test_a_running_pipe_reports_a_broker_outage(s):
+    """A pipe that was loading says so in last_error within seconds when its broker goes away, keeps RUNNING, loads
+    what was produced meanwhile exactly once when the broker is back, and clears last_error."""
+    b = kh.adopt_broker(kh.TestBroker({"logs": 2}).start())
+    srv = s.server().start()
+    conn = srv.connect()
+    for sql in ["CREATE DATABASE d", "USE d", "CREATE TABLE logs (id bigint)"]:
+        kh.query(conn, sql)
+    for p in range(2):
+        kh.produce(b.bootstrap, "logs", p, [f'{{"id": {p * 1000 + i}}}' for i in range(100)])
+    kh.query(conn, f"""CREATE PIPE kp BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO logs FROM (SELECT PARSE_JSON(value::STRING)['id']::BIGINT
+    FROM READ_KAFKA('{b.bootstrap}', 'logs', '', 'g', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    kh.wait_rows(conn, "logs", 200, 60)
+    b.command("broker down 1")
+    t0 = time.monotonic()
+    row = kh.wait_until(lambda: (lambda r: r if r["last_error"] else None)(pipe_row(conn, "kp")), 25,
+                        "the pipe's last_error to tell about the broker outage")
+    elapsed = time.monotonic() - t0
+    c = Collector()
+    c.check(elapsed < 25, f"reported after {elapsed:.1f} s")
+    c.eq(row["status"], "RUNNING", "the pipe keeps retrying")
+    c.contains(row["last_error"], "Connection refused", "last_error says why")
+    c.contains(row["last_error"], b.bootstrap.split(",")[0], "last_error names the broker")
+    b.command("broker up 1")
+    for p in range(2):
+        kh.produce(b.bootstrap, "logs", p, [f'{{"id": {p * 1000 + i}}}' for i in range(100, 150)])
+    kh.wait_rows(conn, "logs", 300, 90)
+    time.sleep(2)
+    c.eq(kh.scalar(conn, "SELECT count(DISTINCT id) FROM logs"), 300, "every message once")
+    c.eq(kh.scalar(conn, "SELECT count(*) FROM logs"), 300, "no message twice")
+    kh.wait_until(lambda: not pipe_row(conn, "kp")["last_error"], 30, "last_error to clear once loading again")
+    c.done()
+
+
 if __name__ == "__main__":
     sys.exit(kh.run_suite(suite))
