@@ -12,6 +12,7 @@ DEB_PACKAGES=(
   googletest libgtest-dev libgmock-dev mariadb-client python3-pymysql nodejs curl ca-certificates
   openssl  # the CLI: test_tls makes an operator CA and checks the port with s_client -starttls mysql
   e2fsprogs  # chattr: test_volume_pipes makes a file undeletable (it skips that part without chattr)
+  python3-mysqldb default-jre-headless libmariadb-java  # clients the e2e tests drive (test_prepared_statements)
 )
 
 missing=()
@@ -53,4 +54,10 @@ scripts/fetch-duckdb.sh
 if [ ! -f tools/s3rver/node_modules/s3rver/bin/s3rver.js ]; then
   echo "setup: installing s3rver into tools/s3rver"
   (cd tools/s3rver && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# Node MySQL clients the e2e tests drive (mysql2), pinned by tests/clients/package.json and package-lock.json.
+if [ ! -f tests/clients/node_modules/mysql2/package.json ]; then
+  echo "setup: installing the Node test clients into tests/clients"
+  (cd tests/clients && npm ci --no-audit --no-fund --loglevel=error)
 fi

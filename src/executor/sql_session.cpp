@@ -82,6 +82,11 @@ sql::SessionContext SqlSession::Context() const {
     auto v = variables_.Get(name);
     return v ? v : settings_.Get(name);
   };
+  ctx.user_variable = [this](std::string_view name) -> std::optional<std::string> {
+    auto it = user_variables_.find(std::string(name));
+    if (it == user_variables_.end()) return std::nullopt;
+    return it->second;
+  };
   ctx.current_database = current_db_;
   ctx.user = user_ + "@" + client_host_;
   ctx.connection_id = connection_id_;
@@ -127,7 +132,16 @@ Result<ResultSet> SqlSession::FieldList(std::string_view table) {
   return std::move(*r.result_set);
 }
 
-Status SqlSession::SetVariable(const sql::SetVariables::Assignment& a) {
+Status SqlSession::SetVariable(const sql::SetVariables::Assignment& given) {
+  if (given.user) return SetUserVariable(given);
+  sql::SetVariables::Assignment evaluated;
+  if (given.expression) {
+    evaluated = given;
+    ASSIGN_OR_RETURN(EvaluatedValue v, EvaluateExpression(given.value));
+    evaluated.value = v.text.value_or("NULL");  // a system variable takes the value's text
+    evaluated.expression = false;
+  }
+  const sql::SetVariables::Assignment& a = given.expression ? evaluated : given;
   if (guard_.IsEngineSetting(a.name) && !variables_.Get(a.name)) {
     return auth::PrivilegeNeeded("SYSTEM", "'" + a.name + "' is a setting of the storage engine, which no session "
                                  "can change in Sluice; SHOW VARIABLES lists the variables a session can set");

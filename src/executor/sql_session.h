@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <utility>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -98,6 +99,15 @@ class SqlSession : public Session {
   sql::SessionContext Context() const;
   bool Autocommit() const;
   Status SetVariable(const sql::SetVariables::Assignment& a);
+  // SET's expressions (set_expression.cpp): `expression` evaluated as SELECT <expression>, through the same
+  // sandbox and privilege checks as any SELECT.
+  struct EvaluatedValue {
+    std::optional<std::string> text;  // nullopt: NULL
+    std::string literal;              // for DuckDB: 42, 'text', NULL
+  };
+  Result<EvaluatedValue> EvaluateExpression(const std::string& expression);
+  // SET @name = ...: the literal a user variable stands for in later statements.
+  Status SetUserVariable(const sql::SetVariables::Assignment& a);
   void CommitOpenTransaction();
 
   storage::Database& db_;
@@ -110,6 +120,7 @@ class SqlSession : public Session {
   std::string client_host_;
   std::string current_db_;
   SessionVariables variables_;
+  std::map<std::string, std::string> user_variables_;  // @name (lower case) -> SQL literal
   bool in_transaction_ = false;  // a transaction is open on con_ (BEGIN, or implicitly with autocommit off)
   catalog::VolumeStore& volumes_;
   std::string scratch_dir_;  // where files fetched from object storage wait to be loaded

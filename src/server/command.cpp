@@ -35,6 +35,12 @@ Result<Command> ParseCommand(std::string_view payload, uint32_t client_capabilit
   switch (static_cast<CommandCode>(cmd.code)) {
     case CommandCode::kQuery:
     case CommandCode::kInitDb:
+    case CommandCode::kStmtPrepare:
+    case CommandCode::kStmtExecute:
+    case CommandCode::kStmtSendLongData:
+    case CommandCode::kStmtClose:
+    case CommandCode::kStmtReset:
+    case CommandCode::kStmtFetch:
       cmd.text = r.Rest();
       break;
     case CommandCode::kFieldList:

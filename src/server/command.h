@@ -20,7 +20,8 @@ struct ChangeUserRequest {
 
 struct Command {
   uint8_t code = 0;  // a CommandCode, or any other byte for an unknown command
-  // COM_QUERY: the SQL text; COM_INIT_DB: the database; COM_FIELD_LIST: the table.
+  // COM_QUERY and COM_STMT_PREPARE: the SQL text; COM_INIT_DB: the database; COM_FIELD_LIST: the table; the
+  // other COM_STMT_* commands: their binary body (statement id first), decoded by the connection.
   std::string_view text;
   std::string_view wildcard;  // COM_FIELD_LIST only
   uint16_t option = 0;        // COM_SET_OPTION only

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/log.h"
+#include "server/binary_row.h"
 #include "server/error_mapping.h"
 #include "server/handshake.h"
 #include "server/login.h"
@@ -312,16 +313,19 @@ Status Connection::Dispatch(const Command& cmd) {
     case CommandCode::kChangeUser:
       return HandleChangeUser(*cmd.change_user);
     case CommandCode::kStmtPrepare:
-      return SendError(er::kUnsupportedPreparedStatement, "HY000",
-                       "prepared statements are not supported; use the text protocol");
-    case CommandCode::kStmtClose:
-    case CommandCode::kStmtSendLongData:
-      // The protocol has no reply to these; no statement can exist anyway.
-      return Status::Ok();
+      return HandleStmtPrepare(cmd.text);
     case CommandCode::kStmtExecute:
+      return HandleStmtExecute(cmd.text);
+    case CommandCode::kStmtSendLongData:  // the protocol has no reply to these two
+      HandleStmtSendLongData(cmd.text);
+      return Status::Ok();
+    case CommandCode::kStmtClose:
+      HandleStmtClose(cmd.text);
+      return Status::Ok();
     case CommandCode::kStmtReset:
+      return HandleStmtReset(cmd.text);
     case CommandCode::kStmtFetch:
-      return SendError(er::kUnknownStatementHandler, "HY000", "Unknown prepared statement handler");
+      return HandleStmtFetch(cmd.text);
     default:
       return SendError(er::kUnknownCommand, "08S01", "Unknown command");
   }
@@ -342,14 +346,7 @@ Status Connection::HandleQuery(std::string_view text) {
                      "client_flag=CLIENT.MULTI_STATEMENTS)");
   }
   for (size_t i = 0; i < statements.size(); ++i) {
-    Result<StatementResult> result = [&]() -> Result<StatementResult> {
-      try {
-        return session_->Execute(statements[i]);
-      } catch (const std::exception& e) {
-        log::Error("server", "conn {}: statement failed with an exception: {}", id_, e.what());
-        return Status::Internal(fmt::format("internal error: {}", e.what()));
-      }
-    }();
+    Result<StatementResult> result = ExecuteInSession(statements[i]);
     // An error ends the chain: later statements do not run.
     if (!result.ok()) return SendError(result.status());
     uint16_t flags = StatusFlags();
@@ -361,10 +358,21 @@ Status Connection::HandleQuery(std::string_view text) {
   return Status::Ok();
 }
 
-Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed) {
+Result<StatementResult> Connection::ExecuteInSession(std::string_view statement) {
+  try {
+    return session_->Execute(statement);
+  } catch (const std::exception& e) {
+    log::Error("server", "conn {}: statement failed with an exception: {}", id_, e.what());
+    return Status::Internal(fmt::format("internal error: {}", e.what()));
+  }
+}
+
+Status Connection::SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed,
+                                       bool binary_rows) {
   auto emit = [this](std::string_view packet) { return channel_.Write(packet); };
+  auto encode_row = binary_rows ? &EncodeBinaryRow : &EncodeTextRow;
   // The protocol cannot express a result set without columns; that is an OK.
-  if (result.result_set && !result.result_set->columns.empty() && !result.stream) {
+  if (result.result_set && !result.result_set->columns.empty() && !result.stream && !binary_rows) {
     return EncodeResultSet(*result.result_set, capabilities_, status_flags, result.warnings, emit);
   }
   if (result.result_set && !result.result_set->columns.empty()) {
@@ -372,9 +380,9 @@ Status Connection::SendStatementResult(const StatementResult& result, uint16_t s
     // timeout), so a client that reads slowly slows the query down instead of filling memory.
     const std::vector<ColumnInfo>& columns = result.result_set->columns;
     RETURN_IF_ERROR(EncodeResultSetHead(columns, capabilities_, status_flags, emit));
-    for (const Row& row : result.result_set->rows) RETURN_IF_ERROR(emit(EncodeTextRow(columns, row)));
+    for (const Row& row : result.result_set->rows) RETURN_IF_ERROR(emit(encode_row(columns, row)));
     std::vector<Row> rows;
-    for (;;) {
+    while (result.stream) {
       Result<bool> more = result.stream->Next(&rows);
       if (!more.ok()) {
         // ERR in place of the end marker: clients report it as the statement's error.
@@ -382,7 +390,7 @@ Status Connection::SendStatementResult(const StatementResult& result, uint16_t s
         return SendError(more.status());
       }
       if (!*more) break;
-      for (const Row& row : rows) RETURN_IF_ERROR(emit(EncodeTextRow(columns, row)));
+      for (const Row& row : rows) RETURN_IF_ERROR(emit(encode_row(columns, row)));
     }
     return emit(EncodeEndOfRows(capabilities_, result.warnings, status_flags));
   }
@@ -423,12 +431,14 @@ Status Connection::HandleChangeUser(const ChangeUserRequest& req) {
   if (!account) return Status::AccessDenied("change user refused");
   // The old session goes first: whatever it held (an open transaction) must not leak into the new user's.
   session_.reset();
+  statements_.Clear();
   if (!OpenSession(req.user, req.database)) return Status::Unavailable("no session after change user");
   return SendOk();
 }
 
 Status Connection::HandleResetConnection() {
   std::string database = session_->current_database();
+  statements_.Clear();  // COM_RESET_CONNECTION closes prepared statements, as in MySQL
   session_.reset();
   Result<std::unique_ptr<Session>> session = NewSession(user_, database);
   // The database may have been dropped meanwhile; a reset connection without one is still useful.

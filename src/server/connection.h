@@ -19,6 +19,7 @@
 #include "server/command.h"
 #include "server/error_mapping.h"
 #include "server/packet_io.h"
+#include "server/prepared_statements.h"
 #include "server/transport.h"
 
 namespace sluice::server {
@@ -85,9 +86,20 @@ class Connection {
   Status HandleStatistics();
   Status HandleChangeUser(const ChangeUserRequest& req);
   Status HandleResetConnection();
+  // Prepared statements (prepared_commands.cpp): the statement runs as text with its parameters bound as
+  // literals, and its rows go out in the binary protocol.
+  Status HandleStmtPrepare(std::string_view sql);
+  Status HandleStmtExecute(std::string_view body);
+  void HandleStmtSendLongData(std::string_view body);
+  Status HandleStmtReset(std::string_view body);
+  void HandleStmtClose(std::string_view body);
+  Status HandleStmtFetch(std::string_view body);
+  // Runs one statement in the session, an exception becoming an error.
+  Result<StatementResult> ExecuteInSession(std::string_view statement);
   // Sends a statement's result. A row stream that fails mid-way ends in an ERR packet and `*failed` is set; the
   // returned Status is about writing to the client.
-  Status SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed);
+  Status SendStatementResult(const StatementResult& result, uint16_t status_flags, bool* failed,
+                             bool binary_rows = false);
   // Gives a new session its hooks: the socket checks and row streaming.
   void AttachSession();
 
@@ -117,6 +129,7 @@ class Connection {
   bool multi_statements_ = false;
   std::string user_;
   std::unique_ptr<Session> session_;
+  PreparedStatements statements_;
   int socket_fd_ = -1;
 };
 

@@ -41,6 +41,8 @@ namespace status_flag {
 inline constexpr uint16_t kInTransaction = 0x0001;
 inline constexpr uint16_t kAutocommit = 0x0002;
 inline constexpr uint16_t kMoreResultsExist = 0x0008;
+inline constexpr uint16_t kCursorExists = 0x0040;
+inline constexpr uint16_t kLastRowSent = 0x0080;
 }  // namespace status_flag
 
 // First byte of a command packet.

@@ -82,6 +82,9 @@ struct SetVariables {
     std::string name;                      // lower case, without @@ / scope prefix
     std::string value;                     // literal value as text (quotes removed), or the identifier
     bool global = false;
+    bool user = false;        // @name: a user variable of the session
+    bool expression = false;  // value is an expression's source text, evaluated by the session
+    bool string_literal = false;  // value came from a quoted string (a user variable keeps it as a string)
   };
   std::vector<Assignment> assignments;
 };

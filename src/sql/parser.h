@@ -17,6 +17,8 @@ namespace sluice::sql {
 struct SessionContext {
   // Value of @@name (name lower case, without scope prefix); nullopt: unknown variable -> SQL NULL.
   std::function<std::optional<std::string>(std::string_view)> variable;
+  // Value of the user variable @name (name lower case) as SQL literal text; nullopt: never set -> NULL.
+  std::function<std::optional<std::string>(std::string_view)> user_variable;
   std::string current_database;  // empty: DATABASE() is NULL
   std::string user = "root@localhost";
   uint32_t connection_id = 0;

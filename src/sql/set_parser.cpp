@@ -12,11 +12,12 @@ using Assignment = SetVariables::Assignment;
 constexpr std::string_view kLiteralValue = "a value (a number, a string, ON, OFF, TRUE, FALSE or DEFAULT)";
 
 // A literal value as text: strings without their quotes, keywords upper-cased so the session can compare them.
-Result<std::string> ParseValue(TokenStream& ts) {
+Result<std::string> ParseLiteral(TokenStream& ts, bool* quoted = nullptr) {
   const Token& t = ts.Peek();
   std::string value;
   if (t.IsString()) {
     value = t.text;
+    if (quoted) *quoted = true;
   } else if (t.kind == TokenKind::kNumber) {
     value = std::string(t.raw);
   } else if ((t.IsSymbol("-") || t.IsSymbol("+")) && ts.Peek(1).kind == TokenKind::kNumber) {
@@ -33,20 +34,62 @@ Result<std::string> ParseValue(TokenStream& ts) {
     return ts.Error(kLiteralValue);
   }
   ts.Next();
-  if (ts.PeekSymbol("(") || ts.PeekSymbol(".") || ts.PeekSymbol("+") || ts.PeekSymbol("-") || ts.PeekSymbol("||")) {
-    return ts.Complain(ts.Peek(), "SET takes literal values (numbers, strings, ON, OFF or DEFAULT), not expressions");
-  }
   return value;
+}
+
+// Whether the value starting at the next token is one literal token (then followed by ',' or the end).
+bool IsLiteralValue(const TokenStream& ts) {
+  const Token& t = ts.Peek();
+  size_t next = (t.IsSymbol("-") || t.IsSymbol("+")) && ts.Peek(1).kind == TokenKind::kNumber ? 2 : 1;
+  bool literal_token = t.IsString() || t.kind == TokenKind::kNumber || t.kind == TokenKind::kQuotedIdent ||
+                       t.kind == TokenKind::kWord || next == 2;
+  const Token& after = ts.Peek(next);
+  return literal_token && (after.kind == TokenKind::kEnd || after.IsSymbol(","));
+}
+
+// A value: a literal, or an expression (`concat(@@sql_mode, ',STRICT_TRANS_TABLES')`, `@a + 1`) whose source
+// text the session evaluates as SELECT <expression>. The expression ends at a ',' outside parentheses.
+Status ParseValue(TokenStream& ts, Assignment& a) {
+  if (ts.AtEnd()) return ts.Error(kLiteralValue);
+  if (IsLiteralValue(ts)) {
+    ASSIGN_OR_RETURN(a.value, ParseLiteral(ts, &a.string_literal));
+    return Status::Ok();
+  }
+  // `SET a = 1 b = 2`: a value followed by a name is a missing comma, not an expression.
+  const Token& after = ts.Peek(1);
+  if (after.kind == TokenKind::kWord && ts.Peek().kind != TokenKind::kWord) {
+    bool operator_word = false;
+    for (std::string_view w : {"AND", "OR", "XOR", "NOT", "IS", "IN", "LIKE", "BETWEEN", "DIV", "MOD", "COLLATE",
+                               "REGEXP", "RLIKE"})
+      operator_word = operator_word || after.IsWord(w);
+    if (!operator_word) {
+      ts.Next();
+      return ts.ErrorExpecting({"','", "end of statement"});
+    }
+  }
+  const Token& first = ts.Peek();
+  const Token* last = &first;
+  int depth = 0;
+  while (!ts.AtEnd() && !(depth == 0 && ts.PeekSymbol(","))) {
+    if (ts.PeekSymbol("(")) ++depth;
+    if (ts.PeekSymbol(")") && --depth < 0) return ts.Complain(ts.Peek(), "unbalanced ')' in the value");
+    if (ts.Peek().kind == TokenKind::kInvalid) return ts.Error(kLiteralValue);
+    last = &ts.Next();
+  }
+  if (depth != 0) return ts.Complain(ts.Peek(), "the value's '(' is not closed");
+  a.value = std::string(ts.SourceText(first, *last));
+  a.expression = true;
+  return Status::Ok();
 }
 
 // SET NAMES charset [COLLATE collation] | SET CHARACTER SET charset | SET CHARSET charset.
 Result<Statement> ParseCharset(TokenStream& ts, bool names) {
   SetVariables st;
-  ASSIGN_OR_RETURN(std::string charset, ParseValue(ts));
-  st.assignments.push_back(Assignment{names ? "names" : "charset", std::move(charset), false});
+  ASSIGN_OR_RETURN(std::string charset, ParseLiteral(ts));
+  st.assignments.push_back(Assignment{names ? "names" : "charset", std::move(charset)});
   if (names && ts.AcceptWord("COLLATE")) {
-    ASSIGN_OR_RETURN(std::string collation, ParseValue(ts));
-    st.assignments.push_back(Assignment{"collation_connection", std::move(collation), false});
+    ASSIGN_OR_RETURN(std::string collation, ParseLiteral(ts));
+    st.assignments.push_back(Assignment{"collation_connection", std::move(collation)});
   }
   RETURN_IF_ERROR(ts.ExpectEnd());
   return Statement{std::move(st)};
@@ -104,8 +147,13 @@ Result<Statement> ParseSet(TokenStream& ts) {
     if (t.kind == TokenKind::kVariable && t.raw.substr(0, 2) == "@@") {
       ASSIGN_OR_RETURN(a, SystemVariableName(ts, t));
     } else if (t.kind == TokenKind::kVariable) {
-      return ts.NotSupportedAt(t, "user variables (" + std::string(t.raw) +
-                                      ") are not supported; set a session variable instead (SET name = value)");
+      // @name, @`name`, @'name': MySQL's user variables, named case-insensitively.
+      std::string_view name = t.raw.substr(1);
+      if (name.size() >= 2 && (name[0] == '`' || name[0] == '\'' || name[0] == '"'))
+        name = name.substr(1, name.size() - 2);
+      a.name = AsciiLower(name);
+      a.user = true;
+      ts.Next();
     } else if (t.IsIdentifier() && !t.text.empty()) {
       a.name = AsciiLower(t.text);
       a.global = global_scope;
@@ -117,7 +165,7 @@ Result<Statement> ParseSet(TokenStream& ts) {
     if (!ts.AcceptSymbol("=") && !ts.AcceptSymbol(":=") && !ts.AcceptWord("TO")) {
       return ts.ErrorExpecting({"'='", "':='"});
     }
-    ASSIGN_OR_RETURN(a.value, ParseValue(ts));
+    RETURN_IF_ERROR(ParseValue(ts, a));
     st.assignments.push_back(std::move(a));
   } while (ts.AcceptSymbol(","));
   if (!ts.AtEnd()) return ts.ErrorExpecting({"','", "end of statement"});

@@ -161,8 +161,7 @@ class Translator {
         }
         return 1;
       case TokenKind::kVariable:
-        if (t.raw.substr(0, 2) != "@@") break;
-        Append(VariableValue(t.raw), true);
+        Append(t.raw.substr(0, 2) == "@@" ? VariableValue(t.raw) : UserVariableValue(t), true);
         AliasIfSelectItem(1);
         return 1;
       case TokenKind::kSymbol:
@@ -306,6 +305,15 @@ class Translator {
     if (!value) return "NULL";
     if (IsPlainInteger(*value)) return (*value)[0] == '-' ? "(" + *value + ")" : *value;
     return StringLiteral(*value);
+  }
+
+  // @name (also @`name`, @'name') -> the literal SET @name gave it, or NULL, as MySQL reads an unset one.
+  std::string UserVariableValue(const Token& t) const {
+    std::string_view name = t.raw.substr(1);
+    if (name.size() >= 2 && (name[0] == '`' || name[0] == '\'' || name[0] == '"')) name = name.substr(1, name.size() - 2);
+    std::optional<std::string> literal;
+    if (session_.user_variable) literal = session_.user_variable(AsciiLower(name));
+    return literal ? "(" + *literal + ")" : "NULL";
   }
 
   // DATABASE(), USER(), VERSION(), CONNECTION_ID() ...: answered from the session, as MySQL would.

@@ -286,11 +286,21 @@ TEST_F(MysqlServerTest, SimpleCommands) {
   ASSERT_TRUE(no_table.err);
   EXPECT_EQ(no_table.err->code, 1146);
 
-  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtPrepare, "SELECT ?"));
-  Response prep = c.ReadResponse();
-  ASSERT_TRUE(prep.err);
-  EXPECT_EQ(prep.err->code, 1295);
-  EXPECT_EQ(prep.err->message, "prepared statements are not supported; use the text protocol");
+  // COM_STMT_PREPARE: the OK with the statement id and one parameter, its definition (DEPRECATE_EOF: no EOF).
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtPrepare, "SELECT ? + 1"));
+  auto prep = c.ReadPacket();
+  ASSERT_TRUE(prep);
+  ASSERT_EQ(prep->payload.size(), 12u);
+  EXPECT_EQ(static_cast<uint8_t>(prep->payload[0]), 0x00);
+  EXPECT_EQ(static_cast<uint8_t>(prep->payload[1]), 1);  // the first statement id
+  EXPECT_EQ(static_cast<uint8_t>(prep->payload[7]), 1);  // parameters
+  auto param = c.ReadPacket();
+  ASSERT_TRUE(param);
+  EXPECT_NE(param->payload.find('?'), std::string::npos);
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtExecute, std::string("\x07\0\0\0\0\1\0\0\0", 9)));
+  Response unknown_statement = c.ReadResponse();
+  ASSERT_TRUE(unknown_statement.err);
+  EXPECT_EQ(unknown_statement.err->code, 1243);
 
   // COM_STMT_CLOSE has no reply: the next reply is the ping's.
   ASSERT_TRUE(c.SendCommand(CommandCode::kStmtClose, std::string("\1\0\0\0", 4)));

@@ -63,13 +63,22 @@ TEST(SetTest, Transaction) {
             "ONLY");
 }
 
-TEST(SetTest, UserVariablesAreNotSupported) {
-  Status st = ParseError("SET @my_var = 1");
-  EXPECT_EQ(st.code(), StatusCode::kNotSupported);
-  EXPECT_EQ(st.message(),
-            "user variables (@my_var) are not supported; set a session variable instead (SET name = value) (at line "
-            "1, column 5)");
-  EXPECT_EQ(ParseError("SET a = 1, @b = 2").code(), StatusCode::kNotSupported);
+TEST(SetTest, UserVariablesAndExpressions) {
+  SetVariables st = ParseAs<SetVariables>("SET @my_var = 1, @`Other` := 'x', @c = @my_var + 1");
+  ASSERT_EQ(st.assignments.size(), 3u);
+  EXPECT_TRUE(st.assignments[0].user);
+  EXPECT_EQ(st.assignments[0].name, "my_var");
+  EXPECT_EQ(st.assignments[0].value, "1");
+  EXPECT_FALSE(st.assignments[0].expression);
+  EXPECT_EQ(st.assignments[1].name, "other");
+  EXPECT_TRUE(st.assignments[1].string_literal);
+  EXPECT_TRUE(st.assignments[2].expression);
+  EXPECT_EQ(st.assignments[2].value, "@my_var + 1");
+  SetVariables mode = ParseAs<SetVariables>("SET autocommit=1, sql_mode = concat(@@sql_mode, ',X'), b = 2");
+  ASSERT_EQ(mode.assignments.size(), 3u);
+  EXPECT_TRUE(mode.assignments[1].expression);
+  EXPECT_EQ(mode.assignments[1].value, "concat(@@sql_mode, ',X')");
+  EXPECT_EQ(mode.assignments[2].value, "2");
 }
 
 TEST(SetTest, Errors) {
@@ -80,9 +89,7 @@ TEST(SetTest, Errors) {
             "FALSE or DEFAULT)");
   EXPECT_EQ(ParseError("SET a = 1 b = 2").message(),
             "Syntax error at line 1, column 11 near 'b': expected ',' or end of statement");
-  EXPECT_EQ(ParseError("SET sql_mode = concat(@@sql_mode, ',X')").message(),
-            "Syntax error at line 1, column 22 near '(': SET takes literal values (numbers, strings, ON, OFF or "
-            "DEFAULT), not expressions");
+  EXPECT_EQ(ParseError("SET sql_mode = concat(@@sql_mode, ',X'").code(), StatusCode::kSyntaxError);
   EXPECT_EQ(ParseError("SET @@ = 1").code(), StatusCode::kSyntaxError);
   EXPECT_EQ(ParseError("SET @@session. = 1").message(),
             "Syntax error at line 1, column 5 near '@@session.': expected a system variable such as @@autocommit or "

@@ -45,7 +45,7 @@ TEST(TranslateTest, SystemVariables) {
   EXPECT_EQ(T("SELECT @@quoted"), "SELECT 'it''s' AS \"@@quoted\"");
   EXPECT_EQ(T("SELECT (SELECT @@autocommit)"), "SELECT (SELECT 1 AS \"@@autocommit\")");
   EXPECT_EQ(T("SELECT coalesce(@@autocommit, 0)"), "SELECT coalesce(1, 0)");
-  EXPECT_EQ(T("SELECT @user_var"), "SELECT @user_var");
+  EXPECT_EQ(T("SELECT @user_var"), "SELECT NULL AS \"@user_var\"");  // never set: NULL, as in MySQL
 }
 
 TEST(TranslateTest, NegativeValuesCannotStartAComment) {
