@@ -10,10 +10,14 @@ Status EnsureLoadHistoryTable(storage::Connection& con) {
       "CREATE TABLE IF NOT EXISTS __sluice.load_history (db VARCHAR NOT NULL, table_name VARCHAR NOT NULL, "
       "job_name VARCHAR NOT NULL, job_kind VARCHAR NOT NULL, source VARCHAR NOT NULL, loaded_rows BIGINT NOT NULL, "
       "error_rows BIGINT NOT NULL, filtered_rows BIGINT NOT NULL, first_error VARCHAR, status VARCHAR NOT NULL, "
-      "start_time BIGINT NOT NULL, end_time BIGINT NOT NULL)");
+      "start_time BIGINT NOT NULL, end_time BIGINT NOT NULL);"
+      // Catalogs made before attempts existed get the column; their rows were each one attempt.
+      "ALTER TABLE __sluice.load_history ADD COLUMN IF NOT EXISTS attempts BIGINT DEFAULT 1");
 }
 
-Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
+namespace {
+
+std::string SourceOf(const LoadHistoryEntry& e) {
   // kafka://topic/0:[100,200),1:[5,11)
   std::string source = e.file_url.empty() ? "kafka://" + e.topic + "/" : e.file_url;
   bool first = true;
@@ -23,14 +27,43 @@ Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
     source += (first ? "" : ",") + std::to_string(p) + ":[" + std::to_string(r.first) + "," + std::to_string(r.second) + ")";
     first = false;
   }
+  return source;
+}
+
+std::string FirstErrorSql(const LoadHistoryEntry& e) {
+  return e.first_error.empty() ? std::string("NULL") : sql::QuoteLiteral(e.first_error.substr(0, 1024));
+}
+
+}  // namespace
+
+Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
+  const std::string source = SourceOf(e);
   using sql::QuoteLiteral;
-  return con.Execute("INSERT INTO __sluice.load_history VALUES (" + QuoteLiteral(e.db) + ", " + QuoteLiteral(e.table) +
+  return con.Execute("INSERT INTO __sluice.load_history (db, table_name, job_name, job_kind, source, loaded_rows, "
+                     "error_rows, filtered_rows, first_error, status, start_time, end_time, attempts) VALUES (" +
+                     QuoteLiteral(e.db) + ", " + QuoteLiteral(e.table) +
                      ", " + QuoteLiteral(e.job) + ", " + QuoteLiteral(e.job_kind) + ", " + QuoteLiteral(source) + ", " +
                      std::to_string(e.loaded_rows) + ", " + std::to_string(e.error_rows) + ", " +
                      std::to_string(e.filtered_rows) + ", " +
-                     (e.first_error.empty() ? std::string("NULL") : QuoteLiteral(e.first_error.substr(0, 1024))) +
-                     ", " + QuoteLiteral(e.status) + ", " + std::to_string(e.start_ms) + ", " +
-                     std::to_string(e.end_ms) + ")");
+                     FirstErrorSql(e) + ", " + QuoteLiteral(e.status) + ", " + std::to_string(e.start_ms) + ", " +
+                     std::to_string(e.end_ms) + ", 1)");
+}
+
+Status RecordFailedAttempt(storage::Connection& con, const LoadHistoryEntry& e) {
+  const std::string source = SourceOf(e);
+  using sql::QuoteLiteral;
+  const std::string same = "db = " + QuoteLiteral(e.db) + " AND table_name = " + QuoteLiteral(e.table) +
+                           " AND job_name = " + QuoteLiteral(e.job) + " AND job_kind = " + QuoteLiteral(e.job_kind) +
+                           " AND source = " + QuoteLiteral(source);
+  // The newest row of this source: when it is FAILED, this attempt is another try of the same failure.
+  ASSIGN_OR_RETURN(auto r, con.Query("UPDATE __sluice.load_history SET first_error = " + FirstErrorSql(e) +
+                                     ", end_time = " + std::to_string(e.end_ms) + ", attempts = attempts + 1 WHERE " +
+                                     same + " AND status = 'FAILED' AND end_time = (SELECT max(end_time) FROM "
+                                     "__sluice.load_history WHERE " + same + ") AND NOT EXISTS (SELECT 1 FROM "
+                                     "__sluice.load_history WHERE " + same + " AND status <> 'FAILED' AND end_time >= "
+                                     "(SELECT max(end_time) FROM __sluice.load_history WHERE " + same + "))"));
+  if (r.affected_rows > 0) return Status::Ok();
+  return RecordLoadHistory(con, e);
 }
 
 Result<int64_t> PurgeLoadHistory(storage::Connection& con, int64_t now_ms, int64_t retention_ms) {
@@ -44,7 +77,7 @@ std::string LoadHistoryMacroSql() {
          "h.job_kind AS job_kind, h.db || '.' || h.table_name AS table_name, h.source AS source, "
          "h.loaded_rows AS loaded_rows, h.error_rows AS error_rows, h.filtered_rows AS filtered_rows, "
          "h.first_error AS first_error, h.status AS status, make_timestamp(h.start_time * 1000) AS start_time, "
-         "make_timestamp(h.end_time * 1000) AS end_time FROM __sluice.load_history h WHERE "
+         "make_timestamp(h.end_time * 1000) AS end_time, h.attempts AS attempts FROM __sluice.load_history h WHERE "
          "CASE WHEN contains(CAST(table_name_arg AS VARCHAR), '.') THEN h.db || '.' || h.table_name "
          "ELSE h.table_name END = CAST(table_name_arg AS VARCHAR) ORDER BY h.end_time, h.source";
 }

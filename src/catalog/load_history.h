@@ -35,6 +35,10 @@ inline constexpr int64_t kLoadHistoryRetentionMs = 7LL * 24 * 3600 * 1000;
 Status EnsureLoadHistoryTable(storage::Connection& con);
 // Inside the caller's transaction (or on its own for FAILED batches).
 Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e);
+// A FAILED row for a file (or batch) that could not be loaded: when the newest row of the same source, job and
+// table is already FAILED, that row is updated (first_error, end_time = this attempt, attempts + 1) instead of a
+// new row being added, so a file retried again and again keeps one FAILED row.
+Status RecordFailedAttempt(storage::Connection& con, const LoadHistoryEntry& e);
 // Deletes entries that ended before now - retention; returns how many.
 Result<int64_t> PurgeLoadHistory(storage::Connection& con, int64_t now_ms, int64_t retention_ms = kLoadHistoryRetentionMs);
 // The TEMP table macro load_history(table) for a session connection ('db.table', or 'table' in any database).

@@ -25,6 +25,14 @@ constexpr const char* kPipeProperties =
     "MAX_SKIP_BATCH_COUNT_ON_ERROR, RESET_KAFKA_GROUP_OFFSETS";
 constexpr const char* kVolumePipeProperties =
     "VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, INGEST_MODE, INITIAL_DELAY_IN_SECONDS, MAX_SKIP_BATCH_COUNT_ON_ERROR";
+// What ALTER PIPE ... SET can change: RESET_KAFKA_GROUP_OFFSETS and INGEST_MODE apply at creation only (the
+// Lakehouse reference), so they are not offered; PIPE_EXECUTION_PAUSED and COMMENT are.
+constexpr const char* kAlterPipeProperties =
+    "PIPE_EXECUTION_PAUSED, VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, BATCH_SIZE_PER_KAFKA_PARTITION, "
+    "INITIAL_DELAY_IN_SECONDS, MAX_SKIP_BATCH_COUNT_ON_ERROR, COMMENT";
+constexpr const char* kAlterVolumePipeProperties =
+    "PIPE_EXECUTION_PAUSED, VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, INITIAL_DELAY_IN_SECONDS, "
+    "MAX_SKIP_BATCH_COUNT_ON_ERROR, COMMENT";
 
 Result<int64_t> IntIn(const std::string& name, const std::string& value, int64_t lo, int64_t hi) {
   bool digits = !value.empty() && value.size() <= 18 &&
@@ -63,7 +71,7 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
   PipeSettings& p = *def.pipe;
   if (p.volume && (name == "BATCH_SIZE_PER_KAFKA_PARTITION" || name == "RESET_KAFKA_GROUP_OFFSETS"))
     return Status::InvalidArgument("pipe property " + name + " applies to Kafka pipes; a volume pipe takes " +
-                                   kVolumePipeProperties);
+                                   (creating ? kVolumePipeProperties : kAlterVolumePipeProperties));
   if (name == "INGEST_MODE") {
     if (!p.volume)
       return Status::InvalidArgument("pipe property INGEST_MODE applies to volume pipes (COPY INTO ... FROM VOLUME)");
@@ -111,8 +119,10 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
   } else if (name == "PIPE_EXECUTION_PAUSED" && creating) {
     return Status::InvalidArgument("PIPE_EXECUTION_PAUSED is set with ALTER PIPE; a pipe starts RUNNING");
   } else {
-    return Status::InvalidArgument("unknown pipe property " + name + "; use one of " +
-                                   (p.volume ? kVolumePipeProperties : kPipeProperties));
+    const char* allowed = creating ? (p.volume ? kVolumePipeProperties : kPipeProperties)
+                                   : (p.volume ? kAlterVolumePipeProperties : kAlterPipeProperties);
+    return Status::InvalidArgument(std::string(creating ? "unknown pipe property " : "ALTER PIPE cannot set ") + name +
+                                   "; use one of " + allowed);
   }
   SetProperty(p, name, value);
   return Status::Ok();

@@ -40,6 +40,13 @@ const std::vector<PropertySpec>& JobPropertyTable() {
       {"task_consume_second", PropertyType::kInt, "15", 1, 86400, {}, true, "Seconds a task reads before it commits."},
       {"task_timeout_second", PropertyType::kInt, "60", 2, 86400, {}, true,
        "Seconds after which a task is abandoned and its offsets re-read by the next task."},
+      {"fill_mismatch_column_with", PropertyType::kEnum, "none", 0, 0, {"none", "null"}, true,
+       "CSV: none: a row with another field count than COLUMNS is an error row; null: a short row is padded with "
+       "NULLs and the fields past the last column are ignored (with strict_mode a short row stays an error row)."},
+      {"pause_on_fatal_parse_error", PropertyType::kBool, "false", 0, 0, {}, true,
+       "A message that cannot be parsed at all (invalid JSON, a JSON array without strip_outer_array, an Avro body "
+       "that does not decode) pauses the job (true) or is skipped as an error row that max_error_number does not "
+       "count (false)."},
   };
   return kTable;
 }

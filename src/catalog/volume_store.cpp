@@ -41,9 +41,24 @@ Result<std::unique_ptr<VolumeStore>> VolumeStore::Open(storage::Database& db, co
         "loaded_at BIGINT NOT NULL);"
         "CREATE TABLE IF NOT EXISTS __sluice.volume_rejected_rows (target VARCHAR NOT NULL, file_url VARCHAR NOT NULL, "
         "line BIGINT NOT NULL, column_name VARCHAR NOT NULL, reason VARCHAR NOT NULL, raw VARCHAR NOT NULL, "
-        "created_at BIGINT NOT NULL);");
+        "created_at TIMESTAMP NOT NULL);");
   }));
+  RETURN_IF_ERROR(store->MigrateRejectedRowsTime());
   return store;
+}
+
+Status VolumeStore::MigrateRejectedRowsTime() {
+  // Catalogs written before created_at was a TIMESTAMP kept epoch milliseconds in a BIGINT; users read this table
+  // directly, so it is converted in place (UTC, like every time column Sluice shows).
+  ASSIGN_OR_RETURN(auto type, con_->Query("SELECT data_type FROM information_schema.columns WHERE table_schema = "
+                                          "'__sluice' AND table_name = 'volume_rejected_rows' AND column_name = "
+                                          "'created_at'"));
+  if (!type.result_set || type.result_set->rows.empty() || type.result_set->rows[0][0] != std::optional<std::string>("BIGINT"))
+    return Status::Ok();
+  return storage::InTransaction(*con_, [&] {
+    return con_->Execute("ALTER TABLE __sluice.volume_rejected_rows ALTER COLUMN created_at SET DATA TYPE TIMESTAMP "
+                         "USING make_timestamp(created_at * 1000)");
+  });
 }
 
 Result<bool> VolumeStore::ExistsLocked(const char* table, const std::string& name) {
@@ -268,7 +283,7 @@ Status VolumeStore::RecordRejectedRows(storage::Connection& con, const std::stri
       if (j > i) sql += ", ";
       sql += "(" + QuoteLiteral(target) + ", " + QuoteLiteral(file_url) + ", " + std::to_string(r.line) + ", " +
              QuoteLiteral(r.column) + ", " + QuoteLiteral(r.reason) + ", " + QuoteLiteral(r.raw) + ", " +
-             std::to_string(now_ms) + ")";
+             "make_timestamp(" + std::to_string(now_ms) + " * 1000))";
     }
     RETURN_IF_ERROR(con.Execute(sql));
   }

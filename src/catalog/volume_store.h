@@ -105,6 +105,8 @@ class VolumeStore {
   VolumeStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)
       : con_(std::move(con)), secrets_(std::move(secrets)) {}
   Result<bool> ExistsLocked(const char* table, const std::string& name);
+  // volume_rejected_rows.created_at was epoch milliseconds (BIGINT) before it became a TIMESTAMP.
+  Status MigrateRejectedRowsTime();
   std::mutex mu_;
   std::unique_ptr<storage::Connection> con_;
   std::unique_ptr<SecretBox> secrets_;

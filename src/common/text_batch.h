@@ -22,6 +22,9 @@ struct RejectedRow {
   RowOrigin origin;
   std::string reason;
   std::string raw;          // the source bytes (truncated to a few KB)
+  // The whole message could not be parsed (invalid JSON, an array where a row was needed, an Avro body that does
+  // not decode): pause_on_fatal_parse_error decides whether it pauses the job or is skipped.
+  bool fatal = false;
 };
 
 class TextBatch {

@@ -362,7 +362,7 @@ class AvroDecoder::Impl {
                                              kWireFormat, message.size(), message.size() == 1 ? "" : "s")
                                : fmt::format("not in the Confluent wire format ({}): the first byte is 0x{:02x}",
                                              kWireFormat, static_cast<unsigned char>(message[0]));
-      AddRejectedRow(out, origin, std::move(reason), message);
+      AddRejectedRow(out, origin, std::move(reason), message, /*fatal=*/true);
       return Status::Ok();
     }
     const auto* bytes = reinterpret_cast<const uint8_t*>(message.data());
@@ -383,7 +383,7 @@ class AvroDecoder::Impl {
       entries_.emplace(id, std::move(made));
     }
     if (!entry->error.empty()) {
-      AddRejectedRow(out, origin, entry->error, message);
+      AddRejectedRow(out, origin, entry->error, message, /*fatal=*/true);
       return Status::Ok();
     }
 
@@ -397,7 +397,8 @@ class AvroDecoder::Impl {
       if (avro_value_read(reader_, &entry->value) != 0) problem = "avro-c could not read it";
     }
     if (!problem.empty()) {
-      AddRejectedRow(out, origin, fmt::format("the Avro body (schema id {}) does not decode: {}", id, problem), message);
+      AddRejectedRow(out, origin, fmt::format("the Avro body (schema id {}) does not decode: {}", id, problem), message,
+                     /*fatal=*/true);
       return Status::Ok();
     }
 

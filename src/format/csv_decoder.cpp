@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cassert>
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -245,12 +246,17 @@ void CsvDecoder::AddPlainField(std::string_view msg, size_t begin, size_t end) {
 }
 
 void CsvDecoder::FinishRow(std::string_view msg, std::string_view raw, RowOrigin origin, TextBatch& out) {
+  // Fields past the count were not stored (AddField), so a long row keeps its first num_columns fields.
+  size_t present = std::min(field_count_, fields_.size());
   if (field_count_ != fields_.size()) {
-    AddRejectedRow(out, origin, ColumnCountReason(), raw);
-    return;
+    const bool padded = options_.fill_mismatch_with_null && !(field_count_ < fields_.size() && options_.strict_mode);
+    if (!padded) {
+      AddRejectedRow(out, origin, ColumnCountReason(), raw);
+      return;
+    }
   }
   out.BeginRow();
-  for (size_t c = 0; c < fields_.size(); c++) {
+  for (size_t c = 0; c < present; c++) {
     const FieldRef& f = fields_[c];
     switch (f.where) {
       case FieldRef::Where::kMessage:

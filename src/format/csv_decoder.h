@@ -15,7 +15,8 @@
 //   byte equal to the enclose byte means RFC 4180 doubling only. A lone escape at the very end stays literal.
 // - The row delimiter takes precedence over the column separator (the options forbid overlapping ones).
 // - A row with a field count other than num_columns, or with an unterminated enclose, is a rejected row with
-//   its reason and raw bytes; the other rows of the message still load. An unterminated enclose rejects the
+//   its reason and raw bytes; the other rows of the message still load. With fill_mismatch_with_null a short
+//   row is padded with NULLs (still rejected under strict_mode) and a long row loads its first num_columns fields. An unterminated enclose rejects the
 //   row up to the next row delimiter found as plain bytes, and decoding resumes after it.
 //
 // Not thread-safe: one decoder per task. Decoding allocates nothing per field once its buffers have grown.

@@ -18,7 +18,12 @@ struct CsvOptions {
   std::optional<char> enclose;          // e.g. '"': a field starting with it runs to the closing one
   std::optional<char> escape;           // e.g. '\\': the next byte is literal, inside or outside enclose
   bool trim_space = false;              // strip spaces and tabs around fields (outside enclose)
-  size_t num_columns = 0;               // a row with another field count is rejected
+  size_t num_columns = 0;               // a row with another field count is rejected...
+  // ...unless this is set (fill_mismatch_column_with = null, as in StarRocks): a short row gets NULLs for its
+  // missing fields and a long row's fields past num_columns are ignored.
+  bool fill_mismatch_with_null = false;
+  // With fill_mismatch_with_null, strict_mode still rejects a short row (StarRocks reports it as an error).
+  bool strict_mode = false;
 };
 
 // Rejects configurations that cannot be decoded unambiguously, with a message naming the property:

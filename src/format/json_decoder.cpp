@@ -89,6 +89,9 @@ class JsonDecoder::Impl {
   size_t staged_rows_ = 0;
   std::vector<StagedReject> staged_rejects_;
   std::string message_reason_;  // set when the whole message is rejected although it parsed
+  // Whether message_reason_ is a fatal parse error (the message's shape cannot give a row); a missing json_root
+  // is a data error like a bad value.
+  bool message_fatal_ = true;
 };
 
 namespace {
@@ -127,8 +130,10 @@ void JsonDecoder::Impl::Decode(std::string_view message, RowOrigin origin, TextB
   staged_rows_ = 0;
   staged_rejects_.clear();
   message_reason_.clear();
+  message_fatal_ = true;
   if (NestsDeeperThan(message, kMaxJsonNesting)) {
-    AddRejectedRow(out, origin, fmt::format("JSON nested more than {} levels deep", kMaxJsonNesting), message);
+    AddRejectedRow(out, origin, fmt::format("JSON nested more than {} levels deep", kMaxJsonNesting), message,
+                   /*fatal=*/true);
     return;
   }
 
@@ -139,11 +144,12 @@ void JsonDecoder::Impl::Decode(std::string_view message, RowOrigin origin, TextB
   error_code error = parser_.iterate(buffer_.data(), buffer_.size(), buffer_.capacity()).get(doc);
   if (!error) error = DecodeDocument(doc);
   if (error) {
-    AddRejectedRow(out, origin, std::string("malformed JSON: ") + simdjson::error_message(error), message);
+    AddRejectedRow(out, origin, std::string("malformed JSON: ") + simdjson::error_message(error), message,
+                   /*fatal=*/true);
     return;
   }
   if (!message_reason_.empty()) {
-    AddRejectedRow(out, origin, std::move(message_reason_), message);
+    AddRejectedRow(out, origin, std::move(message_reason_), message, message_fatal_);
     message_reason_.clear();
     return;
   }
@@ -164,6 +170,7 @@ error_code JsonDecoder::Impl::DecodeDocument(od::document& doc) {
     if (auto error = FindRoot(root, 0, found)) return error;
     if (!found && message_reason_.empty()) {
       message_reason_ = fmt::format("json_root {} not found in the message", QuoteBytes(options_.json_root));
+      message_fatal_ = false;
     }
   }
   if (!message_reason_.empty()) return SUCCESS;  // parts were left unread on purpose
@@ -186,6 +193,7 @@ error_code JsonDecoder::Impl::DecodeScalarDocument(od::document& doc, od::json_t
 
   if (!root_steps_.empty()) {
     message_reason_ = fmt::format("json_root {} not found in the message", QuoteBytes(options_.json_root));
+    message_fatal_ = false;
   } else if (options_.strip_outer_array) {
     message_reason_ = fmt::format("strip_outer_array is true, but the message is {}, not a JSON array",
                                   DescribeJsonType(type));

@@ -17,6 +17,8 @@
 // - Rejected rows (reason + raw bytes): malformed JSON (simdjson's message; the whole message, no row of it is
 //   loaded), trailing content after the document, a json_root that does not exist, an array without
 //   strip_outer_array, and a row that is not an object (each such element of an array alone; the others load).
+//   The rejects of a whole message other than a missing json_root are fatal (RejectedRow::fatal): the message's
+//   text or shape cannot give a row at all, which pause_on_fatal_parse_error acts on.
 //   On-Demand checks what it reads: the whole message must be valid UTF-8 with terminated strings and balanced
 //   brackets, and every value loaded as a scalar is fully checked; but the inside of a value no column asks for,
 //   or of an object/array loaded as JSON text, is only skipped over (`{"a": 1, "b": tru}` loads a = 1). This is

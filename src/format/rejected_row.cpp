@@ -4,9 +4,9 @@
 
 namespace sluice::format {
 
-void AddRejectedRow(TextBatch& out, RowOrigin origin, std::string reason, std::string_view raw) {
+void AddRejectedRow(TextBatch& out, RowOrigin origin, std::string reason, std::string_view raw, bool fatal) {
   out.rejected().push_back(
-      RejectedRow{origin, std::move(reason), std::string(raw.substr(0, kMaxRejectedRawBytes))});
+      RejectedRow{origin, std::move(reason), std::string(raw.substr(0, kMaxRejectedRawBytes)), fatal});
 }
 
 }  // namespace sluice::format

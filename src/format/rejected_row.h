@@ -12,6 +12,7 @@ namespace sluice::format {
 // that one huge malformed message cannot blow up the error log (or the memory of a batch full of them).
 inline constexpr size_t kMaxRejectedRawBytes = 4096;
 
-void AddRejectedRow(TextBatch& out, RowOrigin origin, std::string reason, std::string_view raw);
+// `fatal`: the whole message could not be parsed (RejectedRow::fatal).
+void AddRejectedRow(TextBatch& out, RowOrigin origin, std::string reason, std::string_view raw, bool fatal = false);
 
 }  // namespace sluice::format

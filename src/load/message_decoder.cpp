@@ -58,6 +58,8 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
     if (std::string e = def.Property("escape"); !e.empty()) o.escape = e[0];
     o.trim_space = def.BoolProperty("trim_space");
     o.num_columns = source_columns.size();
+    o.fill_mismatch_with_null = def.Property("fill_mismatch_column_with") == "null";
+    o.strict_mode = def.BoolProperty("strict_mode");
     ASSIGN_OR_RETURN(auto decoder, format::CsvDecoder::Create(std::move(o)));
     return std::unique_ptr<MessageDecoder>(new Adapter<format::CsvDecoder>(std::move(decoder)));
   }

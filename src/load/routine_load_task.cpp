@@ -165,6 +165,9 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.max_bytes = limits.max_bytes;
   consume.want_headers = decoder->wants_headers() || WantsHeaders(*plan_);
   size_t rows = 0;
+  // Pipes have no such property; their format (raw) has no fatal parse errors.
+  const bool pause_on_fatal = !plan_->def.pipe && plan_->def.BoolProperty("pause_on_fatal_parse_error");
+  std::optional<int64_t> stopped_at;  // the offset of the message that stopped the task (fatal_stop)
   bool reserved = false;
   bool fetched = false;
   Status decode_status;
@@ -181,9 +184,21 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
                        ReserveFullBatch(batch, limits);
                      }
                      const size_t first_row = batch.num_rows();
+                     const size_t first_reject = batch.rejected().size();
                      size_t before = batch.num_rows() + batch.rejected().size();
                      decode_status = decoder->DecodeMessage(m, batch);
                      if (!decode_status.ok()) return false;
+                     if (pause_on_fatal) {
+                       // A fatal reject is the message's only outcome (it yields no rows): stop before it.
+                       auto& rejected = batch.rejected();
+                       for (size_t i = first_reject; i < rejected.size(); i++) {
+                         if (!rejected[i].fatal) continue;
+                         result.fatal_stop = rejected[i];
+                         rejected.resize(first_reject);
+                         stopped_at = m.offset;
+                         return false;
+                       }
+                     }
                      if (!plan_->metadata.empty()) SetMetadata(*plan_, m, first_row, batch);
                      rows += batch.num_rows() + batch.rejected().size() - before;
                      if (m.timestamp_ms >= 0) result.last_timestamp_ms[m.partition] = m.timestamp_ms;
@@ -192,10 +207,11 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   // A message that could not be decoded for a reason outside it (the schema registry is down): nothing of this
   // task is committed, and the next one reads the same offsets.
   RETURN_IF_ERROR(decode_status);
-  result.caught_up = consumed.caught_up;
+  result.caught_up = consumed.caught_up && !result.fatal_stop;
   result.messages = static_cast<int64_t>(consumed.messages);
   result.next_offsets = start_offsets;
   for (const auto& [p, next] : consumed.next_offsets) result.next_offsets[p] = next;
+  if (result.fatal_stop) result.next_offsets[result.fatal_stop->origin.partition] = *stopped_at;
   result.counts.received_bytes = static_cast<int64_t>(consumed.bytes);
   result.had_data = consumed.messages > 0;
   if (!result.had_data) return result;
@@ -207,7 +223,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   if (!st.ok() && result.abort_reason.empty()) return st;
   if (!result.abort_reason.empty()) {
     // The batch was rolled back; its FAILED history row stands on its own (best effort).
-    Status h = catalog::RecordLoadHistory(con, HistoryEntry(start_offsets, result, "FAILED"));
+    Status h = catalog::RecordFailedAttempt(con, HistoryEntry(start_offsets, result, "FAILED"));
     if (!h.ok()) log::Warn("load", "could not record a failed batch in load_history: {}", h.message());
   }
   return result;
@@ -261,6 +277,16 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
       result.counts.unselected_rows = Count(counts, 1);
     }
     result.counts.error_rows = transform_errors + decode_errors;
+    if (!def.pipe) {
+      result.fatal_rows = 0;
+      for (const RejectedRow& r : batch.rejected()) {
+        if (!r.fatal) continue;
+        result.fatal_rows++;
+        result.last_fatal = r;
+      }
+    }
+    // Fatal parse errors are skipped, not weighed (StarRocks keeps such a job RUNNING at max_error_number 0).
+    const int64_t counted_errors = result.counts.error_rows - result.fatal_rows;
     result.total_rows = decoded_rows + decode_errors;
     result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
 
@@ -281,7 +307,7 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
       }
     }
     double ratio = def.DoubleProperty("max_filter_ratio");
-    if (result.total_rows > 0 && static_cast<double>(result.counts.error_rows) / result.total_rows > ratio) {
+    if (result.total_rows > 0 && static_cast<double>(counted_errors) / result.total_rows > ratio) {
       result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
                             " rows in a task were error rows, above max_filter_ratio " + def.Property("max_filter_ratio");
       return Status::Conflict("abort");  // rolls back, the inserted rows too; the caller reads abort_reason

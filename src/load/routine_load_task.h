@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,13 @@ struct TaskResult {
   std::string abort_reason;     // set when the task read data but did not commit it by the rules (filter ratio)
   int64_t started_ms = 0;       // wall clock, for load_history
   std::string first_error;      // the first error row's reason, for load_history
+  // Fatal parse errors (RejectedRow::fatal) of a routine load. With pause_on_fatal_parse_error = false they are
+  // error rows that max_error_number and max_filter_ratio do not count (part of counts.error_rows); with true the
+  // task stops reading at the first one and commits what came before it: fatal_stop names it, and the committed
+  // offset of its partition is its own, so nothing after it is loaded yet.
+  int64_t fatal_rows = 0;
+  std::optional<RejectedRow> last_fatal;  // the last skipped one, for OtherMsg
+  std::optional<RejectedRow> fatal_stop;
 };
 
 // The test points of a task's phases (common/test_points.h), named by the kind of job: routine loads and Kafka

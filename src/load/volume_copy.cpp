@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
+#include "load/csv_read_error.h"
 #include "sql/parser.h"
 
 namespace sluice::load {
@@ -499,7 +500,9 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     }
     switch (t.format.kind) {
       case FileFormat::Kind::kCsv: {
-        ASSIGN_OR_RETURN(counts, LoadCsv(con, local, table_sql, cols, by_name, t));
+        auto read = LoadCsv(con, local, table_sql, cols, by_name, t);
+        if (!read.ok()) return CsvReadError(read.status(), t.continue_on_error);
+        counts = std::move(read).value();
         break;
       }
       case FileFormat::Kind::kJson: {
@@ -707,7 +710,7 @@ Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVo
   catalog::LoadHistoryEntry h = FileHistory(target, volume.location.url + file.path, start_ms, WallClockMs());
   h.first_error = ConciseLoadError(error);
   h.status = "FAILED";
-  return catalog::RecordLoadHistory(con, h);
+  return catalog::RecordFailedAttempt(con, h);
 }
 
 Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& req) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "common/text_batch.h"
 #include "catalog/routine_load_store.h"
 #include "scheduler/job_runtime.h"
 #include "scheduler/routine_load_manager.h"
@@ -67,6 +68,8 @@ class JobRegistry {
   void CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version);
   // The pause reason for an OutOfRange task failure, with the statements that repair it.
   std::string OutOfRangeReasonLocked(const JobRuntime& job, const TaskGroup& group, const Status& st);
+  // Why a job with pause_on_fatal_parse_error paused, with the ALTER that skips the message.
+  std::string FatalParseReasonLocked(const JobRuntime& job, const TaskGroup& group, const RejectedRow& fatal);
   // A task of `group` ended (either kind of job): the group may run again and DROP PIPE's wait is told. Returns
   // whether the group was replaced meanwhile (regrouping, a timed-out task), whose task then changes nothing.
   bool EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group);

@@ -98,6 +98,35 @@ std::string MissingPartitionReason(const catalog::RoutineLoadDefinition& def, in
 // An offset the source cannot read (OutOfRange). The reason says which side of the partition's data it is on, and
 // for a routine load gives an ALTER that repairs just that partition: every partition the job loads is listed
 // (ALTER replaces kafka_partitions), the others at their committed offsets, so they continue where they were.
+std::string JobRegistry::FatalParseReasonLocked(const JobRuntime& job, const TaskGroup& group,
+                                                const RejectedRow& fatal) {
+  const auto& def = job.stored.def;
+  const int32_t partition = fatal.origin.partition;
+  const int64_t offset = fatal.origin.offset;
+  std::vector<int32_t> listed = def.partitions.empty() ? job.current_partitions : def.partitions;
+  if (std::find(listed.begin(), listed.end(), partition) == listed.end()) listed.push_back(partition);
+  (void)group;
+  // The ALTER lists every partition of the job (it replaces the list), the others at their committed offsets.
+  std::map<int32_t, catalog::PartitionProgress> progress;
+  if (auto read = store_->ReadProgress(job.stored.id); read.ok()) progress = std::move(read).value();
+  std::string offs;
+  for (int32_t p : listed) {
+    std::string o;
+    if (p == partition) o = std::to_string(offset + 1);
+    else if (auto it = progress.find(p); it != progress.end() && it->second.next_offset >= 0)
+      o = std::to_string(it->second.next_offset);
+    else if (auto spec = def.offsets.find(p); spec != def.offsets.end()) o = spec->second.text;
+    else o = def.default_offset.text;
+    offs += (offs.empty() ? "" : ",") + o;
+  }
+  return "the message at partition " + std::to_string(partition) + " offset " + std::to_string(offset) +
+         " could not be parsed: " + fatal.reason + ". pause_on_fatal_parse_error is true, so the job paused before "
+         "it (the messages before it are loaded). A Kafka message cannot change: skip it with ALTER ROUTINE LOAD FOR " +
+         def.name + " FROM KAFKA (\"kafka_partitions\" = \"" + PartitionList(listed) + "\", \"kafka_offsets\" = \"" +
+         offs + "\"); or record such messages as error rows and go on with ALTER ROUTINE LOAD FOR " + def.name +
+         " PROPERTIES (\"pause_on_fatal_parse_error\" = \"false\"); then " + ResumeStatement(def);
+}
+
 std::string JobRegistry::OutOfRangeReasonLocked(const JobRuntime& job, const TaskGroup& group, const Status& st) {
   const auto& def = job.stored.def;
   source::OutOfRangeDetail detail = source::DescribeOutOfRange(st);
@@ -493,7 +522,9 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
                    JobKind(def), def.name, task_id, outcome->messages, outcome->counts.execute_ms,
                    std::chrono::duration_cast<milliseconds>(Clock::now() - task_start).count(),
                    outcome->caught_up ? "caught up" : "behind", outcome->committed);
-      if (outcome.ok()) group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
+      // A fatal parse error stops the task after the consumer delivered that message, before next_offsets.
+      if (outcome.ok() && !outcome->fatal_stop)
+        group->source_position = outcome->committed ? outcome->next_offsets : std::map<int32_t, int64_t>{};
       else group->source_position.clear();
       group->behind = outcome.ok() && outcome->committed && !outcome->caught_up;
       if (outcome.ok() && outcome->had_data) group->last_data = Clock::now();
@@ -603,11 +634,21 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   }
   group->message = "committed " + std::to_string(r.counts.loaded_rows) + " rows";
   job->failed_batches = 0;
+  if (r.fatal_stop) {
+    SetStateLocked(*job, JobState::kPaused, FatalParseReasonLocked(*job, *group, *r.fatal_stop));
+    return;
+  }
+  if (r.last_fatal) {
+    job->other_msg = "skipped " + std::to_string(r.fatal_rows) + " message" + (r.fatal_rows == 1 ? "" : "s") +
+                     " that could not be parsed, the last at partition " + std::to_string(r.last_fatal->origin.partition) +
+                     " offset " + std::to_string(r.last_fatal->origin.offset) + ": " + r.last_fatal->reason +
+                     " (in ErrorLogUrls; pause_on_fatal_parse_error = true pauses the job instead)";
+  }
   group->next_run = r.caught_up ? now + Seconds(interval) : now;
 
   // The error window (reference "A task"): 10 x max_batch_rows rows.
   job->window_rows += r.total_rows;
-  job->window_errors += r.counts.error_rows;
+  job->window_errors += r.counts.error_rows - r.fatal_rows;  // fatal parse errors are skipped, not weighed
   int64_t max_errors = def.IntProperty("max_error_number");
   int64_t window = 10 * def.IntProperty("max_batch_rows");
   if (job->window_errors > max_errors) {

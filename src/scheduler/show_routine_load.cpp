@@ -70,7 +70,9 @@ json JobPropertiesJson(const catalog::RoutineLoadDefinition& d, int current_task
               {"partial_update", d.Property("partial_update")},
               {"log_rejected_record_num", d.Property("log_rejected_record_num")},
               {"taskConsumeSecond", d.Property("task_consume_second")},
-              {"taskTimeoutSecond", d.Property("task_timeout_second")}};
+              {"taskTimeoutSecond", d.Property("task_timeout_second")},
+              {"fill_mismatch_column_with", d.Property("fill_mismatch_column_with")},
+              {"pause_on_fatal_parse_error", d.Property("pause_on_fatal_parse_error")}};
 }
 
 }  // namespace

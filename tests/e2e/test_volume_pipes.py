@@ -242,9 +242,11 @@ def local_list_mode_errors_and_history(s: TestSuite):
         check("a_bad.csv" in last_error and "line" in last_error.lower(),
               f"the reason names the file and the line: {last_error}")
         eq(totals(conn, "u"), (1, 5, 5.0), "the good file loaded, nothing of the bad one")
-        failed = q(conn, "SELECT source, status FROM load_history('u') WHERE status = 'FAILED'")
-        check(len(failed) >= 2 and all(f == (f"file://{bad_folder}/a_bad.csv", "FAILED") for f in failed),
-              f"each failed try is in load_history: {failed}")
+        failed = q(conn, "SELECT source, status, attempts, first_error FROM load_history('u') WHERE status = 'FAILED'")
+        check(len(failed) == 1 and failed[0][:2] == (f"file://{bad_folder}/a_bad.csv", "FAILED") and failed[0][2] >= 2,
+              f"the retried file has one FAILED row counting its attempts: {failed}")
+        check(failed[0][3].startswith("line 3: ") and "null_padding" not in failed[0][3] and "ON_ERROR" in failed[0][3],
+              f"its error is in Sluice's words: {failed[0][3]!r}")
         eq(files_in(bad_folder), ["a_bad.csv"], "the bad file stays; the loaded one is purged")
         lat = json.loads(desc(conn, "strict")["pipe_latency"])["volume"]
         eq((lat["pendingFileCount"], lat["pendingFileBytes"], lat["timeLag"]),

@@ -18,7 +18,8 @@ TEST(LoadHistoryPurgeTest, DropsRowsPastTheRetentionOnly) {
   ASSERT_TRUE(EnsureLoadHistoryTable(**con).ok());
   const int64_t now = 100 * kDay;
   for (int days : {1, 3, 5}) {
-    auto st = (*con)->Execute("INSERT INTO __sluice.load_history VALUES ('hist', 't', 'job_a', 'PIPE', 'file:///in/" +
+    auto st = (*con)->Execute("INSERT INTO __sluice.load_history (db, table_name, job_name, job_kind, source, loaded_rows, "
+                              "error_rows, filtered_rows, first_error, status, start_time, end_time) VALUES ('hist', 't', 'job_a', 'PIPE', 'file:///in/" +
                               std::to_string(days) + ".csv', " + std::to_string(days * 10) + ", 0, 0, NULL, 'LOADED', " +
                               std::to_string(now - days * kDay - 5) + ", " + std::to_string(now - days * kDay) + ")");
     ASSERT_TRUE(st.ok()) << st.message();

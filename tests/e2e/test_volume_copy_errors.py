@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""COPY INTO errors as a user sees them (issue 12), through the mariadb CLI and pymysql.
+
+- a CSV file with a short row: the error names the file, the line, "expected 3 columns, found 2", the line's text,
+  and advice that works in Sluice (ON_ERROR = CONTINUE); no DuckDB wording (null_padding, "pending query result",
+  the scratch copy's path);
+- the whole message reaches the client: MySQL client libraries keep only 511 bytes of an error message
+  (MYSQL_ERRMSG_SIZE), which cut DuckDB's 1 KB explanation; Sluice's message fits, and the mariadb CLI prints it to
+  its end, the same text pymysql receives;
+- the advice works: ON_ERROR = CONTINUE loads the other rows and records the bad one;
+- a file failing again and again keeps one FAILED row in load_history, with its attempts counted;
+- volume_rejected_rows.created_at is a TIMESTAMP.
+
+    /usr/bin/python3 tests/e2e/test_volume_copy_errors.py --server build/sluice
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pymysql  # noqa: E402
+
+from harness import TestSuite, check, eq  # noqa: E402
+from volume_harness import q, write  # noqa: E402
+
+suite = TestSuite("test_volume_copy_errors")
+MARIADB = shutil.which("mariadb") or "/usr/bin/mariadb"
+COPY = "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') FILES ('short.csv')"
+
+
+def mariadb(srv, sql: str) -> tuple[int, str, str]:
+    p = subprocess.run([MARIADB, "--no-defaults", "-h127.0.0.1", f"-P{srv.mysql_port}", "-uroot", "d", "-e", sql],
+                       capture_output=True, timeout=30)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+@suite.test(timeout=120)
+def short_csv_row_error_is_whole_and_in_sluice_words(s: TestSuite):
+    folder = tempfile.mkdtemp(prefix="sluice-vol-")
+    try:
+        write(f"{folder}/short.csv", "a,b,c\n1,x,2\n2,y\n3,z,4\n")
+        srv = s.server().start()
+        conn = srv.connect()
+        q(conn, "CREATE DATABASE d")
+        q(conn, "USE d")
+        q(conn, "CREATE TABLE t (a INT, b VARCHAR(10), c INT)")
+        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/'")
+
+        try:
+            q(conn, COPY)
+            raise AssertionError("COPY INTO of a file with a short row succeeded")
+        except pymysql.MySQLError as e:
+            message = e.args[1]
+        for part in ("short.csv", "line 3", "expected 3 columns, found 2", "'2,y'", "ON_ERROR = CONTINUE"):
+            check(part in message, f"the error holds {part!r}: {message!r}")
+        for duck in ("null_padding", "pending query", "Possible fixes", "scratch", "strict_mode", "sample_size"):
+            check(duck not in message, f"no DuckDB internals ({duck!r}) in: {message!r}")
+        check(len(message.encode()) <= 511, f"the message fits a MySQL client's 511 bytes: {len(message)} bytes")
+
+        code, out, err = mariadb(srv, COPY)
+        check(code != 0, "the mariadb CLI reports the error")
+        check(err.rstrip().endswith(message), f"the mariadb CLI prints the whole message:\n{err}\nexpected to end with:\n{message}")
+
+        # a second try: still one FAILED row for the file, two attempts
+        mariadb(srv, COPY)
+        failed = q(conn, "SELECT source, attempts, first_error FROM load_history('d.t') WHERE status = 'FAILED'")
+        eq(len(failed), 1, f"one FAILED row for the file: {failed}")
+        check(failed[0][1] >= 3 and failed[0][0].endswith("/short.csv"), f"attempts counted: {failed}")
+        check(failed[0][2].startswith("line 3: expected 3 columns, found 2"), f"first_error: {failed[0][2]!r}")
+
+        # the advice works
+        rows = q(conn, COPY + " ON_ERROR = CONTINUE")
+        eq([(r[0], r[1], r[2], r[3]) for r in rows], [("short.csv", "PARTIALLY_LOADED", 2, 1)], "ON_ERROR = CONTINUE")
+        eq(q(conn, "SELECT a FROM t ORDER BY a"), [(1,), (3,)], "the other rows loaded")
+        rej = q(conn, "SELECT line, raw, created_at FROM __sluice.volume_rejected_rows")
+        eq([(r[0], r[1]) for r in rej], [(3, "2,y")], "the short row is recorded")
+        check(isinstance(rej[0][2], datetime.datetime), f"created_at is a TIMESTAMP: {rej[0][2]!r}")
+        eq(q(conn, "SELECT data_type FROM information_schema.columns WHERE table_schema = '__sluice' AND "
+                   "table_name = 'volume_rejected_rows' AND column_name = 'created_at'"), [("TIMESTAMP",)],
+           "created_at's type")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(suite.run())
