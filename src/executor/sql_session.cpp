@@ -182,7 +182,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::DescribeTable>(stmt) ||
                     std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt) ||
                     std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
-                    std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt);
+                    std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt) ||
+                    std::holds_alternative<sql::ShowPartitions>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
@@ -247,6 +248,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::CopyIntoFromVolume& s) { return RunVolume(s); },
           [&](const sql::AccountStatement& s) { return RunAccount(s); },
           [&](const sql::Kill& s) { return RunKill(s); },
+          [&](const sql::AlterTablePartition& s) { return AlterPartitions(s); },
+          [&](const sql::ShowPartitions& s) { return ShowPartitions(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);
@@ -328,6 +331,54 @@ Result<StatementResult> SqlSession::ShowCreateTable(const sql::QualifiedName& na
   rs.AddColumn("Table");
   rs.AddColumn("Create Table");
   rs.rows.push_back({name.name, text});
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::AlterPartitions(const sql::AlterTablePartition& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+  if (s.temporary)
+    return Status::NotSupported(std::string(s.add ? "ADD" : "DROP") +
+                                " TEMPORARY PARTITION is not supported: Sluice tables have no temporary partitions; "
+                                "use ADD PARTITION / DROP PARTITION");
+  if (s.add) {
+    RETURN_IF_ERROR(catalog_.AddPartition(db, s.table.name, s.item, s.if_not_exists));
+    routine_loads_.TargetChanged(db, s.table.name);
+    return Ok();
+  }
+  ASSIGN_OR_RETURN(int64_t deleted, catalog_.DropPartition(db, s.table.name, s.item.name, s.if_exists));
+  routine_loads_.TargetChanged(db, s.table.name);
+  return Ok(static_cast<uint64_t>(deleted));
+}
+
+// StarRocks' SHOW PARTITIONS columns, those that mean something for a Sluice table: versions, replicas, storage
+// media and cooldown do not exist here and are left out.
+Result<StatementResult> SqlSession::ShowPartitions(const sql::ShowPartitions& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+  ASSIGN_OR_RETURN(auto meta, catalog_.DescribeTable(db, s.table.name));
+  ResultSet rs;
+  const bool list = meta.partitioning.kind == "LIST";
+  rs.AddColumn("PartitionId", ValueType::kInteger);
+  rs.AddColumn("PartitionName");
+  rs.AddColumn("State");
+  rs.AddColumn("PartitionKey");
+  rs.AddColumn(list ? "List" : "Range");
+  rs.AddColumn("DistributionKey");
+  rs.AddColumn("Buckets", ValueType::kInteger);
+  rs.AddColumn("RowCount", ValueType::kInteger);
+  if (s.temporary || !meta.partitioning.partitioned()) return Rows(std::move(rs));  // no temporary partitions
+  ASSIGN_OR_RETURN(auto counts, catalog_.PartitionRowCounts(meta));
+  std::string key, distribution;
+  for (const auto& c : meta.partitioning.columns) key += (key.empty() ? "" : ", ") + c;
+  for (const auto& c : meta.distribution_columns) distribution += (distribution.empty() ? "" : ", ") + c;
+  if (distribution.empty()) distribution = meta.distributed_random ? "RANDOM" : "ALL KEY";
+  for (size_t i = 0; i < meta.partitioning.partitions.size(); i++) {
+    const auto& p = meta.partitioning.partitions[i];
+    Row row{std::to_string(p.id), p.name, std::string("NORMAL"), key,
+            catalog::PartitionValuesText(meta.partitioning, p), distribution,
+            meta.buckets ? std::optional<std::string>(std::to_string(*meta.buckets)) : std::nullopt,
+            std::to_string(i < counts.size() ? counts[i] : 0)};
+    rs.rows.push_back(std::move(row));
+  }
   return Rows(std::move(rs));
 }
 
