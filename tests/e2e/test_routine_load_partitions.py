@@ -6,7 +6,9 @@
   starts at MINVALUE;
 - PARTITION (p0) loads only the rows of p0: rows of other partitions are error rows too, as StarRocks filters them;
 - ALTER TABLE ... ADD PARTITION reaches a running job: rows of the new partition load from then on;
-  DROP PARTITION deletes the partition's rows, and later rows of it are error rows.
+  DROP PARTITION deletes the partition's rows, and later rows of it are error rows; a job whose PARTITION (...)
+  names the dropped partition pauses;
+- a Kafka pipe (COPY INTO t FROM (SELECT ... FROM READ_KAFKA(...))) makes rows in no partition error rows too.
 
     /usr/bin/python3 tests/e2e/test_routine_load_partitions.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
@@ -139,6 +141,36 @@ def test_add_and_drop_partition_reach_a_running_job(s):
     eq(ids(conn, "r"), [3, 4, 6], "p0's rows are gone, and a later row of it is refused")
     eq(job["Statistic"]["errorRows"], 2, "the row of the dropped partition is an error row")
     eq(job["State"], "RUNNING", "the job keeps running")
+
+    # a job whose PARTITION (...) names a partition that is dropped pauses, saying so
+    create_job(conn, "j_p2", "r", topic, extra=",\nPARTITION (p2)")
+    wait_committed(conn, "j_p2", 6)
+    kh.query(conn, "ALTER TABLE r DROP PARTITION p2")
+    paused = kh.wait_state(conn, "j_p2", "PAUSED", LOAD_TIMEOUT)
+    if "Unknown partition 'p2'" not in paused["ReasonOfStateChanged"]:
+        raise AssertionError(f"pause reason: {kh.describe_job(paused)}")
+    eq(kh.show_job(conn, "j")["State"], "RUNNING", "the job without PARTITION (...) keeps running")
+
+
+@suite.test(timeout=150)
+def test_kafka_pipe_rows_in_no_partition_are_error_rows(s):
+    topic = kh.new_topic("part_pipe", 1)
+    kh.produce(kh.shared_broker().bootstrap, topic, 0,
+               ['{"dt": "2023-05-01", "id": 1}', '{"dt": "2024-09-01", "id": 2}', '{"dt": "2024-01-09", "id": 3}'])
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE d")
+    kh.query(conn, "USE d")
+    kh.query(conn, TABLE)
+    kh.query(conn, f"""CREATE PIPE pp BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO r FROM (SELECT CAST(PARSE_JSON(value::STRING)['dt'] AS DATE), PARSE_JSON(value::STRING)['id']::INT, 'pipe'
+    FROM READ_KAFKA('{kh.shared_broker().bootstrap}', '{topic}', '', 'g_pp', '', '', '', '', 'raw', 'raw', 5, map()))""")
+    kh.wait_rows(conn, "r", 2, LOAD_TIMEOUT)
+    rejected = kh.wait_until(lambda: kh.query(conn, "SELECT \"Offset\", Reason FROM __sluice.routine_load_rejected_rows "
+                                                    "WHERE JobName = 'pp'"), LOAD_TIMEOUT, "the pipe's error row")
+    eq(rejected, [(1, "no partition for this row: column 'dt' = '2024-09-01' is in no partition of table 'r'")],
+       "the pipe's error row")
+    eq(ids(conn, "r"), [1, 3], "rows loaded by the pipe")
 
 
 if __name__ == "__main__":
