@@ -275,6 +275,135 @@ Status AddList(PartitionScheme& s, const sql::PartitionItem& item) {
   return Status::Ok();
 }
 
+// Days since 1970-01-01 of a civil date, and back (Howard Hinnant's algorithms).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp + (mp < 10 ? 3 : -9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+std::string TwoDigits(int64_t v) { return (v < 10 ? "0" : "") + std::to_string(v); }
+
+// A canonical DATE / DATETIME text as seconds since the epoch, and back in the column's form.
+int64_t ToSeconds(const std::string& t) {
+  int64_t days = DaysFromCivil(std::stoll(t.substr(0, 4)), std::stoll(t.substr(5, 2)), std::stoll(t.substr(8, 2)));
+  int64_t secs = t.size() >= 19 ? std::stoll(t.substr(11, 2)) * 3600 + std::stoll(t.substr(14, 2)) * 60 +
+                                      std::stoll(t.substr(17, 2))
+                                : 0;
+  return days * 86400 + secs;
+}
+
+std::string FromSeconds(int64_t s, bool datetime) {
+  int64_t days = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);
+  int64_t rest = s - days * 86400, y, m, d;
+  CivilFromDays(days, &y, &m, &d);
+  std::string out = std::to_string(y) + "-" + TwoDigits(m) + "-" + TwoDigits(d);
+  if (datetime) out += " " + TwoDigits(rest / 3600) + ":" + TwoDigits(rest / 60 % 60) + ":" + TwoDigits(rest % 60);
+  return out;
+}
+
+// The next bound of a batch: `v` moved by n units (MONTH and YEAR keep the day, clamped to the month's end).
+std::string Step(const std::string& v, int64_t n, const std::string& unit, bool datetime) {
+  int64_t s = ToSeconds(v);
+  if (unit == "HOUR") return FromSeconds(s + n * 3600, datetime);
+  if (unit == "DAY") return FromSeconds(s + n * 86400, datetime);
+  if (unit == "WEEK") return FromSeconds(s + n * 7 * 86400, datetime);
+  int64_t y = std::stoll(v.substr(0, 4)), m = std::stoll(v.substr(5, 2)), d = std::stoll(v.substr(8, 2));
+  int64_t months = y * 12 + (m - 1) + (unit == "YEAR" ? 12 * n : n);
+  y = months / 12;
+  m = months % 12 + 1;
+  while (d > 28 && !ValidDate(static_cast<int>(y), static_cast<int>(m), static_cast<int>(d))) d--;
+  return FromSeconds(DaysFromCivil(y, m, d) * 86400 + s % 86400, datetime);
+}
+
+// StarRocks' names for batch partitions: p20240101 (DAY), p2024_01 (WEEK, the week of the year), p202401 (MONTH),
+// p2024 (YEAR), p2024010100 (HOUR), p<start> for integers.
+std::string BatchName(const std::string& v, const std::string& unit) {
+  if (unit.empty()) return "p" + (v[0] == '-' ? "_" + v.substr(1) : v);
+  std::string ymd = v.substr(0, 4) + v.substr(5, 2) + v.substr(8, 2);
+  if (unit == "YEAR") return "p" + ymd.substr(0, 4);
+  if (unit == "MONTH") return "p" + ymd.substr(0, 6);
+  if (unit == "HOUR") return "p" + ymd + v.substr(11, 2);
+  if (unit == "WEEK") {
+    int64_t y = std::stoll(v.substr(0, 4));
+    int64_t day_of_year = DaysFromCivil(y, std::stoll(v.substr(5, 2)), std::stoll(v.substr(8, 2))) - DaysFromCivil(y, 1, 1);
+    return "p" + v.substr(0, 4) + "_" + TwoDigits(day_of_year / 7 + 1);
+  }
+  return "p" + ymd;
+}
+
+constexpr size_t kMaxBatchPartitions = 4096;  // StarRocks' default limit on partitions made at once
+
+Status AddBatch(PartitionScheme& s, const sql::PartitionItem& item) {
+  const std::string what = "START (\"" + item.start.text + "\") END (\"" + item.end.text + "\")";
+  if (s.kind != "RANGE" || s.columns.size() != 1)
+    return Status::InvalidArgument(what + " EVERY (...) needs a table partitioned by RANGE on one column");
+  const ValueKind kind = KindOfColumn(s, 0);
+  const bool datetime = kind == ValueKind::kDatetime;
+  if (kind == ValueKind::kString)
+    return Status::InvalidArgument(what + ": batch partitions need an integer, DATE or DATETIME partition column");
+  if (kind == ValueKind::kInteger && !item.every_unit.empty())
+    return Status::InvalidArgument(what + ": partition column '" + s.columns[0] +
+                                   "' is an integer; step by a number: EVERY (10)");
+  if (kind != ValueKind::kInteger && item.every_unit.empty())
+    return Status::InvalidArgument(what + ": partition column '" + s.columns[0] +
+                                   "' is a date; step by a time: EVERY (INTERVAL 1 DAY)");
+  if (item.every_unit == "HOUR" && !datetime)
+    return Status::InvalidArgument(what + ": EVERY (INTERVAL n HOUR) needs a DATETIME partition column");
+  auto start = Canonical(s.column_types[0], item.start.text);
+  auto end = Canonical(s.column_types[0], item.end.text);
+  if (!start || !end)
+    return Status::InvalidArgument(what + ": \"" + (start ? item.end.text : item.start.text) +
+                                   "\" is not a valid value of partition column '" + s.columns[0] + "' (" +
+                                   AsciiLower(s.column_types[0]) + ")");
+  if (CompareValue(kind, *start, *end) >= 0)
+    return Status::InvalidArgument(what + ": START must be smaller than END");
+  std::vector<std::pair<std::string, std::string>> ranges;
+  for (std::string lo = *start; CompareValue(kind, lo, *end) < 0;) {
+    if (ranges.size() == kMaxBatchPartitions)
+      return Status::InvalidArgument(what + " makes more than " + std::to_string(kMaxBatchPartitions) +
+                                     " partitions; use a larger EVERY step");
+    std::string hi = kind == ValueKind::kInteger
+                         ? [&] {
+                             __int128 v = ToInt128(lo) + item.every;
+                             std::string t;
+                             bool neg = v < 0;
+                             if (neg) v = -v;
+                             do { t.insert(t.begin(), static_cast<char>('0' + static_cast<int>(v % 10))); v /= 10; } while (v);
+                             return (neg ? "-" : "") + t;
+                           }()
+                         : Step(lo, item.every, item.every_unit, datetime);
+    if (CompareValue(kind, hi, *end) > 0) hi = *end;
+    ranges.emplace_back(lo, hi);
+    lo = hi;
+  }
+  for (const auto& [lo, hi] : ranges) {
+    sql::PartitionItem one;
+    one.kind = sql::PartitionItem::Kind::kFixedRange;
+    one.name = BatchName(lo, item.every_unit);
+    one.lower = {sql::PartitionValue{lo}};
+    one.upper = {sql::PartitionValue{hi}};
+    RETURN_IF_ERROR(CheckNewName(s, one.name));
+    RETURN_IF_ERROR(AddRange(s, one));
+  }
+  return Status::Ok();
+}
+
 std::string Literal(const PartitionScheme& s, size_t i, const std::string& v) {
   if (KindOfColumn(s, i) == ValueKind::kInteger) return v;
   return "CAST(" + sql::QuoteLiteral(v) + " AS " + s.column_types[i] + ")";
@@ -326,6 +455,7 @@ Result<PartitionScheme> BuildPartitionScheme(const sql::PartitionClause& clause,
 }
 
 Status AddPartition(PartitionScheme& s, const sql::PartitionItem& item) {
+  if (item.kind == sql::PartitionItem::Kind::kBatch) return AddBatch(s, item);
   RETURN_IF_ERROR(CheckNewName(s, item.name));
   return s.kind == "LIST" ? AddList(s, item) : AddRange(s, item);
 }

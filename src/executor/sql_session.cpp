@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "catalog/load_history.h"
+#include "executor/partition_update.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
@@ -268,6 +269,7 @@ Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
   }
   // INSERT into a key table upserts or aggregates by key, as loads do; in autocommit it waits for the table's
   // loads to commit, so both see each other's keys.
+  if (verb == "UPDATE") RETURN_IF_ERROR(CheckPartitionUpdate(catalog_, current_db_, s.sql));
   std::optional<KeyedInsert> keyed;
   if (verb == "INSERT") {
     ASSIGN_OR_RETURN(keyed, RewriteKeyedInsert(catalog_, current_db_, s.sql));
@@ -345,6 +347,9 @@ Result<StatementResult> SqlSession::AlterPartitions(const sql::AlterTablePartiti
     routine_loads_.TargetChanged(db, s.table.name);
     return Ok();
   }
+  // Tasks running now stop short of committing (they would add rows of the partition after its rows are deleted);
+  // after the drop, the jobs plan against the remaining partitions.
+  routine_loads_.TargetChanged(db, s.table.name);
   ASSIGN_OR_RETURN(int64_t deleted, catalog_.DropPartition(db, s.table.name, s.item.name, s.if_exists));
   routine_loads_.TargetChanged(db, s.table.name);
   return Ok(static_cast<uint64_t>(deleted));
@@ -365,17 +370,26 @@ Result<StatementResult> SqlSession::ShowPartitions(const sql::ShowPartitions& s)
   rs.AddColumn("DistributionKey");
   rs.AddColumn("Buckets", ValueType::kInteger);
   rs.AddColumn("RowCount", ValueType::kInteger);
-  if (s.temporary || !meta.partitioning.partitioned()) return Rows(std::move(rs));  // no temporary partitions
-  ASSIGN_OR_RETURN(auto counts, catalog_.PartitionRowCounts(meta));
+  if (s.temporary || meta.is_view) return Rows(std::move(rs));  // Sluice has no temporary partitions
   std::string key, distribution;
   for (const auto& c : meta.partitioning.columns) key += (key.empty() ? "" : ", ") + c;
   for (const auto& c : meta.distribution_columns) distribution += (distribution.empty() ? "" : ", ") + c;
   if (distribution.empty()) distribution = meta.distributed_random ? "RANDOM" : "ALL KEY";
+  std::optional<std::string> buckets;
+  if (meta.buckets) buckets = std::to_string(*meta.buckets);
+  if (!meta.partitioning.partitioned()) {
+    // As in StarRocks, a table without partitions is one partition named like the table.
+    ASSIGN_OR_RETURN(auto count, con_->Query("SELECT count(*) FROM " + sql::QuoteIdentifier(db) + "." +
+                                             sql::QuoteIdentifier(meta.name)));
+    rs.rows.push_back({std::string("0"), meta.name, std::string("NORMAL"), std::string(), std::string(), distribution,
+                       buckets, count.result_set->rows.at(0).at(0)});
+    return Rows(std::move(rs));
+  }
+  ASSIGN_OR_RETURN(auto counts, catalog_.PartitionRowCounts(meta));
   for (size_t i = 0; i < meta.partitioning.partitions.size(); i++) {
     const auto& p = meta.partitioning.partitions[i];
     Row row{std::to_string(p.id), p.name, std::string("NORMAL"), key,
-            catalog::PartitionValuesText(meta.partitioning, p), distribution,
-            meta.buckets ? std::optional<std::string>(std::to_string(*meta.buckets)) : std::nullopt,
+            catalog::PartitionValuesText(meta.partitioning, p), distribution, buckets,
             std::to_string(i < counts.size() ? counts[i] : 0)};
     rs.rows.push_back(std::move(row));
   }

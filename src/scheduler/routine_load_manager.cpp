@@ -320,6 +320,14 @@ void JobRegistry::TargetChanged(const std::string& db, const std::string& table)
     std::lock_guard<std::mutex> lock(mu_);
     if (plan.ok()) {
       job->plan = *plan;
+      // A task already running checks rows against the old partitions (a dropped partition's rows would land
+      // after DROP PARTITION deleted them): it commits nothing, and the job starts over from its progress.
+      if (job->stored.state == JobState::kRunning) {
+        job->stored.state = JobState::kNeedSchedule;
+        job->next_schedule_attempt = Clock::now();
+        job->version++;
+        cv_.notify_all();
+      }
     } else if (job->stored.state == JobState::kRunning || job->stored.state == JobState::kNeedSchedule) {
       SetStateLocked(*job, JobState::kPaused, plan.status().message() + "; ALTER ROUTINE LOAD to name partitions the "
                                               "table has, then RESUME");

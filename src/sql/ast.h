@@ -55,12 +55,16 @@ struct PartitionValue {
 
 // One partition of PARTITION BY RANGE/LIST (...) or ALTER TABLE ... ADD PARTITION.
 struct PartitionItem {
-  enum class Kind { kLessThan, kFixedRange, kIn };
+  enum class Kind { kLessThan, kFixedRange, kIn, kBatch };
   std::string name;
   Kind kind = Kind::kLessThan;
   std::vector<PartitionValue> less_than;          // kLessThan, one value per column (MAXVALUE: one is_max value)
   std::vector<PartitionValue> lower, upper;       // kFixedRange: [lower, upper)
   std::vector<std::vector<PartitionValue>> in;    // kIn: one tuple per listed value
+  // kBatch: START ("a") END ("b") EVERY (INTERVAL n unit) / EVERY (n); `name` is empty, the catalog names them.
+  PartitionValue start, end;
+  int64_t every = 0;
+  std::string every_unit;                         // DAY, WEEK, MONTH, YEAR, HOUR; empty for integer steps
   std::vector<std::pair<std::string, std::string>> properties;  // ("replication_num" = "1"): accepted, not kept
 };
 

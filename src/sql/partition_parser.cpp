@@ -74,6 +74,36 @@ Status ParseItemProperties(TokenStream& ts, PartitionItem* item) {
   return Status::Ok();
 }
 
+// START ("2024-01-01") END ("2024-02-01") EVERY (INTERVAL 1 DAY) | EVERY (10): StarRocks' batch of equal ranges.
+Result<PartitionItem> ParseBatch(TokenStream& ts) {
+  PartitionItem item;
+  item.kind = PartitionItem::Kind::kBatch;
+  ts.Next();  // START
+  RETURN_IF_ERROR(ts.ExpectSymbol("("));
+  ASSIGN_OR_RETURN(item.start, ParseValue(ts, false, false));
+  RETURN_IF_ERROR(ts.ExpectSymbol(")"));
+  RETURN_IF_ERROR(ts.ExpectWord("END"));
+  RETURN_IF_ERROR(ts.ExpectSymbol("("));
+  ASSIGN_OR_RETURN(item.end, ParseValue(ts, false, false));
+  RETURN_IF_ERROR(ts.ExpectSymbol(")"));
+  RETURN_IF_ERROR(ts.ExpectWord("EVERY"));
+  RETURN_IF_ERROR(ts.ExpectSymbol("("));
+  const bool interval = ts.AcceptWord("INTERVAL");
+  const Token& n = ts.Peek();
+  ASSIGN_OR_RETURN(item.every, ts.ExpectInteger("a step, like INTERVAL 1 DAY or 10"));
+  if (item.every < 1) return ts.ErrorAt(n, "a step of at least 1");
+  if (interval) {
+    const Token& unit = ts.Peek();
+    ASSIGN_OR_RETURN(std::string u, ts.ExpectIdentifier("a time unit: DAY, WEEK, MONTH, YEAR or HOUR"));
+    item.every_unit = AsciiUpper(u);
+    if (item.every_unit != "DAY" && item.every_unit != "WEEK" && item.every_unit != "MONTH" &&
+        item.every_unit != "YEAR" && item.every_unit != "HOUR")
+      return ts.ErrorAt(unit, "a time unit: DAY, WEEK, MONTH, YEAR or HOUR");
+  }
+  RETURN_IF_ERROR(ts.ExpectSymbol(")"));
+  return item;
+}
+
 }  // namespace
 
 Result<PartitionItem> ParsePartitionItem(TokenStream& ts, bool list) {
@@ -134,10 +164,12 @@ Result<PartitionClause> ParsePartitionClause(TokenStream& ts) {
   }
   do {
     const Token& t = ts.Peek();
-    if (t.IsWord("START"))
-      return ts.NotSupportedAt(t, "START (...) END (...) EVERY (...) is not supported: write each partition as "
-                                  "PARTITION p VALUES [(\"a\"), (\"b\"))");
-    if (!t.IsWord("PARTITION")) return ts.ErrorExpecting({"PARTITION"});
+    if (t.IsWord("START") && !clause.list) {
+      ASSIGN_OR_RETURN(PartitionItem item, ParseBatch(ts));
+      clause.items.push_back(std::move(item));
+      continue;
+    }
+    if (!t.IsWord("PARTITION")) return ts.ErrorExpecting({"PARTITION", "START"});
     ts.Next();
     ASSIGN_OR_RETURN(PartitionItem item, ParsePartitionItem(ts, clause.list));
     clause.items.push_back(std::move(item));
@@ -151,7 +183,7 @@ bool IsAlterTablePartition(const TokenStream& ts) {
   size_t at = ts.PeekSymbol(".", 3) ? 5 : 3;
   if (!ts.PeekWord("ADD", at) && !ts.PeekWord("DROP", at)) return false;
   if (ts.PeekWord("TEMPORARY", at + 1)) at++;
-  return ts.PeekWord("PARTITION", at + 1) || ts.PeekWord("PARTITIONS", at + 1);
+  return ts.PeekWord("PARTITION", at + 1) || (ts.PeekWord("ADD", at) && ts.PeekWord("PARTITIONS", at + 1));
 }
 
 Result<Statement> ParseAlterTablePartition(TokenStream& ts) {
@@ -162,10 +194,10 @@ Result<Statement> ParseAlterTablePartition(TokenStream& ts) {
   alter.add = ts.Next().IsWord("ADD");
   alter.temporary = ts.AcceptWord("TEMPORARY");
   const Token& partition = ts.Next();
-  if (partition.IsWord("PARTITIONS"))
-    return ts.NotSupportedAt(partition, "ADD PARTITIONS START (...) END (...) EVERY (...) is not supported: add "
-                                        "each partition with ADD PARTITION p VALUES [(\"a\"), (\"b\"))");
-  if (alter.add) {
+  if (partition.IsWord("PARTITIONS")) {
+    if (!alter.add || !ts.PeekWord("START")) return ts.ErrorExpecting({"START"});
+    ASSIGN_OR_RETURN(alter.item, ParseBatch(ts));  // ADD PARTITIONS START (...) END (...) EVERY (...)
+  } else if (alter.add) {
     alter.if_not_exists = ts.AcceptWords({"IF", "NOT", "EXISTS"});
     // The kind (RANGE or LIST) is the table's; the values say which one was meant.
     size_t values_at = ts.Peek(1).IsWord("VALUES") ? 2 : 0;
