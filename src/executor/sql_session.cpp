@@ -355,8 +355,9 @@ Result<StatementResult> SqlSession::AlterPartitions(const sql::AlterTablePartiti
   return Ok(static_cast<uint64_t>(deleted));
 }
 
-// StarRocks' SHOW PARTITIONS columns, those that mean something for a Sluice table: versions, replicas, storage
-// media and cooldown do not exist here and are left out.
+// StarRocks' SHOW PARTITIONS columns, in its order, so clients that read them by position still find them.
+// Sluice keeps no load versions, consistency checks, cooldown or per-partition data size: those are NULL.
+// ReplicationNum and StorageMedium repeat the table's properties (a Sluice table has one copy, on local disk).
 Result<StatementResult> SqlSession::ShowPartitions(const sql::ShowPartitions& s) {
   ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
   ASSIGN_OR_RETURN(auto meta, catalog_.DescribeTable(db, s.table.name));
@@ -364,11 +365,20 @@ Result<StatementResult> SqlSession::ShowPartitions(const sql::ShowPartitions& s)
   const bool list = meta.partitioning.kind == "LIST";
   rs.AddColumn("PartitionId", ValueType::kInteger);
   rs.AddColumn("PartitionName");
+  rs.AddColumn("VisibleVersion", ValueType::kInteger);
+  rs.AddColumn("VisibleVersionTime", ValueType::kTimestamp);
+  rs.AddColumn("VisibleVersionHash", ValueType::kInteger);
   rs.AddColumn("State");
   rs.AddColumn("PartitionKey");
   rs.AddColumn(list ? "List" : "Range");
   rs.AddColumn("DistributionKey");
   rs.AddColumn("Buckets", ValueType::kInteger);
+  rs.AddColumn("ReplicationNum", ValueType::kInteger);
+  rs.AddColumn("StorageMedium");
+  rs.AddColumn("CooldownTime", ValueType::kTimestamp);
+  rs.AddColumn("LastConsistencyCheckTime", ValueType::kTimestamp);
+  rs.AddColumn("DataSize");
+  rs.AddColumn("IsInMemory");
   rs.AddColumn("RowCount", ValueType::kInteger);
   if (s.temporary || meta.is_view) return Rows(std::move(rs));  // Sluice has no temporary partitions
   std::string key, distribution;
@@ -377,21 +387,25 @@ Result<StatementResult> SqlSession::ShowPartitions(const sql::ShowPartitions& s)
   if (distribution.empty()) distribution = meta.distributed_random ? "RANDOM" : "ALL KEY";
   std::optional<std::string> buckets;
   if (meta.buckets) buckets = std::to_string(*meta.buckets);
+  const std::optional<std::string> replicas = meta.Property("replication_num").value_or("1");
+  const std::optional<std::string> medium = meta.Property("storage_medium");
+  const std::optional<std::string> none;
+  auto row = [&](std::string id, std::string name, std::string values, std::optional<std::string> count) {
+    return Row{std::move(id), std::move(name), none, none, none, std::string("NORMAL"), key, std::move(values),
+               distribution, buckets, replicas, medium, none, none, none, std::string("false"), std::move(count)};
+  };
   if (!meta.partitioning.partitioned()) {
     // As in StarRocks, a table without partitions is one partition named like the table.
     ASSIGN_OR_RETURN(auto count, con_->Query("SELECT count(*) FROM " + sql::QuoteIdentifier(db) + "." +
                                              sql::QuoteIdentifier(meta.name)));
-    rs.rows.push_back({std::string("0"), meta.name, std::string("NORMAL"), std::string(), std::string(), distribution,
-                       buckets, count.result_set->rows.at(0).at(0)});
+    rs.rows.push_back(row("0", meta.name, "", count.result_set->rows.at(0).at(0)));
     return Rows(std::move(rs));
   }
   ASSIGN_OR_RETURN(auto counts, catalog_.PartitionRowCounts(meta));
   for (size_t i = 0; i < meta.partitioning.partitions.size(); i++) {
     const auto& p = meta.partitioning.partitions[i];
-    Row row{std::to_string(p.id), p.name, std::string("NORMAL"), key,
-            catalog::PartitionValuesText(meta.partitioning, p), distribution, buckets,
-            std::to_string(i < counts.size() ? counts[i] : 0)};
-    rs.rows.push_back(std::move(row));
+    rs.rows.push_back(row(std::to_string(p.id), p.name, catalog::PartitionValuesText(meta.partitioning, p),
+                          std::to_string(i < counts.size() ? counts[i] : 0)));
   }
   return Rows(std::move(rs));
 }
