@@ -264,6 +264,79 @@ Result<std::string> Catalog::KeyModel(const std::string& db, const std::string& 
   return meta ? meta->key_model : std::string();
 }
 
+Result<std::optional<TableMeta>> Catalog::StoredMeta(const std::string& db, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return LoadMetaLocked(db, name);
+}
+
+Result<TableMeta> Catalog::PartitionedTableLocked(const std::string& db, const std::string& name) {
+  RETURN_IF_ERROR(RequireDatabaseLocked(db));
+  if (name.rfind(kDroppedPrefix, 0) == 0 || !TableExistsLocked(db, name))
+    return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");
+  ASSIGN_OR_RETURN(auto meta, LoadMetaLocked(db, name));
+  if (!meta || !meta->partitioning.partitioned())
+    return Status::InvalidArgument("table '" + name + "' is not partitioned: only tables created with PARTITION BY "
+                                   "RANGE (...) or LIST (...) have partitions to add or drop");
+  return *meta;
+}
+
+Status Catalog::SaveMetaLocked(const TableMeta& meta) {
+  return con_->Execute("UPDATE __sluice.tables SET meta = " + QuoteLiteral(TableMetaToJson(meta)) + " WHERE db = " +
+                       QuoteLiteral(meta.db) + " AND name = " + QuoteLiteral(meta.name));
+}
+
+Status Catalog::AddPartition(const std::string& db, const std::string& name, const sql::PartitionItem& item,
+                             bool if_not_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(TableMeta meta, PartitionedTableLocked(db, name));
+  if (if_not_exists && meta.partitioning.Find(item.name)) return Status::Ok();
+  RETURN_IF_ERROR(catalog::AddPartition(meta.partitioning, item));
+  return SaveMetaLocked(meta);
+}
+
+Result<int64_t> Catalog::DropPartition(const std::string& db, const std::string& name, const std::string& partition,
+                                       bool if_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(TableMeta meta, PartitionedTableLocked(db, name));
+  const PartitionDef* p = meta.partitioning.Find(partition);
+  if (!p) {
+    if (if_exists) return int64_t{0};
+    return Status::InvalidArgument("Error in list of partitions to drop: partition '" + partition +
+                                   "' does not exist in table '" + name + "' (SHOW PARTITIONS FROM " + name +
+                                   " lists them)");
+  }
+  std::vector<std::string> columns;
+  for (const auto& c : meta.partitioning.columns) columns.push_back(QuoteIdentifier(c));
+  const std::string where = PartitionMembershipSql(meta.partitioning, columns, {p->name});
+  const std::string dropped = p->name;
+  meta.partitioning.partitions.erase(meta.partitioning.partitions.begin() + (p - meta.partitioning.partitions.data()));
+  int64_t deleted = 0;
+  RETURN_IF_ERROR(storage::InTransaction(*con_, [&]() -> Status {
+    ASSIGN_OR_RETURN(auto r, con_->Query("DELETE FROM " + Qualified(db, name) + " WHERE " + where));
+    deleted = r.affected_rows;
+    return SaveMetaLocked(meta);
+  }));
+  (void)dropped;
+  return deleted;
+}
+
+Result<std::vector<int64_t>> Catalog::PartitionRowCounts(const TableMeta& meta) {
+  std::vector<int64_t> out;
+  const auto& s = meta.partitioning;
+  if (s.partitions.empty()) return out;
+  std::vector<std::string> columns;
+  for (const auto& c : s.columns) columns.push_back(QuoteIdentifier(c));
+  std::string select;
+  for (const auto& p : s.partitions)
+    select += (select.empty() ? "" : ", ") + std::string("count(*) FILTER (WHERE ") +
+              PartitionMembershipSql(s, columns, {p.name}) + ")";
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT " + select + " FROM " + Qualified(meta.db, meta.name)));
+  if (!r.result_set || r.result_set->rows.empty()) return out;
+  for (const auto& v : r.result_set->rows[0]) out.push_back(v ? std::stoll(*v) : 0);
+  return out;
+}
+
 Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   RETURN_IF_ERROR(RequireDatabaseLocked(db));

@@ -50,6 +50,19 @@ class Catalog {
   // none (Lakehouse-form tables, tables made through DuckDB SQL, unknown tables). One small query.
   Result<std::string> KeyModel(const std::string& db, const std::string& name);
 
+  // What Sluice keeps about a table, without asking DuckDB about its columns; nullopt for tables it keeps nothing
+  // about. One small query (INSERT reads it to know key tables and partitions).
+  Result<std::optional<TableMeta>> StoredMeta(const std::string& db, const std::string& name);
+  // ALTER TABLE ... ADD PARTITION: checked against the table's partitions (catalog/table_partitions.h).
+  Status AddPartition(const std::string& db, const std::string& name, const sql::PartitionItem& item,
+                      bool if_not_exists);
+  // ALTER TABLE ... DROP PARTITION: deletes the partition's rows and forgets it, in one transaction. Returns the
+  // rows deleted.
+  Result<int64_t> DropPartition(const std::string& db, const std::string& name, const std::string& partition,
+                                bool if_exists);
+  // Rows per partition, in the order of meta.partitioning.partitions (one scan of the table).
+  Result<std::vector<int64_t>> PartitionRowCounts(const TableMeta& meta);
+
   // Deletes dropped tables whose retention has passed. Returns how many were purged.
   Result<int> PurgeExpiredDroppedTables();
 
@@ -60,6 +73,8 @@ class Catalog {
   bool TableExistsLocked(const std::string& db, const std::string& name);
   Result<std::optional<TableMeta>> LoadMetaLocked(const std::string& db, const std::string& name);
   Status RequireDatabaseLocked(const std::string& db);
+  Result<TableMeta> PartitionedTableLocked(const std::string& db, const std::string& name);
+  Status SaveMetaLocked(const TableMeta& meta);
 
   storage::Database& db_;
   std::mutex mu_;  // one DDL at a time on the catalog's own connection

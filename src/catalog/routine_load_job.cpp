@@ -212,11 +212,13 @@ Status ApplyKafkaProperties(const sql::PropertyList& list, bool altering, Routin
 }
 
 Status ApplyLoadProperties(const sql::LoadProperties& load, RoutineLoadDefinition& def) {
-  if (load.partitions)
-    return Status::NotSupported(std::string(load.temporary_partitions ? "TEMPORARY " : "") +
-                                "PARTITION (...) in a routine load is not supported (nor its other spelling PARTITIONS "
-                                "(...)): Sluice tables are not partitioned into separately loadable parts; remove "
-                                "the clause");
+  if (load.partitions) {
+    if (load.temporary_partitions)
+      return Status::NotSupported("TEMPORARY PARTITION (...) is not supported: Sluice tables have no temporary "
+                                  "partitions; load into the table's partitions with PARTITION (...)");
+    if (load.partitions->empty()) return Status::InvalidArgument("PARTITION (...) needs at least one partition name");
+    def.load.partitions = load.partitions;
+  }
   if (load.column_separator) {
     ASSIGN_OR_RETURN(def.load.column_separator, ResolveSeparator(*load.column_separator, "COLUMNS TERMINATED BY"));
   }
@@ -374,6 +376,7 @@ std::string DefinitionToJson(const RoutineLoadDefinition& d) {
     lj["columns"] = cols;
   }
   if (d.load.where) lj["where"] = *d.load.where;
+  if (d.load.partitions) lj["partitions"] = *d.load.partitions;
   if (d.load.include_metadata) {
     json keys = json::array();
     for (const auto& k : *d.load.include_metadata) {
@@ -426,6 +429,7 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& text) {
     d.load.columns = std::move(cols);
   }
   if (lj.contains("where")) d.load.where = lj.value("where", "");
+  if (lj.contains("partitions")) d.load.partitions = lj.value("partitions", std::vector<std::string>{});
   if (lj.contains("include_metadata")) {
     std::vector<sql::MetadataKey> keys;
     for (const auto& jk : lj["include_metadata"]) {
@@ -483,6 +487,11 @@ std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& d) {
     load.push_back("COLUMNS(" + cols + ")");
   }
   if (d.load.where) load.push_back("WHERE " + *d.load.where);
+  if (d.load.partitions) {
+    std::string names;
+    for (const auto& n : *d.load.partitions) names += (names.empty() ? "" : ", ") + sql::BacktickIdentifier(n);
+    load.push_back("PARTITION(" + names + ")");
+  }
   if (d.load.include_metadata) {
     std::string keys;
     for (const auto& k : *d.load.include_metadata)

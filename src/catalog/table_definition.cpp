@@ -142,6 +142,10 @@ Result<TableMeta> BuildTableMeta(const std::string& db, const sql::CreateTable& 
     }
     meta.columns.push_back(std::move(col));
   }
+  if (stmt.partitioning) {
+    ASSIGN_OR_RETURN(meta.partitioning, BuildPartitionScheme(*stmt.partitioning, meta.columns, meta.key_model));
+    meta.partition_desc.clear();  // rendered from the partitions, which ALTER TABLE changes
+  }
   return meta;
 }
 
@@ -182,7 +186,8 @@ std::string RenderCreateTable(const TableMeta& meta) {
   if (!meta.engine.empty()) out += " ENGINE=" + meta.engine;
   if (!meta.key_model.empty()) out += "\n" + meta.key_model + " KEY(" + BacktickedList(meta.key_columns) + ")";
   if (!meta.comment.empty()) out += "\nCOMMENT " + DoubleQuotedString(meta.comment);
-  if (!meta.partition_desc.empty()) out += "\n" + meta.partition_desc;
+  if (meta.partitioning.partitioned()) out += "\n" + RenderPartitionClause(meta.partitioning);
+  else if (!meta.partition_desc.empty()) out += "\n" + meta.partition_desc;
   if (!meta.distribution_columns.empty()) out += "\nDISTRIBUTED BY HASH(" + BacktickedList(meta.distribution_columns) + ")";
   else if (meta.distributed_random) out += "\nDISTRIBUTED BY RANDOM";
   if (meta.buckets) out += " BUCKETS " + std::to_string(*meta.buckets);

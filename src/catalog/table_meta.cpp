@@ -6,6 +6,48 @@ namespace sluice::catalog {
 
 using nlohmann::json;
 
+namespace {
+
+json PartitioningToJson(const PartitionScheme& s) {
+  json parts = json::array();
+  for (const auto& p : s.partitions) {
+    json values = json::array();
+    for (const auto& t : p.values) {
+      json tuple = json::array();
+      for (const auto& v : t) tuple.push_back(v ? json(*v) : json(nullptr));
+      values.push_back(std::move(tuple));
+    }
+    parts.push_back({{"id", p.id}, {"name", p.name}, {"lower", p.lower}, {"upper", p.upper}, {"values", values}});
+  }
+  return {{"kind", s.kind}, {"columns", s.columns}, {"column_types", s.column_types}, {"partitions", parts},
+          {"next_id", s.next_id}};
+}
+
+PartitionScheme PartitioningFromJson(const json& j) {
+  PartitionScheme s;
+  if (!j.is_object()) return s;
+  s.kind = j.value("kind", "");
+  s.columns = j.value("columns", std::vector<std::string>{});
+  s.column_types = j.value("column_types", std::vector<std::string>{});
+  s.next_id = j.value("next_id", int64_t{10001});
+  for (const auto& jp : j.value("partitions", json::array())) {
+    PartitionDef p;
+    p.id = jp.value("id", int64_t{0});
+    p.name = jp.value("name", "");
+    p.lower = jp.value("lower", std::vector<std::string>{});
+    p.upper = jp.value("upper", std::vector<std::string>{});
+    for (const auto& jt : jp.value("values", json::array())) {
+      std::vector<std::optional<std::string>> tuple;
+      for (const auto& v : jt) tuple.push_back(v.is_string() ? std::optional<std::string>(v.get<std::string>()) : std::nullopt);
+      p.values.push_back(std::move(tuple));
+    }
+    s.partitions.push_back(std::move(p));
+  }
+  return s;
+}
+
+}  // namespace
+
 const ColumnMeta* TableMeta::FindColumn(const std::string& column) const {
   for (const auto& c : columns)
     if (c.name == column) return &c;
@@ -39,6 +81,7 @@ std::string TableMetaToJson(const TableMeta& m) {
             {"properties", props},
             {"comment", m.comment}};
   if (m.buckets) j["buckets"] = *m.buckets;
+  if (m.partitioning.partitioned()) j["partitioning"] = PartitioningToJson(m.partitioning);
   return j.dump();
 }
 
@@ -68,6 +111,7 @@ TableMeta TableMetaFromJson(const std::string& text) {
     if (p.is_array() && p.size() == 2) m.properties.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
   m.comment = j.value("comment", "");
   if (j.contains("buckets")) m.buckets = j.value("buckets", int64_t{0});
+  if (j.contains("partitioning")) m.partitioning = PartitioningFromJson(j["partitioning"]);
   return m;
 }
 

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "catalog/table_partitions.h"
+
 namespace sluice::catalog {
 
 struct ColumnMeta {
@@ -28,7 +30,8 @@ struct TableMeta {
   std::string key_model;                // "DUPLICATE", "AGGREGATE", "UNIQUE", "PRIMARY" or empty
   std::vector<std::string> key_columns;
   std::vector<ColumnMeta> columns;
-  std::string partition_desc;
+  std::string partition_desc;           // PARTITION BY as written, for the kinds Sluice does not enforce
+  PartitionScheme partitioning;         // RANGE / LIST partitions, which every write path enforces
   std::vector<std::string> distribution_columns;
   bool distributed_random = false;
   std::optional<int64_t> buckets;

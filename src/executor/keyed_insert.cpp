@@ -1,5 +1,6 @@
 #include "executor/keyed_insert.h"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -66,6 +67,24 @@ bool HasInsertClauses(std::string_view source) {
   return false;
 }
 
+// A row in none of the table's partitions fails the whole INSERT, as StarRocks' does: DuckDB's error() in a CASE
+// (evaluated only for such rows) whose message names the values, so it is never a constant the planner could fold.
+std::string PartitionGuard(const catalog::TableMeta& table, const std::vector<std::string>& columns) {
+  const catalog::PartitionScheme& s = table.partitioning;
+  std::vector<std::string> values;
+  for (const auto& name : s.columns) {
+    const catalog::ColumnMeta* c = table.FindColumn(name);
+    const std::string type = c ? c->duckdb_type : "VARCHAR";
+    bool listed = std::any_of(columns.begin(), columns.end(), [&](const std::string& n) { return n == name; });
+    if (listed) values.push_back("CAST(__sluice_src." + sql::QuoteIdentifier(name) + " AS " + type + ")");
+    else if (c && c->default_sql) values.push_back("CAST(" + *c->default_sql + " AS " + type + ")");
+    else values.push_back("CAST(NULL AS " + type + ")");
+  }
+  return "CASE WHEN " + catalog::PartitionMembershipSql(s, values) + " THEN true ELSE error(" +
+         sql::QuoteLiteral("no partition for this row: ") + " || " + catalog::PartitionValuesReasonSql(s, values) +
+         " || " + sql::QuoteLiteral(" is in no partition of table '" + table.name + "'") + ") END";
+}
+
 }  // namespace
 
 Result<std::optional<KeyedInsert>> RewriteKeyedInsert(catalog::Catalog& catalog, const std::string& current_db,
@@ -74,12 +93,15 @@ Result<std::optional<KeyedInsert>> RewriteKeyedInsert(catalog::Catalog& catalog,
   if (!insert) return std::optional<KeyedInsert>();
   const std::string db = insert->db.empty() ? current_db : insert->db;
   if (db.empty()) return std::optional<KeyedInsert>();
-  auto model = catalog.KeyModel(db, insert->table);
-  if (!model.ok() || (*model != "PRIMARY" && *model != "UNIQUE" && *model != "AGGREGATE"))
-    return std::optional<KeyedInsert>();
+  auto stored = catalog.StoredMeta(db, insert->table);
+  if (!stored.ok() || !*stored) return std::optional<KeyedInsert>();
+  const std::string& model = (*stored)->key_model;
+  const bool keyed = model == "PRIMARY" || model == "UNIQUE" || model == "AGGREGATE";
+  const bool partitioned = (*stored)->partitioning.partitioned();
+  if (!keyed && !partitioned) return std::optional<KeyedInsert>();
   if (HasInsertClauses(sql.substr(insert->source_offset))) return std::optional<KeyedInsert>();
   auto table = catalog.DescribeTable(db, insert->table);
-  if (!table.ok() || table->is_view || table->key_columns.empty()) return std::optional<KeyedInsert>();
+  if (!table.ok() || table->is_view || (keyed && table->key_columns.empty())) return std::optional<KeyedInsert>();
 
   std::vector<std::string> columns;
   std::string select, aliases;
@@ -100,15 +122,24 @@ Result<std::optional<KeyedInsert>> RewriteKeyedInsert(catalog::Catalog& catalog,
   }
   KeyedInsert out;
   out.target_table = sql::QuoteIdentifier(db) + "." + sql::QuoteIdentifier(table->name);
-  catalog::RoutineLoadDefinition defaults;  // no partial_update, no merge_condition
-  ASSIGN_OR_RETURN(load::TableWrite write, load::PlanTableWrite(defaults, *table, out.target_table, columns, false));
   std::string source(sql.substr(insert->source_offset));
   while (!source.empty() && (source.back() == ';' || std::isspace(static_cast<unsigned char>(source.back()))))
     source.pop_back();
+  const std::string guard = partitioned ? " WHERE " + PartitionGuard(*table, columns) : std::string();
+  if (!keyed) {
+    std::string names;
+    for (const auto& name : columns) names += (names.empty() ? "" : ", ") + sql::QuoteIdentifier(name);
+    select.resize(select.size() - 2);  // the last ", "
+    out.sql = "INSERT INTO " + out.target_table + " (" + names + ") SELECT " + select + " FROM (" + source +
+              ") AS __sluice_src(" + aliases + ")" + guard;
+    return std::optional<KeyedInsert>(std::move(out));
+  }
+  catalog::RoutineLoadDefinition defaults;  // no partial_update, no merge_condition
+  ASSIGN_OR_RETURN(load::TableWrite write, load::PlanTableWrite(defaults, *table, out.target_table, columns, false));
   const std::string rows = "(SELECT " + select +
                            "row_number() OVER () AS __sluice_row, CAST(NULL AS VARCHAR) AS __sluice_error, true AS "
-                           "__sluice_selected FROM (" + source + ") AS __sluice_src(" + aliases +
-                           ")) AS __sluice_insert";
+                           "__sluice_selected FROM (" + source + ") AS __sluice_src(" + aliases + ")" + guard +
+                           ") AS __sluice_insert";
   out.sql = load::BindTableWrite(write, rows);
   return std::optional<KeyedInsert>(std::move(out));
 }

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "catalog/load_history.h"
+#include "executor/partition_update.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
@@ -196,7 +197,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::DescribeTable>(stmt) ||
                     std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt) ||
                     std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
-                    std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt);
+                    std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt) ||
+                    std::holds_alternative<sql::ShowPartitions>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
@@ -261,6 +263,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::CopyIntoFromVolume& s) { return RunVolume(s); },
           [&](const sql::AccountStatement& s) { return RunAccount(s); },
           [&](const sql::Kill& s) { return RunKill(s); },
+          [&](const sql::AlterTablePartition& s) { return AlterPartitions(s); },
+          [&](const sql::ShowPartitions& s) { return ShowPartitions(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);
@@ -279,6 +283,7 @@ Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
   }
   // INSERT into a key table upserts or aggregates by key, as loads do; in autocommit it waits for the table's
   // loads to commit, so both see each other's keys.
+  if (verb == "UPDATE") RETURN_IF_ERROR(CheckPartitionUpdate(catalog_, current_db_, s.sql));
   std::optional<KeyedInsert> keyed;
   if (verb == "INSERT") {
     ASSIGN_OR_RETURN(keyed, RewriteKeyedInsert(catalog_, current_db_, s.sql));
@@ -342,6 +347,80 @@ Result<StatementResult> SqlSession::ShowCreateTable(const sql::QualifiedName& na
   rs.AddColumn("Table");
   rs.AddColumn("Create Table");
   rs.rows.push_back({name.name, text});
+  return Rows(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::AlterPartitions(const sql::AlterTablePartition& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+  if (s.temporary)
+    return Status::NotSupported(std::string(s.add ? "ADD" : "DROP") +
+                                " TEMPORARY PARTITION is not supported: Sluice tables have no temporary partitions; "
+                                "use ADD PARTITION / DROP PARTITION");
+  if (s.add) {
+    RETURN_IF_ERROR(catalog_.AddPartition(db, s.table.name, s.item, s.if_not_exists));
+    routine_loads_.TargetChanged(db, s.table.name);
+    return Ok();
+  }
+  // Tasks running now stop short of committing (they would add rows of the partition after its rows are deleted);
+  // after the drop, the jobs plan against the remaining partitions.
+  routine_loads_.TargetChanged(db, s.table.name);
+  ASSIGN_OR_RETURN(int64_t deleted, catalog_.DropPartition(db, s.table.name, s.item.name, s.if_exists));
+  routine_loads_.TargetChanged(db, s.table.name);
+  return Ok(static_cast<uint64_t>(deleted));
+}
+
+// StarRocks' SHOW PARTITIONS columns, in its order, so clients that read them by position still find them.
+// Sluice keeps no load versions, consistency checks, cooldown or per-partition data size: those are NULL.
+// ReplicationNum and StorageMedium repeat the table's properties (a Sluice table has one copy, on local disk).
+Result<StatementResult> SqlSession::ShowPartitions(const sql::ShowPartitions& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+  ASSIGN_OR_RETURN(auto meta, catalog_.DescribeTable(db, s.table.name));
+  ResultSet rs;
+  const bool list = meta.partitioning.kind == "LIST";
+  rs.AddColumn("PartitionId", ValueType::kInteger);
+  rs.AddColumn("PartitionName");
+  rs.AddColumn("VisibleVersion", ValueType::kInteger);
+  rs.AddColumn("VisibleVersionTime", ValueType::kTimestamp);
+  rs.AddColumn("VisibleVersionHash", ValueType::kInteger);
+  rs.AddColumn("State");
+  rs.AddColumn("PartitionKey");
+  rs.AddColumn(list ? "List" : "Range");
+  rs.AddColumn("DistributionKey");
+  rs.AddColumn("Buckets", ValueType::kInteger);
+  rs.AddColumn("ReplicationNum", ValueType::kInteger);
+  rs.AddColumn("StorageMedium");
+  rs.AddColumn("CooldownTime", ValueType::kTimestamp);
+  rs.AddColumn("LastConsistencyCheckTime", ValueType::kTimestamp);
+  rs.AddColumn("DataSize");
+  rs.AddColumn("IsInMemory");
+  rs.AddColumn("RowCount", ValueType::kInteger);
+  if (s.temporary || meta.is_view) return Rows(std::move(rs));  // Sluice has no temporary partitions
+  std::string key, distribution;
+  for (const auto& c : meta.partitioning.columns) key += (key.empty() ? "" : ", ") + c;
+  for (const auto& c : meta.distribution_columns) distribution += (distribution.empty() ? "" : ", ") + c;
+  if (distribution.empty()) distribution = meta.distributed_random ? "RANDOM" : "ALL KEY";
+  std::optional<std::string> buckets;
+  if (meta.buckets) buckets = std::to_string(*meta.buckets);
+  const std::optional<std::string> replicas = meta.Property("replication_num").value_or("1");
+  const std::optional<std::string> medium = meta.Property("storage_medium");
+  const std::optional<std::string> none;
+  auto row = [&](std::string id, std::string name, std::string values, std::optional<std::string> count) {
+    return Row{std::move(id), std::move(name), none, none, none, std::string("NORMAL"), key, std::move(values),
+               distribution, buckets, replicas, medium, none, none, none, std::string("false"), std::move(count)};
+  };
+  if (!meta.partitioning.partitioned()) {
+    // As in StarRocks, a table without partitions is one partition named like the table.
+    ASSIGN_OR_RETURN(auto count, con_->Query("SELECT count(*) FROM " + sql::QuoteIdentifier(db) + "." +
+                                             sql::QuoteIdentifier(meta.name)));
+    rs.rows.push_back(row("0", meta.name, "", count.result_set->rows.at(0).at(0)));
+    return Rows(std::move(rs));
+  }
+  ASSIGN_OR_RETURN(auto counts, catalog_.PartitionRowCounts(meta));
+  for (size_t i = 0; i < meta.partitioning.partitions.size(); i++) {
+    const auto& p = meta.partitioning.partitions[i];
+    rs.rows.push_back(row(std::to_string(p.id), p.name, catalog::PartitionValuesText(meta.partitioning, p),
+                          std::to_string(i < counts.size() ? counts[i] : 0)));
+  }
   return Rows(std::move(rs));
 }
 

@@ -210,6 +210,16 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           [&](const sql::ShowVclusters&) { return Status::Ok(); },
           [&](const sql::AccountStatement&) { return Status::Ok(); },  // checked where it runs
           [&](const sql::Kill&) { return Status::Ok(); },  // the registry's kill policy (Engine::Open)
+          // ADD / DROP PARTITION are ALTER TABLE, as in StarRocks (DROP PARTITION also deletes the rows).
+          [&](const sql::AlterTablePartition& s) -> Status {
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            return a.RequireTable(db, s.table.name, "ALTER");
+          },
+          [&](const sql::ShowPartitions& s) -> Status {
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            if (a.Sees(Table(db, s.table.name))) return Status::Ok();
+            return auth::TableDenied(a.principal(), "SELECT", db, s.table.name);
+          },
       },
       stmt);
 }

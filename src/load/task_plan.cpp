@@ -22,6 +22,49 @@ std::string LoadType(const catalog::ColumnMeta& c) {
   return c.duckdb_type;
 }
 
+// StarRocks' table sink finds every row's partition; a row in none of the table's partitions, or in none of those
+// the load's PARTITION (...) names, is a filtered row, an error row that counts toward max_error_number
+// ("The row is out of partition ranges", in StarRocks' words). Both are checks inside the load's SELECT, comparisons
+// against the partitions' bounds (adjacent ranges merged), never a per-row call.
+Status AddPartitionChecks(const catalog::RoutineLoadDefinition& def, const catalog::TableMeta& table,
+                          transform::TransformSpec* spec) {
+  const catalog::PartitionScheme& scheme = table.partitioning;
+  if (!scheme.partitioned()) {
+    if (def.load.partitions)
+      return Status::InvalidArgument("PARTITION (...) names partitions, but table '" + def.table +
+                                     "' has no RANGE or LIST partitions; remove the clause");
+    return Status::Ok();
+  }
+  const std::string table_name = table.name;
+  spec->row_checks.push_back(
+      {scheme.columns, [scheme](const std::vector<std::string>& v) { return "NOT " + catalog::PartitionMembershipSql(scheme, v); },
+       [scheme, table_name](const std::vector<std::string>& v) {
+         return sql::QuoteLiteral("no partition for this row: ") + " || " + catalog::PartitionValuesReasonSql(scheme, v) +
+                " || " + sql::QuoteLiteral(" is in no partition of table '" + table_name + "'");
+       }});
+  if (!def.load.partitions) return Status::Ok();
+  std::vector<std::string> names = *def.load.partitions;
+  std::string listed;
+  for (const auto& n : names) {
+    if (!scheme.Find(n)) {
+      std::string have;
+      for (const auto& p : scheme.partitions) have += (have.empty() ? "" : ", ") + p.name;
+      return Status::InvalidArgument("Unknown partition '" + n + "' in PARTITION (...): table '" + def.table +
+                                     "' has " + (have.empty() ? "no partitions" : "partitions " + have));
+    }
+    listed += (listed.empty() ? "" : ", ") + n;
+  }
+  spec->row_checks.push_back(
+      {scheme.columns,
+       [scheme, names](const std::vector<std::string>& v) { return "NOT " + catalog::PartitionMembershipSql(scheme, v, names); },
+       [scheme, listed](const std::vector<std::string>& v) {
+         return sql::QuoteLiteral("no partition for this row among the load's PARTITION (" + listed + "): ") + " || " +
+                catalog::PartitionValuesReasonSql(scheme, v) + " || " +
+                sql::QuoteLiteral(" belongs to another partition of the table");
+       }});
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
@@ -68,6 +111,7 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
     for (const auto& m : plan->metadata) spec.metadata.push_back({m.alias, m.spec->duckdb_type});
   }
   spec.where = def.load.where;
+  RETURN_IF_ERROR(AddPartitionChecks(def, table, &spec));
   if (def.pipe) spec.table_name = def.table;
   spec.strict_mode = def.BoolProperty("strict_mode");
   spec.timezone = def.Property("timezone");

@@ -56,6 +56,9 @@ class JobRegistry {
   Status LoadVclusters();
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
   void TargetDropped(const std::string& db, const std::string& table);
+  // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
+  // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
+  void TargetChanged(const std::string& db, const std::string& table);
 
  private:
   // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.

@@ -58,6 +58,9 @@ Result<JobTarget> RoutineLoadManager::TargetOf(const std::string& db, const std:
 void RoutineLoadManager::TargetDropped(const std::string& db, const std::string& table) {
   jobs_->TargetDropped(db, table);
 }
+void RoutineLoadManager::TargetChanged(const std::string& db, const std::string& table) {
+  jobs_->TargetChanged(db, table);
+}
 Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit) {
   return jobs_->RejectedRows(db, job, limit);
 }
@@ -300,6 +303,36 @@ Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::stri
       break;
   }
   return Status::Ok();
+}
+
+void JobRegistry::TargetChanged(const std::string& db, const std::string& table) {
+  std::vector<std::pair<std::shared_ptr<JobRuntime>, catalog::RoutineLoadDefinition>> affected;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, job] : jobs_) {
+      const auto& def = job->stored.def;
+      if (strcasecmp(def.db.c_str(), db.c_str()) != 0 || strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
+      if (job->plan) affected.emplace_back(job, def);
+    }
+  }
+  for (auto& [job, def] : affected) {
+    auto plan = Plan(job->stored.id, def);  // reads the catalog: outside the registry's lock
+    std::lock_guard<std::mutex> lock(mu_);
+    if (plan.ok()) {
+      job->plan = *plan;
+      // A task already running checks rows against the old partitions (a dropped partition's rows would land
+      // after DROP PARTITION deleted them): it commits nothing, and the job starts over from its progress.
+      if (job->stored.state == JobState::kRunning) {
+        job->stored.state = JobState::kNeedSchedule;
+        job->next_schedule_attempt = Clock::now();
+        job->version++;
+        cv_.notify_all();
+      }
+    } else if (job->stored.state == JobState::kRunning || job->stored.state == JobState::kNeedSchedule) {
+      SetStateLocked(*job, JobState::kPaused, plan.status().message() + "; ALTER ROUTINE LOAD to name partitions the "
+                                              "table has, then RESUME");
+    }
+  }
 }
 
 void JobRegistry::TargetDropped(const std::string& db, const std::string& table) {

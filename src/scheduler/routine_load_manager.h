@@ -82,6 +82,7 @@ class RoutineLoadManager {
   // table of `db`) that is not STOPPED or CANCELLED yet is CANCELLED now, whatever its state (a PAUSED job would
   // otherwise wait for a RESUME that can never succeed).
   void TargetDropped(const std::string& db, const std::string& table);
+  void TargetChanged(const std::string& db, const std::string& table);
   // The job (pipe: a live pipe) named `name` in `db`; NotFound when there is none.
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
 

@@ -46,6 +46,11 @@ json JobPropertiesJson(const catalog::RoutineLoadDefinition& d, int current_task
     for (const auto& c : *d.load.columns) columns += (columns.empty() ? "" : ",") + c.name + (c.expr ? "=" + *c.expr : "");
   std::string parts;
   for (int32_t p : d.partitions) parts += (parts.empty() ? "" : ",") + std::to_string(p);
+  // StarRocks shows the table partitions of the load's PARTITION (...) here.
+  if (d.load.partitions) {
+    parts.clear();
+    for (const auto& p : *d.load.partitions) parts += (parts.empty() ? "" : ",") + p;
+  }
   return json{{"partitions", parts},
               {"columnToColumnExpr", columns},
               {"whereExpr", d.load.where.value_or("")},

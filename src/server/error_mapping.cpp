@@ -37,6 +37,8 @@ MysqlError ToMysqlError(const Status& status) {
       if (msg.rfind("No database selected", 0) == 0) return {er::kNoDatabaseSelected, "3D000", msg};
       // ER_DATA_TOO_LONG, as MySQL's strict mode refuses a VARCHAR(n)/CHAR(n) value that does not fit.
       if (msg.rfind("Data too long for column '", 0) == 0) return {1406, "22001", msg};
+      // ER_NO_PARTITION_FOR_GIVEN_VALUE: an INSERT row in none of the table's RANGE / LIST partitions.
+      if (msg.rfind("no partition for this row: ", 0) == 0) return {1526, "HY000", msg};
       return {er::kUnknownError, "HY000", msg};
     case StatusCode::kOk:
       // A bug in the caller; still produce something a client can show.

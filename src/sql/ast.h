@@ -45,6 +45,36 @@ struct ColumnDef {
   bool primary_key_inline = false;         // Lakehouse `col INT PRIMARY KEY`
 };
 
+// A partition bound or list value as written: a string or number's text, NULL (LIST only) or MAXVALUE (a RANGE
+// upper bound only). The catalog checks it against the column's type.
+struct PartitionValue {
+  std::string text;
+  bool is_null = false;
+  bool is_max = false;
+};
+
+// One partition of PARTITION BY RANGE/LIST (...) or ALTER TABLE ... ADD PARTITION.
+struct PartitionItem {
+  enum class Kind { kLessThan, kFixedRange, kIn, kBatch };
+  std::string name;
+  Kind kind = Kind::kLessThan;
+  std::vector<PartitionValue> less_than;          // kLessThan, one value per column (MAXVALUE: one is_max value)
+  std::vector<PartitionValue> lower, upper;       // kFixedRange: [lower, upper)
+  std::vector<std::vector<PartitionValue>> in;    // kIn: one tuple per listed value
+  // kBatch: START ("a") END ("b") EVERY (INTERVAL n unit) / EVERY (n); `name` is empty, the catalog names them.
+  PartitionValue start, end;
+  int64_t every = 0;
+  std::string every_unit;                         // DAY, WEEK, MONTH, YEAR, HOUR; empty for integer steps
+  std::vector<std::pair<std::string, std::string>> properties;  // ("replication_num" = "1"): accepted, not kept
+};
+
+// PARTITION BY RANGE (cols) (...) / PARTITION BY LIST (cols) (...).
+struct PartitionClause {
+  bool list = false;
+  std::vector<std::string> columns;
+  std::vector<PartitionItem> items;
+};
+
 struct CreateTable {
   QualifiedName table;
   bool if_not_exists = false;
@@ -53,6 +83,7 @@ struct CreateTable {
   KeyModel key_model = KeyModel::kNone;
   std::vector<std::string> key_columns;
   std::string partition_desc;              // the PARTITION BY clause's source text, kept for SHOW CREATE TABLE
+  std::optional<PartitionClause> partitioning;  // RANGE / LIST partitions, which Sluice enforces
   std::vector<std::string> distribution_columns;  // DISTRIBUTED BY HASH(...)
   bool distributed_random = false;         // DISTRIBUTED BY RANDOM
   std::optional<int64_t> buckets;
@@ -73,6 +104,18 @@ struct ShowTables {
 };
 struct DescribeTable { QualifiedName table; };
 struct ShowCreateTable { QualifiedName table; };
+// ALTER TABLE t ADD [TEMPORARY] PARTITION [IF NOT EXISTS] p VALUES ... / DROP [TEMPORARY] PARTITION [IF EXISTS] p
+// [FORCE].
+struct AlterTablePartition {
+  QualifiedName table;
+  bool add = true;
+  bool temporary = false;
+  bool if_exists = false;        // DROP ... IF EXISTS
+  bool if_not_exists = false;    // ADD ... IF NOT EXISTS
+  PartitionItem item;            // ADD: the partition; DROP: item.name only
+};
+// SHOW [TEMPORARY] PARTITIONS FROM [db.]t
+struct ShowPartitions { QualifiedName table; bool temporary = false; };
 struct DropTable { QualifiedName table; bool if_exists = false; bool force = false; };
 struct UndropTable { QualifiedName table; };
 
@@ -119,6 +162,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowRoutineLoadTask, ShowCreateRoutineLoad, CreateStorageConnection, CreateVolume,
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
-                               ShowVclusters, AccountStatement, Kill>;
+                               ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions>;
 
 }  // namespace sluice::sql

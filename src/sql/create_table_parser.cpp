@@ -331,6 +331,18 @@ Status ParseTableOptions(TokenStream& ts, CreateTable* ct, KeyClause* key) {
       ts.Next();
       ts.AcceptSymbol("=");
       ASSIGN_OR_RETURN(ct->comment, ts.ExpectString("a comment string"));
+    } else if (t.IsWord("PARTITION") && ts.PeekWord("BY", 1) && (ts.PeekWord("RANGE", 2) || ts.PeekWord("LIST", 2)) &&
+               ts.PeekSymbol("(", 3) && ts.Peek(4).IsIdentifier() && (ts.PeekSymbol(")", 5) || ts.PeekSymbol(",", 5))) {
+      // RANGE / LIST partitions on columns are enforced (catalog/table_partitions.h), so they are parsed, not just
+      // kept. On a function (RANGE(str2date(dt, ...))) the clause is kept as text like the other forms.
+      RETURN_IF_ERROR(once(partition, t));
+      ts.Next();
+      ts.Next();
+      ASSIGN_OR_RETURN(ct->partitioning, ParsePartitionClause(ts));
+      std::string_view text = ts.sql().substr(t.offset, ts.Peek().offset - t.offset);
+      while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' || text.back() == '\r'))
+        text.remove_suffix(1);
+      ct->partition_desc = std::string(text);
     } else if ((t.IsWord("PARTITION") || t.IsWord("PARTITIONED")) && ts.PeekWord("BY", 1)) {
       RETURN_IF_ERROR(once(partition, t));
       ASSIGN_OR_RETURN(ct->partition_desc, CapturePartition(ts));

@@ -186,6 +186,8 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
+  if (IsAlterTablePartition(ts)) return ParseAlterTablePartition(ts);
+  if (IsShowPartitions(ts)) return ParseShowPartitions(ts);
   if (IsAccountStatement(ts)) return ParseAccountStatement(ts);
   if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
   if (IsCreateStorageObject(ts)) return ParseCreateStorageObject(ts);

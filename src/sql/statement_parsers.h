@@ -18,5 +18,13 @@ Result<Statement> ParsePipeStatement(TokenStream& ts);
 Result<CreateTable> ParseCreateTable(TokenStream& ts);
 // A column type at the current token: INT, VARCHAR(26), DECIMAL(10,2), ARRAY<T>, MAP<K,V>, STRUCT<a T, b:T>.
 Result<TypeSpec> ParseType(TokenStream& ts, int depth = 0);
+// partition_parser.cpp: RANGE / LIST partitions. ParsePartitionClause starts at RANGE or LIST (after PARTITION BY),
+// ParsePartitionItem at the partition's name (after PARTITION).
+Result<PartitionClause> ParsePartitionClause(TokenStream& ts);
+Result<PartitionItem> ParsePartitionItem(TokenStream& ts, bool list);
+bool IsAlterTablePartition(const TokenStream& ts);
+Result<Statement> ParseAlterTablePartition(TokenStream& ts);
+bool IsShowPartitions(const TokenStream& ts);
+Result<Statement> ParseShowPartitions(TokenStream& ts);
 
 }  // namespace sluice::sql

@@ -4,6 +4,7 @@
 // inserts the good rows and records the error rows (DESIGN.md decision 4). Semantics are StarRocks Routine Load's
 // (shared/reference/routine-load.md: COLUMNS, WHERE, strict_mode, timezone).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,16 @@ struct MetadataSource {
   std::string duckdb_type;  // "VARCHAR", "INTEGER", "BIGINT", "MAP(VARCHAR, VARCHAR)"
 };
 
+// A condition on the loaded values that makes a row an error row after every column's own checks (a table's
+// partitions, catalog/table_partitions.h). Both functions get, per name in `columns`, the SQL of that table
+// column's loaded value (NULL when the load does not fill it) and return SQL: `fails` a BOOLEAN, true for an
+// error row (never NULL); `reason` the VARCHAR reason.
+struct RowCheck {
+  std::vector<std::string> columns;
+  std::function<std::string(const std::vector<std::string>&)> fails;
+  std::function<std::string(const std::vector<std::string>&)> reason;
+};
+
 struct TransformSpec {
   // The batch's column names, in order: COLUMNS entries without `=`, or the table's columns when COLUMNS is absent.
   std::vector<std::string> source_columns;
@@ -62,6 +73,7 @@ struct TransformSpec {
   // value's text where the decoder is certain of it and NULL where DuckDB is to extract it (the SELECT falls back
   // per value). Empty: none. Applies with share_json_parse only.
   std::string decoded_json_source;
+  std::vector<RowCheck> row_checks;  // in order; the first that fails gives the reason
 };
 
 struct CompiledTransform {

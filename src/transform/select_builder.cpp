@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "sql/lexer.h"
 #include "sql/parser.h"
 #include "transform/coercion.h"
 #include "transform/transform_plan.h"
@@ -209,6 +210,7 @@ class SelectBuilder {
         DerivedReasons(column, plan_.derived[j], j, &reasons);
       }
     }
+    RowChecks(&reasons);
     OpColumn(&cols, &reasons, out);
     cols.push_back(kRowColumn);
     cols.push_back(reasons.Sql() + " AS " + kErrorColumn);
@@ -251,6 +253,27 @@ class SelectBuilder {
                  ReasonWithValue(name + " is NOT NULL but the value ",
                                  AsVarchar(ComputedReference(j), tz_),
                                  " of its expression " + Failure(column)));
+  }
+
+  // The loaded value of table column `name` as the final SELECT reads it; NULL when the load does not fill it.
+  std::string LoadedValue(const std::string& name) const {
+    for (size_t t = 0; t < spec_.table.size(); t++) {
+      if (!sql::EqualsIgnoreCase(spec_.table[t].name, name)) continue;
+      for (size_t i = 0; i < plan_.sources.size(); i++)
+        if (plan_.sources[i].dest.table_index == static_cast<int>(t)) return ConvertedAlias(i);
+      for (size_t j = 0; j < plan_.derived.size(); j++)
+        if (plan_.derived[j].dest.table_index == static_cast<int>(t)) return DerivedAlias(j);
+      return "CAST(NULL AS " + spec_.table[t].duckdb_type + ")";
+    }
+    return "NULL";
+  }
+
+  void RowChecks(ErrorReasons* reasons) const {
+    for (const RowCheck& check : spec_.row_checks) {
+      std::vector<std::string> values;
+      for (const auto& c : check.columns) values.push_back(LoadedValue(c));
+      reasons->Add(check.fails(values), check.reason(values));
+    }
   }
 
   void OpColumn(std::vector<std::string>* cols, ErrorReasons* reasons, CompiledTransform* out) const {
