@@ -99,6 +99,21 @@ void AppendDebug(const Expr& e, std::string* out) {
       AppendChildren(e, 0, out);
       *out += ")";
       return;
+    case ExprKind::kArray:
+      *out += "[";
+      for (size_t i = 0; i < e.children.size(); i++) {
+        if (i) *out += ", ";
+        AppendDebug(*e.children[i], out);
+      }
+      *out += "]";
+      return;
+    case ExprKind::kLambda:
+      *out += "(LAMBDA (";
+      for (size_t i = 0; i < e.lambda_params.size(); i++) *out += (i ? " " : "") + e.lambda_params[i];
+      *out += ")";
+      AppendChildren(e, 0, out);
+      *out += ")";
+      return;
     case ExprKind::kInterval:
       *out += "(INTERVAL ";
       AppendDebug(*e.children[0], out);
