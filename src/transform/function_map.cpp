@@ -20,6 +20,7 @@ const std::vector<FunctionInfo>& AllFunctions() {
     AddStringFunctions(&all);
     AddTimeFunctions(&all);
     AddJsonFunctions(&all);
+    AddArrayFunctions(&all);
     std::sort(all.begin(), all.end(), [](const FunctionInfo& a, const FunctionInfo& b) { return a.name < b.name; });
     return all;
   }();

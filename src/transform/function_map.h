@@ -73,6 +73,7 @@ void AddMathFunctions(std::vector<FunctionInfo>* out);
 void AddStringFunctions(std::vector<FunctionInfo>* out);
 void AddTimeFunctions(std::vector<FunctionInfo>* out);
 void AddJsonFunctions(std::vector<FunctionInfo>* out);
+void AddArrayFunctions(std::vector<FunctionInfo>* out);
 // x[k] (ExprKind::kSubscript): JSON (or text read as JSON) -> JSON by key or 0-based index; map -> value by key;
 // list -> element by 0-based index. NULL when absent.
 Result<TypedSql> EmitSubscript(std::vector<TypedSql>& args, const CallSite& site);

@@ -243,6 +243,13 @@ const std::vector<Case>& FunctionCases() {
       {"cast(dt as int)", "20200508", "INTEGER"},
       {"cast(tags as json)", R"(["red","green"])", "JSON"},
       {"convert(n, signed)", "42", "BIGINT"},
+      // arrays
+      {"array_length(tags)", "2", "INTEGER"},
+      {"cardinality([1, 2, 3])", "3", "INTEGER"},
+      {"array_length(null)", nullptr, "INTEGER"},
+      {"array_contains(tags, 'red')", "true", "BOOLEAN"},
+      {"array_contains([1, 2], '2')", "true", "BOOLEAN"},
+      {"array_contains([1, 2], 3)", "false", "BOOLEAN"},
       // StarRocks/Doris JSON functions
       {"json_query(j, '$.a.n')", "7", "JSON"},
       {"json_query(j, '$.arr[1]')", "20", "JSON"},
