@@ -14,6 +14,14 @@ namespace {
 
 void AppendDebug(const Expr& e, std::string* out);
 
+std::string TypeText(const TypeName& t) {
+  std::string out = t.name;
+  for (size_t i = 0; i < t.params.size(); i++) out += (i ? "," : "(") + std::to_string(t.params[i]);
+  if (!t.params.empty()) out += ")";
+  if (!t.element.empty()) out += "<" + TypeText(t.element[0]) + ">";
+  return out;
+}
+
 void AppendChildren(const Expr& e, size_t from, std::string* out) {
   for (size_t i = from; i < e.children.size(); i++) {
     out->push_back(' ');
@@ -87,10 +95,7 @@ void AppendDebug(const Expr& e, std::string* out) {
     case ExprKind::kCast: {
       *out += "(CAST ";
       AppendDebug(*e.children[0], out);
-      *out += " AS " + e.cast_type.name;
-      for (size_t i = 0; i < e.cast_type.params.size(); i++)
-        *out += (i ? "," : "(") + std::to_string(e.cast_type.params[i]);
-      if (!e.cast_type.params.empty()) *out += ")";
+      *out += " AS " + TypeText(e.cast_type);
       *out += ")";
       return;
     }

@@ -39,6 +39,7 @@ enum class LiteralKind { kNull, kBoolean, kInteger, kDecimal, kFloat, kString };
 struct TypeName {
   std::string name;
   std::vector<int64_t> params;
+  std::vector<TypeName> element;  // ARRAY<T>: T (one entry)
 };
 
 struct Expr {

@@ -534,6 +534,15 @@ class Parser {
     // CAST(x AS SIGNED INTEGER), CAST(x AS UNSIGNED INT)
     bool integer_word = Peek().IsWord("INTEGER") || Peek().IsWord("INT");
     if ((type.name == "SIGNED" || type.name == "UNSIGNED") && integer_word) Next();
+    // ARRAY<INT>, ARRAY<ARRAY<VARCHAR(10)>>
+    if (type.name == "ARRAY" && AcceptSymbol("<")) {
+      RecursionGuard guard(this);
+      if (guard.too_deep()) return TooDeep();
+      ASSIGN_OR_RETURN(TypeName element, ParseTypeName());
+      type.element.push_back(std::move(element));
+      RETURN_IF_ERROR(ExpectSymbol(">", " to close ARRAY<"));
+      return type;
+    }
     if (AcceptSymbol("(")) {
       do {
         if (Peek().kind != TokenKind::kNumber || Peek().raw.find_first_not_of("0123456789") != std::string_view::npos)

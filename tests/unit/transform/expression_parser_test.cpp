@@ -64,6 +64,7 @@ TEST(ExpressionParserTest, LambdasAndArrays) {
   EXPECT_NE(ErrorOf("f(x -> y -> 1)").find("expected ')'"), std::string::npos) << "a body is no lambda";
   EXPECT_EQ(Parsed("[1, 'a', b]"), "[1, 'a', `b`]");
   EXPECT_EQ(Parsed("[]"), "[]");
+  EXPECT_EQ(Parsed("cast(a as array<array<varchar(10)>>)"), "(CAST `a` AS ARRAY<ARRAY<VARCHAR(10)>>)");
   EXPECT_EQ(Parsed("[1, 2][0]"), "([] [1, 2] 0)");
   EXPECT_NE(ErrorOf("f((x, x) -> 1)").find("the lambda parameter 'x' is declared twice"), std::string::npos);
   EXPECT_NE(ErrorOf("x -> x + 1").find("a lambda (x -> expr) can only be an argument"), std::string::npos);

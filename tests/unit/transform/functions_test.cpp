@@ -339,6 +339,10 @@ TEST_F(FunctionsTest, HigherOrderFunctions) {
        "MAP(VARCHAR, VARCHAR)"},
       {"transform_keys((k, v) -> upper(k), attrs)", "{COLOR=blue, SIZE=L}", "MAP(VARCHAR, VARCHAR)"},
       {"transform_keys((k, v) -> 'same', attrs)", nullptr, "MAP(VARCHAR, VARCHAR)"},  // keys collide
+      {"array_filter(x -> x > 0, cast('[1, -2, 3]' as array<int>))", "[1, 3]", "INTEGER[]"},
+      {"cast(json_query(j, '$.arr') as array<bigint>)", "[10, 20, 30]", "BIGINT[]"},
+      {"cast('[[1], [2, 3]]' as array<array<int>>)", "[[1], [2, 3]]", "INTEGER[][]"},
+      {"cast('nope' as array<int>)", nullptr, "INTEGER[]"},
       {"[1, 2.5]", "[1.0, 2.5]", "DOUBLE[]"},
       {"[]", "[]", "INTEGER[]"},
       {"['a', null]", "[a, NULL]", "VARCHAR[]"},
