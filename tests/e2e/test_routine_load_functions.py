@@ -2,7 +2,8 @@
 """Lambdas and the StarRocks/Doris JSON functions in a routine load's COLUMNS and WHERE (issue 12), on the test
 broker: JSON messages with an array, a map and a nested document; array_filter / array_map / map_filter compute
 ARRAY and MAP columns, json_query / json_unquote / json_length / json_exists read the document; WHERE drops the
-messages without a city. Every loaded row is compared with what Python computes from the message.
+messages without a city. Every loaded row is compared with what Python computes from the message. A volume pipe's
+SELECT (which runs on the scheduler's workers, not a session) uses them too.
 
     /usr/bin/python3 tests/e2e/test_routine_load_functions.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
@@ -74,6 +77,31 @@ FROM KAFKA ("kafka_broker_list" = "{kh.shared_broker().bootstrap}", "kafka_topic
                         LOAD_TIMEOUT, "every message read")
     eq(job["Statistic"]["unselectedRows"], len(msgs) - len(selected), "unselectedRows (no city)")
     eq(job["Statistic"]["errorRows"], 0, "errorRows")
+
+
+@suite.test(timeout=120)
+def test_volume_pipe_select_uses_lambdas_and_json_functions(s):
+    folder = tempfile.mkdtemp(prefix="sluice-fn-")
+    try:
+        rows = [{"id": i, "vals": [i - 2, -i, i], "doc": json.dumps({"a": list(range(i)), "s": f"v{i}"})}
+                for i in range(1, 6)]
+        with open(f"{folder}/a.json", "w") as f:
+            f.write("\n".join(json.dumps(r) for r in rows) + "\n")
+        srv = s.server().start()
+        conn = srv.connect()
+        kh.query(conn, "CREATE DATABASE d")
+        kh.query(conn, "USE d")
+        kh.query(conn, "CREATE TABLE t (id INT, pos ARRAY<INT>, n INT, s VARCHAR(10))")
+        kh.query(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/'")
+        kh.query(conn, "CREATE PIPE p BATCH_INTERVAL_IN_SECONDS = '1' AS COPY INTO t FROM (SELECT id, "
+                       "array_filter(x -> x > 0, vals), json_length(doc, '$.a'), json_unquote(json_query(doc, '$.s')) "
+                       "FROM VOLUME v USING JSON WHERE json_exists(doc, '$.a[1]'))")
+        want = [(r["id"], json.dumps([v for v in r["vals"] if v > 0]).replace(" ", ""), r["id"], f"v{r['id']}")
+                for r in rows if r["id"] >= 2]
+        kh.wait_until(lambda: kh.query(conn, "SELECT id, CAST(to_json(pos) AS VARCHAR), n, s FROM t ORDER BY id") == want
+                      or None, 60, f"the pipe to load {want}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main() -> int:

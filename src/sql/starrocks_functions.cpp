@@ -1,8 +1,8 @@
-#include "executor/starrocks_functions.h"
+#include "sql/starrocks_functions.h"
 
 #include <string>
 
-namespace sluice {
+namespace sluice::sql {
 
 namespace {
 
@@ -35,9 +35,9 @@ const std::vector<std::string_view>& StarRocksFunctionNames() {
   return names;
 }
 
-Status DefineStarRocksFunctions(storage::Connection& con) {
-  const std::string unquote_text = "CAST(s AS VARCHAR)";
-  const std::string statements[] = {
+const std::vector<std::string>& StarRocksFunctionMacros() {
+  static const std::string unquote_text = "CAST(s AS VARCHAR)";
+  static const std::vector<std::string> statements = {
       "CREATE OR REPLACE TEMP MACRO json_query(j, p) AS " + Body("json_extract(@D, @P)"),
       "CREATE OR REPLACE TEMP MACRO json_length(j) AS " + JsonLengthBody("'$'") + ", (j, p) AS " +
           JsonLengthBody(kPath),
@@ -49,8 +49,7 @@ Status DefineStarRocksFunctions(storage::Connection& con) {
       "CREATE OR REPLACE TEMP MACRO get_json_double(j, p) AS " +
           Body("TRY_CAST(json_extract_string(@D, @P) AS DOUBLE)"),
   };
-  for (const std::string& sql : statements) RETURN_IF_ERROR(con.Execute(sql));
-  return Status::Ok();
+  return statements;
 }
 
-}  // namespace sluice
+}  // namespace sluice::sql
