@@ -29,14 +29,16 @@ TypedSql WithKnownType(TypedSql v) {
     case TypeClass::kDecimal: return MakeTyped("CAST(" + v.sql + " AS DOUBLE)", TypeClass::kFloat, "DOUBLE");
     case TypeClass::kBoolean: return MakeTyped(v.sql, TypeClass::kBoolean, "BOOLEAN");
     case TypeClass::kVarchar: return MakeTyped(v.sql, TypeClass::kVarchar, "VARCHAR");
+    case TypeClass::kNull: return MakeTyped("CAST(NULL AS INTEGER)", TypeClass::kInteger, "INTEGER");
     default: return v;
   }
 }
 
-TypedSql Typed(std::string sql, const std::string& duckdb_type) {
+// A result of class `cls` (a list or a map), with its exact type when known.
+TypedSql Typed(std::string sql, const std::string& duckdb_type, TypeClass cls) {
   TypedSql out;
   out.sql = std::move(sql);
-  out.type = duckdb_type.empty() ? SqlType{TypeClass::kOther, "", std::nullopt} : ClassifyDuckDBType(duckdb_type);
+  out.type = duckdb_type.empty() ? SqlType{cls, "", std::nullopt} : ClassifyDuckDBType(duckdb_type);
   return out;
 }
 
@@ -117,7 +119,7 @@ Result<TypedSql> ArrayMap(HigherOrderCall& c) {
   ASSIGN_OR_RETURN(TypedSql body, c.compile_body(w.params));
   body = WithKnownType(std::move(body));
   std::string sql = "list_transform(" + w.list + ", lambda " + w.var + ": " + body.sql + ")";
-  return Typed(Guarded(w, sql), body.type.duckdb.empty() ? "" : body.type.duckdb + "[]");
+  return Typed(Guarded(w, sql), body.type.duckdb.empty() ? "" : body.type.duckdb + "[]", TypeClass::kList);
 }
 
 // array_filter(x -> cond, arr1[, arr2 ...]): the elements of arr1 for which cond holds (NULL counts as false).
@@ -136,11 +138,11 @@ Result<TypedSql> ArrayFilter(HigherOrderCall& c) {
     std::string keep = mask.type.cls == TypeClass::kNull
                            ? "false"
                            : "coalesce((TRY_CAST(" + mask.sql + " AS BOOLEAN[]))[" + i + "], false)";
-    return Typed("list_filter(" + arr.sql + ", lambda " + x + ", " + i + ": " + keep + ")", arr.type.duckdb);
+    return Typed("list_filter(" + arr.sql + ", lambda " + x + ", " + i + ": " + keep + ")", arr.type.duckdb,
+                 TypeClass::kList);
   }
   RETURN_IF_ERROR(CheckArrays(c, c.values, usage));
   RETURN_IF_ERROR(CheckParams(c, c.values.size(), "one per array"));
-  if (c.values[0].type.cls == TypeClass::kNull) return NullResult();
   if (AnyNull(c.values)) return NullResult();
   Walk w = WalkArrays(c, c.values);
   ASSIGN_OR_RETURN(TypedSql body, c.compile_body(w.params));
@@ -150,7 +152,7 @@ Result<TypedSql> ArrayFilter(HigherOrderCall& c) {
     std::string first = c.fresh_name();
     sql = "list_transform(" + sql + ", lambda " + first + ": " + first + "[1])";
   }
-  return Typed(Guarded(w, sql), c.values[0].type.duckdb);
+  return Typed(Guarded(w, sql), c.values[0].type.duckdb, TypeClass::kList);
 }
 
 Status CheckMap(const HigherOrderCall& c, const TypedSql& m, const std::string& usage) {
@@ -183,7 +185,7 @@ Result<TypedSql> MapFilter(HigherOrderCall& c) {
                            : "coalesce((TRY_CAST(" + mask.sql + " AS BOOLEAN[]))[" + i + "], false)";
     return Typed("map_from_entries(list_filter(map_entries(" + m.sql + "), lambda " + e + ", " + i + ": " + keep +
                      "))",
-                 m.type.duckdb);
+                 m.type.duckdb, TypeClass::kMap);
   }
   if (c.values.size() != 1) return c.Error("expects " + usage + ", got " + std::to_string(c.values.size()) +
                                            " values besides the lambda");
@@ -195,7 +197,7 @@ Result<TypedSql> MapFilter(HigherOrderCall& c) {
   ASSIGN_OR_RETURN(TypedSql body, c.compile_body(EntryParams(m, e)));
   return Typed("map_from_entries(list_filter(map_entries(" + m.sql + "), lambda " + e + ": " +
                    AsBoolean(body, c.tz) + "))",
-               m.type.duckdb);
+               m.type.duckdb, TypeClass::kMap);
 }
 
 // transform_values((k, v) -> expr, m) / transform_keys((k, v) -> expr, m): the map with each value (key)
@@ -218,7 +220,8 @@ Result<TypedSql> TransformMap(HigherOrderCall& c, bool keys) {
   std::string key_type = keys ? body.type.duckdb : MapKeyType(m.type.duckdb);
   std::string value_type = keys ? MapValueType(m.type.duckdb) : body.type.duckdb;
   std::string type = key_type.empty() || value_type.empty() ? "" : "MAP(" + key_type + ", " + value_type + ")";
-  return Typed("map_from_entries(list_transform(map_entries(" + m.sql + "), lambda " + e + ": " + entry + "))", type);
+  return Typed("map_from_entries(list_transform(map_entries(" + m.sql + "), lambda " + e + ": " + entry + "))", type,
+               TypeClass::kMap);
 }
 
 Result<TypedSql> TransformValues(HigherOrderCall& c) { return TransformMap(c, /*keys=*/false); }

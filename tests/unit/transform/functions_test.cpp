@@ -329,6 +329,8 @@ TEST_F(FunctionsTest, HigherOrderFunctions) {
       {"array_map(x -> array_filter(y -> y > x, [1, 2, 3]), [1, 2])", "[[2, 3], [3]]", "BIGINT[][]"},
       {"array_map(x -> x, array_filter(x -> x > 2, [1, 2, 3]))", "[3]", "BIGINT[]"},
       {"element_at(array_map(x -> x * 10, [1, 2]), 2)", "20", "BIGINT"},
+      {"array_map(x -> x + PARSE_JSON(j)['a']['n']::INT, [1, 2])", "[8, 9]", "BIGINT[]"},  // a shared JSON read
+      {"array_map(x -> null, [1, 2])", "[NULL, NULL]", "INTEGER[]"},
       {"array_map(x -> json_query(j, concat('$.arr[', x, ']')), [0, 2])", "[10, 30]", "VARCHAR"},
       {"map_filter((k, v) -> v <> 'blue', attrs)", "{size=L}", "MAP(VARCHAR, VARCHAR)"},
       {"map_filter((k, v) -> k = 'color' and v is not null, attrs)", "{color=blue}", "MAP(VARCHAR, VARCHAR)"},
