@@ -13,7 +13,8 @@ const char* kPath = "CASE WHEN left(p, 1) IN ('$', '/') THEN p ELSE '$.' || p EN
 const char* kDoc = "TRY_CAST(j AS JSON)";
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 

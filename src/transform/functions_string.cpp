@@ -90,7 +90,8 @@ Result<TypedSql> RegexpExtract(std::vector<TypedSql>& a, const CallSite& site) {
   const TypedSql& group = a[2];
   if (!group.literal || group.type.cls != TypeClass::kInteger)
     return site.Error("the group index must be a whole-number literal");
-  return Text(GuardPattern(a[1], "regexp_extract(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + group.sql + ")"));
+  return Text(
+      GuardPattern(a[1], "regexp_extract(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + group.sql + ")"));
 }
 
 Result<TypedSql> RegexpReplace(std::vector<TypedSql>& a, const CallSite& site) {

@@ -98,8 +98,8 @@ def test_volume_pipe_select_uses_lambdas_and_json_functions(s):
                        "FROM VOLUME v USING JSON WHERE json_exists(doc, '$.a[1]'))")
         want = [(r["id"], json.dumps([v for v in r["vals"] if v > 0]).replace(" ", ""), r["id"], f"v{r['id']}")
                 for r in rows if r["id"] >= 2]
-        kh.wait_until(lambda: kh.query(conn, "SELECT id, CAST(to_json(pos) AS VARCHAR), n, s FROM t ORDER BY id") == want
-                      or None, 60, f"the pipe to load {want}")
+        loaded = "SELECT id, CAST(to_json(pos) AS VARCHAR), n, s FROM t ORDER BY id"
+        kh.wait_until(lambda: kh.query(conn, loaded) == want or None, 60, f"the pipe to load {want}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -17,7 +17,8 @@ TEST(TranslateTest, LeavesPlainSqlAlone) {
 }
 
 TEST(TranslateTest, StarRocksLambdas) {
-  EXPECT_EQ(T("SELECT array_filter(x -> x > 1, arr) FROM t"), "SELECT list_filter((arr), lambda \"x\": (x > 1)) FROM t");
+  EXPECT_EQ(T("SELECT array_filter(x -> x > 1, arr) FROM t"),
+            "SELECT list_filter((arr), lambda \"x\": (x > 1)) FROM t");
   EXPECT_EQ(T("SELECT array_map(arr, x -> x * 2)"), "SELECT list_transform((arr), lambda \"x\": (x * 2))");
   // pieces are translated too, nested calls included
   EXPECT_EQ(T("SELECT array_map(x -> array_filter(y -> y > x, `b`), `a`)"),
