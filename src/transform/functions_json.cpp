@@ -68,14 +68,25 @@ bool IsJsonPath(std::string_view p) {
   return true;
 }
 
+// Whether a path can match several values ('$.a[*]', '$.*', '$..b'): DuckDB then returns a list, not one value.
+bool HasWildcard(std::string_view p) {
+  return p.find("[*]") != std::string_view::npos || p.find(".*") != std::string_view::npos ||
+         p.find("..") != std::string_view::npos;
+}
+
 // StarRocks' JSON paths ('$.a.b', '$.a[0]'); a constant path without '$' is read under the root ('a.b').
-Result<std::string> JsonPath(const TypedSql& path, const CallSite& site) {
+// Wildcards only where the caller turns the list DuckDB returns into one value (`wildcards`).
+Result<std::string> JsonPath(const TypedSql& path, const CallSite& site, bool* wildcards = nullptr) {
   if (path.constant) {
     const std::string& p = *path.constant;
     std::string full = !p.empty() && (p[0] == '$' || p[0] == '/') ? p : "$." + p;
     if (!IsJsonPath(full))
       return site.Error("'" + p + "' is not a JSON path; write '$' for the whole document, '$.key', '$.a.b', "
                         "'$.arr[0]' or '$.\"key.with.dots\"'");
+    bool many = full[0] == '$' && HasWildcard(full);
+    if (many && !wildcards)
+      return site.Error("the path '" + p + "' has a wildcard ([*], .*, ..), which only json_query supports");
+    if (wildcards) *wildcards = many;
     return sql::QuoteLiteral(full);
   }
   return AsVarchar(path, site.tz);
@@ -107,9 +118,12 @@ Result<TypedSql> JsonExtract(std::vector<TypedSql>& a, const CallSite& site) {
 }
 
 // json_query(j, path): the JSON at path; SQL NULL when nothing is there (a JSON null stays a JSON null).
+// A wildcard path gives the JSON array of every match ([] when none).
 Result<TypedSql> JsonQuery(std::vector<TypedSql>& a, const CallSite& site) {
-  ASSIGN_OR_RETURN(std::string path, JsonPath(a[1], site));
-  return MakeTyped("json_extract(" + JsonDocument(a[0], site) + ", " + path + ")", TypeClass::kJson, "JSON");
+  bool many = false;
+  ASSIGN_OR_RETURN(std::string path, JsonPath(a[1], site, &many));
+  std::string sql = "json_extract(" + JsonDocument(a[0], site) + ", " + path + ")";
+  return MakeTyped(many ? "to_json(" + sql + ")" : sql, TypeClass::kJson, "JSON");
 }
 
 // json_exists(j, path): whether anything (a JSON null too) is at path; NULL for NULL or text that is not JSON.

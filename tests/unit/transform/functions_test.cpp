@@ -256,6 +256,9 @@ const std::vector<Case>& FunctionCases() {
       {"json_query(j, '$.a')", R"({"b":"x","n":7,"d":2.5})", "JSON"},
       {"json_query(j, '$.nope')", nullptr, "JSON"},
       {"json_query(j, 'a.b')", R"("x")", "JSON"},
+      {"json_query(j, '$.arr[*]')", "[10,20,30]", "JSON"},
+      {"json_query(j, '$.a.*')", R"(["x",7,2.5])", "JSON"},
+      {"json_query(j, '$.nope[*]')", "[]", "JSON"},
       {"json_query(s, '$.a')", nullptr, "JSON"},  // not JSON
       {"json_exists(j, '$.a.b')", "true", "BOOLEAN"},
       {"json_exists(j, '$.a.c')", "false", "BOOLEAN"},
@@ -385,6 +388,8 @@ TEST_F(FunctionsTest, LambdaErrorsSayWhatWasExpected) {
     EXPECT_EQ(error(good), "compiled") << good;
   }
   EXPECT_NE(error("unix_timestamp(s, '')").find("must not be empty"), std::string::npos);
+  EXPECT_NE(error("get_json_string(j, '$.arr[*]')").find("only json_query supports"), std::string::npos);
+  EXPECT_NE(error("json_length(j, '$..b')").find("only json_query supports"), std::string::npos);
 }
 
 TEST_F(FunctionsTest, Operators) {
