@@ -1,6 +1,7 @@
 #include "executor/sql_guard.h"
 
 #include "common/ascii.h"
+#include "sql/starrocks_functions.h"
 #include "sql/lexer.h"
 
 namespace sluice {
@@ -93,7 +94,9 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
   // Objects Sluice defines for every session cannot be replaced by user objects of the same name.
   if ((scan.verb == "CREATE" || scan.verb == "ALTER" || scan.verb == "DROP") && !scan.target.empty()) {
     std::string name = AsciiLower(scan.target.back());
-    if (name.rfind("sluice_", 0) == 0 || name == "load_history" || name == "read_kafka")
+    bool starrocks_function = false;
+    for (std::string_view f : sql::StarRocksFunctionNames()) starrocks_function = starrocks_function || name == f;
+    if (name.rfind("sluice_", 0) == 0 || name == "load_history" || name == "read_kafka" || starrocks_function)
       return Status::AccessDenied("Access denied: the name '" + scan.target.back() +
                                   "' is reserved for Sluice's own functions; choose another name");
   }

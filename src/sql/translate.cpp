@@ -9,6 +9,7 @@
 #include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/translate_lambdas.h"
 
 namespace sluice::sql {
 
@@ -200,6 +201,9 @@ class Translator {
         return 3;
       }
     }
+    if (n1 && n1->IsSymbol("(") && IsHigherOrderFunction(t) && !(Prev() && Prev()->IsSymbol("."))) {
+      if (size_t used = HigherOrderCall()) return used;
+    }
     if (t.IsWord("DIRECTORY") && n1 && n1->IsSymbol("(") && Prev() &&
         (Prev()->IsWord("FROM") || Prev()->IsWord("JOIN") || Prev()->IsSymbol(","))) {
       if (size_t used = DirectoryCall()) return used;
@@ -221,6 +225,28 @@ class Translator {
     }
     Append(t.raw, false);
     return 1;
+  }
+
+  // array_filter(x -> ..., arr) and the other StarRocks higher-order calls (translate_lambdas.h): the whole call,
+  // read ahead to its closing parenthesis, is rewritten. Returns the tokens used, 0 when it is left as written.
+  size_t HigherOrderCall() {
+    constexpr size_t kMaxTokens = 100000;  // a longer call passes through as written
+    size_t depth = 0;
+    for (size_t i = 1; i < kMaxTokens; i++) {
+      const Token* t = Ahead(i);
+      if (t == nullptr) return 0;
+      if (t->IsSymbol("(") || t->IsSymbol("[") || t->IsSymbol("{")) depth++;
+      if (t->IsSymbol(")") || t->IsSymbol("]") || t->IsSymbol("}")) depth--;
+      if (t->IsSymbol(";")) return 0;
+      if (depth != 0) continue;
+      size_t begin = ahead_[1].end();
+      std::optional<std::string> call =
+          RewriteHigherOrderCall(ahead_[0], sql_.substr(begin, ahead_[i].offset - begin), session_);
+      if (!call) return 0;
+      Append(*call, true);
+      return i + 1;
+    }
+    return 0;
   }
 
   // FROM DIRECTORY(vol), DIRECTORY(VOLUME vol) or DIRECTORY('vol') -> sluice_directory('vol'), the table function

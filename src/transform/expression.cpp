@@ -14,6 +14,14 @@ namespace {
 
 void AppendDebug(const Expr& e, std::string* out);
 
+std::string TypeText(const TypeName& t) {
+  std::string out = t.name;
+  for (size_t i = 0; i < t.params.size(); i++) out += (i ? "," : "(") + std::to_string(t.params[i]);
+  if (!t.params.empty()) out += ")";
+  if (!t.element.empty()) out += "<" + TypeText(t.element[0]) + ">";
+  return out;
+}
+
 void AppendChildren(const Expr& e, size_t from, std::string* out) {
   for (size_t i = from; i < e.children.size(); i++) {
     out->push_back(' ');
@@ -87,15 +95,27 @@ void AppendDebug(const Expr& e, std::string* out) {
     case ExprKind::kCast: {
       *out += "(CAST ";
       AppendDebug(*e.children[0], out);
-      *out += " AS " + e.cast_type.name;
-      for (size_t i = 0; i < e.cast_type.params.size(); i++)
-        *out += (i ? "," : "(") + std::to_string(e.cast_type.params[i]);
-      if (!e.cast_type.params.empty()) *out += ")";
+      *out += " AS " + TypeText(e.cast_type);
       *out += ")";
       return;
     }
     case ExprKind::kSubscript:
       *out += "([]";
+      AppendChildren(e, 0, out);
+      *out += ")";
+      return;
+    case ExprKind::kArray:
+      *out += "[";
+      for (size_t i = 0; i < e.children.size(); i++) {
+        if (i) *out += ", ";
+        AppendDebug(*e.children[i], out);
+      }
+      *out += "]";
+      return;
+    case ExprKind::kLambda:
+      *out += "(LAMBDA (";
+      for (size_t i = 0; i < e.lambda_params.size(); i++) *out += (i ? " " : "") + e.lambda_params[i];
+      *out += ")";
       AppendChildren(e, 0, out);
       *out += ")";
       return;

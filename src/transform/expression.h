@@ -29,6 +29,8 @@ enum class ExprKind {
   kCast,      // CAST(children[0] AS cast_type), also CONVERT(children[0], cast_type) and children[0]::cast_type
   kInterval,  // INTERVAL children[0] <unit>: `text` is the unit in upper case (DAY, HOUR, ...)
   kSubscript, // children[0][children[1]]: a JSON key or index, a map key, a list index (Lakehouse `j['a']`)
+  kArray,     // [children...]: an array literal, StarRocks' `[1, 2, 3]`
+  kLambda,    // `x -> body`, `(x, y) -> body`: `lambda_params`; children[0] is the body. Only a function argument
 };
 
 enum class LiteralKind { kNull, kBoolean, kInteger, kDecimal, kFloat, kString };
@@ -37,6 +39,7 @@ enum class LiteralKind { kNull, kBoolean, kInteger, kDecimal, kFloat, kString };
 struct TypeName {
   std::string name;
   std::vector<int64_t> params;
+  std::vector<TypeName> element;  // ARRAY<T>: T (one entry)
 };
 
 struct Expr {
@@ -50,6 +53,7 @@ struct Expr {
   bool has_operand = false;  // CASE x WHEN ...
   bool has_else = false;
   TypeName cast_type;
+  std::vector<std::string> lambda_params;  // kLambda: the parameter names as written
   std::vector<std::unique_ptr<Expr>> children;
   int depth = 1;  // height of the subtree
 };

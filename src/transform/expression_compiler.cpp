@@ -17,24 +17,32 @@ const ColumnBinding* Scope::Find(std::string_view name) const {
   for (const auto& [n, b] : entries_) {
     if (sql::EqualsIgnoreCase(n, name)) return &b;
   }
-  return nullptr;
+  return parent_ ? parent_->Find(name) : nullptr;
 }
 
 std::string Scope::Names() const {
   std::string out;
   for (const auto& entry : entries_) out += (out.empty() ? "" : ", ") + entry.first;
+  if (parent_) {
+    std::string outer = parent_->Names();
+    if (outer != "(none)") out += (out.empty() ? "" : ", ") + outer;
+  }
   return out.empty() ? "(none)" : out;
 }
 
 namespace {
 
-void CollectUnknown(const Expr& e, const Scope& scope, std::vector<std::string>* out) {
-  if (e.kind == ExprKind::kColumn && !scope.Find(e.text)) {
-    auto same = [&](const std::string& n) { return sql::EqualsIgnoreCase(n, e.text); };
+// `bound`: the parameters of the lambdas around `e`, which are names too.
+void CollectUnknown(const Expr& e, const Scope& scope, std::vector<std::string>* bound,
+                    std::vector<std::string>* out) {
+  auto same = [&](const std::string& n) { return sql::EqualsIgnoreCase(n, e.text); };
+  if (e.kind == ExprKind::kColumn && !scope.Find(e.text) && std::none_of(bound->begin(), bound->end(), same)) {
     bool seen = std::any_of(out->begin(), out->end(), same);
     if (!seen) out->push_back(e.text);
   }
-  for (const auto& c : e.children) CollectUnknown(*c, scope, out);
+  if (e.kind == ExprKind::kLambda) bound->insert(bound->end(), e.lambda_params.begin(), e.lambda_params.end());
+  for (const auto& c : e.children) CollectUnknown(*c, scope, bound, out);
+  if (e.kind == ExprKind::kLambda) bound->resize(bound->size() - e.lambda_params.size());
 }
 
 bool IsWideInteger(const TypedSql& v) {
@@ -55,8 +63,8 @@ bool IsSourceAlias(const std::string& sql) {
 
 class Compiler {
  public:
-  Compiler(const Scope& scope, const TimeZone& tz, JsonReadPlan* json_reads)
-      : scope_(scope), tz_(tz), json_reads_(json_reads) {}
+  Compiler(const Scope& scope, const TimeZone& tz, JsonReadPlan* json_reads, int* lambda_names = nullptr)
+      : scope_(scope), tz_(tz), json_reads_(json_reads), lambda_names_(lambda_names ? lambda_names : &own_names_) {}
 
   Result<TypedSql> Compile(const Expr& e) {
     ASSIGN_OR_RETURN(TypedSql out, CompileNode(e));
@@ -86,6 +94,8 @@ class Compiler {
       case ExprKind::kCast: return Cast(e);
       case ExprKind::kInterval: return Interval(e);
       case ExprKind::kSubscript: return Subscript(e);
+      case ExprKind::kArray: return Array(e);
+      case ExprKind::kLambda: return LambdaMisplaced(e, nullptr);
     }
     return Error(e, "unsupported expression");
   }
@@ -142,7 +152,65 @@ class Compiler {
     return name == "date_add" || name == "date_sub" || name == "adddate" || name == "subdate";
   }
 
+  static Status LambdaMisplaced(const Expr& lambda, const Expr* call) {
+    std::string names;
+    for (const HigherOrderInfo& f : HigherOrderFunctions()) names += (names.empty() ? "" : ", ") + std::string(f.name);
+    return Error(lambda, (call ? call->text + "() takes no lambda; a" : "A") +
+                             std::string(" lambda can only be an argument of ") + names);
+  }
+
+  // [a, b, ...]: one element type (as CASE branches get one); integers as BIGINT, other numbers as DOUBLE when
+  // DuckDB would choose, so lambdas over the array know their parameter's type.
+  Result<TypedSql> Array(const Expr& e) {
+    ASSIGN_OR_RETURN(std::vector<TypedSql> items, Values(e, 0, e.children.size()));
+    SqlType type = UnifyResultTypes(Pointers(items), tz_);
+    std::string element = type.duckdb;
+    if (element.empty()) {
+      element = type.cls == TypeClass::kInteger ? "BIGINT"
+                : type.cls == TypeClass::kNull  ? "INTEGER"
+                : IsNumeric(type.cls)           ? "DOUBLE"
+                                                : "VARCHAR";
+    }
+    std::string sql = "CAST([";
+    for (size_t i = 0; i < items.size(); i++) sql += (i ? ", " : "") + items[i].sql;
+    TypedSql out;
+    out.sql = sql + "] AS " + element + "[])";
+    out.type = ClassifyDuckDBType(element + "[]");
+    return out;
+  }
+
+  // array_map, array_filter, ...: the lambda (first or last, as StarRocks allows) is compiled by the function
+  // with the parameters it binds, in a scope where they shadow columns of the same name.
+  Result<TypedSql> HigherOrder(const Expr& e, const HigherOrderInfo& f) {
+    HigherOrderCall call{e, tz_, {}, nullptr, {}, {}};
+    for (size_t i = 0; i < e.children.size(); i++) {
+      const Expr& c = *e.children[i];
+      if (c.kind != ExprKind::kLambda) {
+        ASSIGN_OR_RETURN(TypedSql v, Value(c));
+        call.values.push_back(std::move(v));
+        continue;
+      }
+      if (call.lambda) return Error(c, e.text + "() takes one lambda");
+      if (i != 0 && i + 1 != e.children.size())
+        return Error(c, e.text + "(): the lambda must be the first or the last argument");
+      call.lambda = &c;
+    }
+    call.fresh_name = [this] { return "__sluice_l" + std::to_string((*lambda_names_)++); };
+    call.compile_body = [this, &call](const std::vector<LambdaParam>& params) -> Result<TypedSql> {
+      const Expr& lambda = *call.lambda;
+      Scope inner(&scope_);
+      for (size_t i = 0; i < params.size() && i < lambda.lambda_params.size(); i++)
+        inner.Add(lambda.lambda_params[i], ColumnBinding{params[i].sql, params[i].type});
+      return Compiler(inner, tz_, json_reads_, lambda_names_).Value(*lambda.children[0]);
+    };
+    return f.emit(call);
+  }
+
   Result<TypedSql> Call(const Expr& e) {
+    if (const HigherOrderInfo* h = FindHigherOrderFunction(e.text)) return HigherOrder(e, *h);
+    for (const auto& c : e.children) {
+      if (c->kind == ExprKind::kLambda) return LambdaMisplaced(*c, &e);
+    }
     const FunctionInfo* f = FindFunction(e.text);
     if (!f) return Error(e, "unknown function '" + e.text + "'; supported: " + SupportedFunctionNames());
     int n = static_cast<int>(e.children.size());
@@ -376,13 +444,15 @@ class Compiler {
   const Scope& scope_;
   const TimeZone& tz_;
   JsonReadPlan* json_reads_;  // nullptr: every JSON read parses on its own
+  int own_names_ = 0;
+  int* lambda_names_;  // the next lambda variable's number, shared by the compilers of nested lambda bodies
 };
 
 }  // namespace
 
 std::vector<std::string> UnknownColumns(const Expr& expr, const Scope& scope) {
-  std::vector<std::string> out;
-  CollectUnknown(expr, scope, &out);
+  std::vector<std::string> out, bound;
+  CollectUnknown(expr, scope, &bound, &out);
   return out;
 }
 

@@ -22,6 +22,9 @@ struct ColumnBinding {
 // The columns visible to an expression; names match case-insensitively, as in StarRocks.
 class Scope {
  public:
+  Scope() = default;
+  // A scope inside `parent` (a lambda's body): its own names shadow the parent's.
+  explicit Scope(const Scope* parent) : parent_(parent) {}
   void Add(const std::string& name, ColumnBinding binding);
   const ColumnBinding* Find(std::string_view name) const;
   // "a, b, c" in the order added, for error messages.
@@ -29,6 +32,7 @@ class Scope {
 
  private:
   std::vector<std::pair<std::string, ColumnBinding>> entries_;  // (name as declared, binding)
+  const Scope* parent_ = nullptr;
 };
 
 // Names the expression uses that the scope does not have, each once, in order of appearance.

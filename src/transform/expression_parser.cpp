@@ -52,6 +52,7 @@ class Parser {
     }
     if (Peek().kind == TokenKind::kEnd) return Error(Peek(), "the expression is empty");
     ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
+    if (Peek().IsSymbol("->")) return LambdaMisplaced(Peek());
     if (Peek().kind != TokenKind::kEnd) return Expected("an operator or the end of the expression");
     return e;
   }
@@ -99,6 +100,11 @@ class Parser {
   Status ExpectWord(std::string_view w, const std::string& why = "") {
     if (AcceptWord(w)) return Status::Ok();
     return Expected(std::string(w) + why);
+  }
+  static Status LambdaMisplaced(const Token& t) {
+    return Error(t, "a lambda (x -> expr) can only be an argument of array_map, array_filter, map_filter, "
+                    "transform_values or transform_keys; the JSON arrow operator (j -> '$.path') is not supported "
+                    "here, use json_query(j, '$.path')");
   }
   Status TooDeep() const {
     return Error(Peek(), "the expression is nested too deeply (more than " + std::to_string(kMaxExpressionDepth) +
@@ -361,6 +367,7 @@ class Parser {
       case TokenKind::kWord:
         return ParseWord();
       case TokenKind::kSymbol:
+        if (t.IsSymbol("[")) return ParseArray();
         if (t.IsSymbol("(")) {
           Next();
           if (Peek().IsWord("SELECT")) return Error(Peek(), "subqueries are not supported in load expressions");
@@ -437,12 +444,71 @@ class Parser {
         if (Peek().IsSymbol("*"))
           return Error(Peek(), "'*' arguments (aggregates) are not supported in load expressions");
         if (Peek().IsWord("DISTINCT")) return Error(Peek(), "DISTINCT is not supported in load expressions");
-        ASSIGN_OR_RETURN(ExprPtr arg, ParseOr());
+        ExprPtr arg;
+        if (size_t params = LambdaAhead()) {
+          ASSIGN_OR_RETURN(arg, ParseLambda(params));
+        } else {
+          ASSIGN_OR_RETURN(arg, ParseOr());
+        }
         call->children.push_back(std::move(arg));
       } while (AcceptSymbol(","));
       RETURN_IF_ERROR(ExpectSymbol(")", " or ',' in the arguments of " + call->text + "()"));
     }
     return Finish(std::move(call));
+  }
+
+  // Whether a lambda starts here: `x ->`, `(x, y) ->` or `() ->`. Returns how many tokens its parameter list
+  // takes (0: not a lambda), so `(a + b) -> ...` and `(x)` stay ordinary expressions.
+  size_t LambdaAhead() const {
+    auto is_param = [](const Token& t) {
+      return (t.kind == TokenKind::kWord && !IsOneOf(t, kReservedWords)) || t.kind == TokenKind::kQuotedIdent;
+    };
+    if (is_param(Peek()) && Peek(1).IsSymbol("->")) return 1;
+    if (!Peek().IsSymbol("(")) return 0;
+    size_t i = 1;
+    if (Peek(i).IsSymbol(")")) return Peek(i + 1).IsSymbol("->") ? i + 1 : 0;
+    while (true) {
+      if (!is_param(Peek(i))) return 0;
+      if (Peek(i + 1).IsSymbol(")")) return Peek(i + 2).IsSymbol("->") ? i + 2 : 0;
+      if (!Peek(i + 1).IsSymbol(",")) return 0;
+      i += 2;
+    }
+  }
+
+  // StarRocks' lambda: parameters, `->`, and a body that may use them (and the columns in scope).
+  Result<ExprPtr> ParseLambda(size_t param_tokens) {
+    RecursionGuard guard(this);
+    if (guard.too_deep()) return TooDeep();
+    ExprPtr node = NewNode(ExprKind::kLambda, Peek());
+    for (size_t i = 0; i < param_tokens; i++) {
+      const Token& t = Next();
+      if (t.kind != TokenKind::kWord && t.kind != TokenKind::kQuotedIdent) continue;
+      for (const std::string& p : node->lambda_params) {
+        if (AsciiLower(p) == AsciiLower(t.text))
+          return Error(t, "the lambda parameter '" + t.text + "' is declared twice");
+      }
+      node->lambda_params.push_back(t.text);
+    }
+    Next();  // ->
+    ASSIGN_OR_RETURN(ExprPtr body, ParseOr());
+    node->children.push_back(std::move(body));
+    return Finish(std::move(node));
+  }
+
+  // [a, b, ...]: an array literal ([] is the empty array).
+  Result<ExprPtr> ParseArray() {
+    RecursionGuard guard(this);
+    if (guard.too_deep()) return TooDeep();
+    const Token& open = Next();
+    ExprPtr node = NewNode(ExprKind::kArray, open);
+    if (!AcceptSymbol("]")) {
+      do {
+        ASSIGN_OR_RETURN(ExprPtr item, ParseOr());
+        node->children.push_back(std::move(item));
+      } while (AcceptSymbol(","));
+      RETURN_IF_ERROR(ExpectSymbol("]", " or ',' to close the array at " + PositionText(open.line, open.column)));
+    }
+    return Finish(std::move(node));
   }
 
   // CAST(expr AS type) and MySQL's CONVERT(expr, type).
@@ -468,6 +534,15 @@ class Parser {
     // CAST(x AS SIGNED INTEGER), CAST(x AS UNSIGNED INT)
     bool integer_word = Peek().IsWord("INTEGER") || Peek().IsWord("INT");
     if ((type.name == "SIGNED" || type.name == "UNSIGNED") && integer_word) Next();
+    // ARRAY<INT>, ARRAY<ARRAY<VARCHAR(10)>>
+    if (type.name == "ARRAY" && AcceptSymbol("<")) {
+      RecursionGuard guard(this);
+      if (guard.too_deep()) return TooDeep();
+      ASSIGN_OR_RETURN(TypeName element, ParseTypeName());
+      type.element.push_back(std::move(element));
+      RETURN_IF_ERROR(ExpectSymbol(">", " to close ARRAY<"));
+      return type;
+    }
     if (AcceptSymbol("(")) {
       do {
         if (Peek().kind != TokenKind::kNumber || Peek().raw.find_first_not_of("0123456789") != std::string_view::npos)

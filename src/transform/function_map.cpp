@@ -8,6 +8,10 @@ Status CallSite::Error(const std::string& what) const {
   return Status::InvalidArgument(call.text + "(): " + what + " (at " + PositionOf(call) + ")");
 }
 
+Status HigherOrderCall::Error(const std::string& what) const {
+  return Status::InvalidArgument(call.text + "(): " + what + " (at " + PositionOf(call) + ")");
+}
+
 const std::vector<FunctionInfo>& AllFunctions() {
   static const std::vector<FunctionInfo> kFunctions = [] {
     std::vector<FunctionInfo> all;
@@ -16,6 +20,7 @@ const std::vector<FunctionInfo>& AllFunctions() {
     AddStringFunctions(&all);
     AddTimeFunctions(&all);
     AddJsonFunctions(&all);
+    AddArrayFunctions(&all);
     std::sort(all.begin(), all.end(), [](const FunctionInfo& a, const FunctionInfo& b) { return a.name < b.name; });
     return all;
   }();
@@ -30,10 +35,14 @@ const FunctionInfo* FindFunction(std::string_view name) {
 }
 
 std::string SupportedFunctionNames() {
+  std::vector<std::string_view> names;
+  for (const FunctionInfo& f : AllFunctions()) names.push_back(f.name);
+  for (const HigherOrderInfo& f : HigherOrderFunctions()) names.push_back(f.name);
+  std::sort(names.begin(), names.end());
   std::string out;
-  for (const FunctionInfo& f : AllFunctions()) {
+  for (std::string_view n : names) {
     if (!out.empty()) out += ", ";
-    out += f.name;
+    out += n;
   }
   return out + ", cast(x AS type), convert(x, type) and CASE";
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The StarRocks/MySQL functions a load expression may call, each mapped onto DuckDB SQL. Arguments arrive
 // compiled (with their types); an emitter adds the conversions DuckDB needs and returns the call's SQL.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,36 @@ struct FunctionInfo {
   std::string_view duckdb;   // the mapping in words, for the module README and the user docs
 };
 
+// Higher-order functions (array_map, array_filter, map_filter, ...) take a lambda, whose body the compiler
+// compiles with the parameters the function binds. They map onto DuckDB's vectorised list functions
+// (list_transform, list_filter) with DuckDB lambdas, never a per-row callback.
+struct LambdaParam {
+  std::string sql;  // how the body reads the parameter: a DuckDB lambda variable, or a field of one
+  SqlType type;
+};
+
+struct HigherOrderCall {
+  const Expr& call;
+  const TimeZone& tz;
+  std::vector<TypedSql> values;  // the arguments other than the lambda, compiled, in order
+  const Expr* lambda = nullptr;  // the lambda argument (ExprKind::kLambda), if there is one
+  // Compiles the lambda's body with its parameters (in the order written) bound as given.
+  std::function<Result<TypedSql>(const std::vector<LambdaParam>&)> compile_body;
+  // A DuckDB lambda variable name unique within the whole expression (nested lambdas need distinct ones).
+  std::function<std::string()> fresh_name;
+  Status Error(const std::string& what) const;
+};
+
+struct HigherOrderInfo {
+  std::string_view name;
+  Result<TypedSql> (*emit)(HigherOrderCall& call);
+  std::string_view duckdb;  // the mapping in words
+};
+
+// nullptr when `name` (lower case) is no higher-order function.
+const HigherOrderInfo* FindHigherOrderFunction(std::string_view name);
+const std::vector<HigherOrderInfo>& HigherOrderFunctions();
+
 // nullptr for an unknown function. `name` must be lower case.
 const FunctionInfo* FindFunction(std::string_view name);
 // Every function, sorted by name (aliases are separate entries).
@@ -42,6 +73,7 @@ void AddMathFunctions(std::vector<FunctionInfo>* out);
 void AddStringFunctions(std::vector<FunctionInfo>* out);
 void AddTimeFunctions(std::vector<FunctionInfo>* out);
 void AddJsonFunctions(std::vector<FunctionInfo>* out);
+void AddArrayFunctions(std::vector<FunctionInfo>* out);
 // x[k] (ExprKind::kSubscript): JSON (or text read as JSON) -> JSON by key or 0-based index; map -> value by key;
 // list -> element by 0-based index. NULL when absent.
 Result<TypedSql> EmitSubscript(std::vector<TypedSql>& args, const CallSite& site);

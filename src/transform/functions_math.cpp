@@ -21,6 +21,12 @@ Result<TypedSql> Round(std::vector<TypedSql>& a, const CallSite& site) {
   ASSIGN_OR_RETURN(TypedSql x, Number(a[0], site));
   TypeClass cls = x.type.cls == TypeClass::kNull ? TypeClass::kFloat : x.type.cls;
   if (a.size() == 1) return MakeTyped("round(" + x.sql + ")", cls);
+  // DuckDB rounds a DECIMAL only to a constant number of digits (it decides the result's scale when binding);
+  // digits read from the data round the value as a DOUBLE.
+  if (cls == TypeClass::kDecimal && !a[1].literal) {
+    x = MakeTyped("CAST(" + x.sql + " AS DOUBLE)", TypeClass::kFloat, "DOUBLE");
+    cls = TypeClass::kFloat;
+  }
   return MakeTyped("round(" + x.sql + ", TRY_CAST(" + AsBigint(a[1], site.tz) + " AS INTEGER))", cls);
 }
 

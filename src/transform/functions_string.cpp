@@ -79,17 +79,25 @@ Result<TypedSql> SplitPart(std::vector<TypedSql>& a, const CallSite& site) {
   return Text("split_part(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + AsBigint(a[2], site.tz) + ")");
 }
 
+// A pattern read from the data may not compile. DuckDB's TRY() around the whole expression misses that error
+// when the call sits inside AND (or BETWEEN), failing the batch; a TRY() of its own catches it (NULL for the row).
+std::string GuardPattern(const TypedSql& pattern, std::string call) {
+  return pattern.constant ? call : "TRY(" + call + ")";
+}
+
 Result<TypedSql> RegexpExtract(std::vector<TypedSql>& a, const CallSite& site) {
   // DuckDB wants the group index as a constant.
   const TypedSql& group = a[2];
   if (!group.literal || group.type.cls != TypeClass::kInteger)
     return site.Error("the group index must be a whole-number literal");
-  return Text("regexp_extract(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + group.sql + ")");
+  return Text(
+      GuardPattern(a[1], "regexp_extract(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + group.sql + ")"));
 }
 
 Result<TypedSql> RegexpReplace(std::vector<TypedSql>& a, const CallSite& site) {
   // StarRocks replaces every match; DuckDB only the first unless given 'g'.
-  return Text("regexp_replace(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + Str(a[2], site) + ", 'g')");
+  return Text(GuardPattern(
+      a[1], "regexp_replace(" + Str(a[0], site) + ", " + Str(a[1], site) + ", " + Str(a[2], site) + ", 'g')"));
 }
 
 }  // namespace

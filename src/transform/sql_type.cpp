@@ -97,6 +97,11 @@ Result<SqlType> CastTargetType(const TypeName& type) {
     t.duckdb = std::move(duckdb);
     return t;
   };
+  if (n == "ARRAY") {
+    if (type.element.empty()) return Status::InvalidArgument("ARRAY in CAST needs its element type, e.g. ARRAY<INT>");
+    ASSIGN_OR_RETURN(SqlType element, CastTargetType(type.element[0]));
+    return ClassifyDuckDBType(element.duckdb + "[]");
+  }
   if (n == "TINYINT") return scalar(TypeClass::kInteger, "TINYINT");
   if (n == "SMALLINT") return scalar(TypeClass::kInteger, "SMALLINT");
   if (n == "INT" || n == "INTEGER") return scalar(TypeClass::kInteger, "INTEGER");
@@ -125,7 +130,7 @@ Result<SqlType> CastTargetType(const TypeName& type) {
   return Status::InvalidArgument("unknown type '" + AsciiLower(n) +
                                  "' in CAST; use one of tinyint, smallint, int, bigint, largeint, signed, unsigned, "
                                  "float, double, decimal(p,s), boolean, char, varchar, string, date, datetime, "
-                                 "time, json, varbinary");
+                                 "time, json, varbinary, array<type>");
 }
 
 std::string ListElementType(std::string_view list_type) {

@@ -48,6 +48,8 @@ Result<std::string> ToDuckDBTimeFormat(std::string_view f) {
   if (f == "yyyyMMdd") return std::string("%Y%m%d");
   if (f == "yyyy-MM-dd") return std::string("%Y-%m-%d");
   if (f == "yyyy-MM-dd HH:mm:ss") return std::string("%Y-%m-%d %H:%M:%S");
+  // DuckDB refuses an empty format when the SQL is bound, which would fail every batch of the job.
+  if (f.empty()) return Status::InvalidArgument("the date format must not be empty, e.g. '%Y-%m-%d %H:%i:%s'");
   std::string out;
   for (size_t i = 0; i < f.size(); i++) {
     if (f[i] != '%') {

@@ -16,6 +16,26 @@ TEST(TranslateTest, LeavesPlainSqlAlone) {
   }
 }
 
+TEST(TranslateTest, StarRocksLambdas) {
+  EXPECT_EQ(T("SELECT array_filter(x -> x > 1, arr) FROM t"),
+            "SELECT list_filter((arr), lambda \"x\": (x > 1)) FROM t");
+  EXPECT_EQ(T("SELECT array_map(arr, x -> x * 2)"), "SELECT list_transform((arr), lambda \"x\": (x * 2))");
+  // pieces are translated too, nested calls included
+  EXPECT_EQ(T("SELECT array_map(x -> array_filter(y -> y > x, `b`), `a`)"),
+            "SELECT list_transform((\"a\"), lambda \"x\": (list_filter((\"b\"), lambda \"y\": (y > x))))");
+  EXPECT_EQ(T("SELECT array_map((x, y) -> x + y, a, b)"),
+            "SELECT CASE WHEN len((a)) = len((b)) THEN list_transform(list_zip((a), (b)), lambda __sluice_lv: ( "
+            "__sluice_lv[1]  +  __sluice_lv[2] )) END");
+  EXPECT_EQ(T("SELECT map_filter((k, v) -> v > 0, m)"),
+            "SELECT map_from_entries(list_filter(map_entries((m)), lambda __sluice_lv: ( __sluice_lv.value  > 0)))");
+  // DuckDB's own forms, other shapes and names of objects pass through as written
+  for (const char* sql : {"SELECT list_filter(arr, lambda x: x > 1)", "SELECT array_filter(arr)",
+                          "SELECT t.array_filter(x -> x, a)", "SELECT array_map(a, x -> x, b)",
+                          "SELECT array_filter(x -> x > 1, arr", "SELECT array_map"}) {
+    EXPECT_EQ(T(sql), sql);
+  }
+}
+
 TEST(TranslateTest, Backticks) {
   EXPECT_EQ(T("SELECT `a`, `b c` FROM `db`.`t`"), "SELECT \"a\", \"b c\" FROM \"db\".\"t\"");
   EXPECT_EQ(T("SELECT `a\"b`, `x``y`"), "SELECT \"a\"\"b\", \"x`y\"");

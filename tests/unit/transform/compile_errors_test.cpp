@@ -103,7 +103,7 @@ TEST(CompileErrorsTest, TypesAreChecked) {
   EXPECT_EQ(DerivedError("cast(temp AS money)"),
             "in COLUMNS expression for column 'pay_dt': unknown type 'money' in CAST; use one of tinyint, smallint, "
             "int, bigint, largeint, signed, unsigned, float, double, decimal(p,s), boolean, char, varchar, string, "
-            "date, datetime, time, json, varbinary (at column 1)");
+            "date, datetime, time, json, varbinary, array<type> (at column 1)");
   EXPECT_EQ(DerivedError("cast(temp AS decimal(50, 2))"),
             "in COLUMNS expression for column 'pay_dt': DECIMAL(p,s) needs 1 <= p <= 38 and 0 <= s <= p, got "
             "DECIMAL(50,2) (at column 1)");

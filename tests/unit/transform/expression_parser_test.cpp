@@ -54,6 +54,23 @@ TEST(ExpressionParserTest, ColumnsAndCalls) {
   EXPECT_EQ(Parsed("left(s, 2)"), "left(`s`, 2)");
 }
 
+TEST(ExpressionParserTest, LambdasAndArrays) {
+  EXPECT_EQ(Parsed("array_filter(x -> x > 0, arr)"), "array_filter((LAMBDA (x) (> `x` 0)), `arr`)");
+  EXPECT_EQ(Parsed("array_map((x, y) -> x + y, a, b)"), "array_map((LAMBDA (x y) (+ `x` `y`)), `a`, `b`)");
+  EXPECT_EQ(Parsed("array_map(a, x -> x * 2)"), "array_map(`a`, (LAMBDA (x) (* `x` 2)))");
+  EXPECT_EQ(Parsed("f(() -> 5)"), "f((LAMBDA () 5))");
+  EXPECT_EQ(Parsed("f((x) -> x)"), "f((LAMBDA (x) `x`))");
+  EXPECT_EQ(Parsed("f((a + b), (x))"), "f((+ `a` `b`), `x`)");  // parentheses without -> stay expressions
+  EXPECT_NE(ErrorOf("f(x -> y -> 1)").find("expected ')'"), std::string::npos) << "a body is no lambda";
+  EXPECT_EQ(Parsed("[1, 'a', b]"), "[1, 'a', `b`]");
+  EXPECT_EQ(Parsed("[]"), "[]");
+  EXPECT_EQ(Parsed("cast(a as array<array<varchar(10)>>)"), "(CAST `a` AS ARRAY<ARRAY<VARCHAR(10)>>)");
+  EXPECT_EQ(Parsed("[1, 2][0]"), "([] [1, 2] 0)");
+  EXPECT_NE(ErrorOf("f((x, x) -> 1)").find("the lambda parameter 'x' is declared twice"), std::string::npos);
+  EXPECT_NE(ErrorOf("x -> x + 1").find("a lambda (x -> expr) can only be an argument"), std::string::npos);
+  EXPECT_NE(ErrorOf("[1, 2").find("to close the array"), std::string::npos);
+}
+
 TEST(ExpressionParserTest, ArithmeticPrecedence) {
   EXPECT_EQ(Parsed("a + b * c"), "(+ `a` (* `b` `c`))");
   EXPECT_EQ(Parsed("(a + b) * c"), "(* (+ `a` `b`) `c`)");

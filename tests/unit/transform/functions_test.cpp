@@ -243,6 +243,47 @@ const std::vector<Case>& FunctionCases() {
       {"cast(dt as int)", "20200508", "INTEGER"},
       {"cast(tags as json)", R"(["red","green"])", "JSON"},
       {"convert(n, signed)", "42", "BIGINT"},
+      // arrays
+      {"array_length(tags)", "2", "INTEGER"},
+      {"cardinality([1, 2, 3])", "3", "INTEGER"},
+      {"array_length(null)", nullptr, "INTEGER"},
+      {"array_contains(tags, 'red')", "true", "BOOLEAN"},
+      {"array_contains([1, 2], '2')", "true", "BOOLEAN"},
+      {"array_contains([1, 2], 3)", "false", "BOOLEAN"},
+      // StarRocks/Doris JSON functions
+      {"json_query(j, '$.a.n')", "7", "JSON"},
+      {"json_query(j, '$.arr[1]')", "20", "JSON"},
+      {"json_query(j, '$.a')", R"({"b":"x","n":7,"d":2.5})", "JSON"},
+      {"json_query(j, '$.nope')", nullptr, "JSON"},
+      {"json_query(j, 'a.b')", R"("x")", "JSON"},
+      {"json_query(j, '$.arr[*]')", "[10,20,30]", "JSON"},
+      {"json_query(j, '$.a.*')", R"(["x",7,2.5])", "JSON"},
+      {"json_query(j, '$.nope[*]')", "[]", "JSON"},
+      {"json_query(s, '$.a')", nullptr, "JSON"},  // not JSON
+      {"json_exists(j, '$.a.b')", "true", "BOOLEAN"},
+      {"json_exists(j, '$.a.c')", "false", "BOOLEAN"},
+      {"json_exists(j, '$.arr[2]')", "true", "BOOLEAN"},
+      {"json_exists(j, '$.arr[3]')", "false", "BOOLEAN"},
+      {"json_exists(z, '$.a')", nullptr, "BOOLEAN"},
+      {"json_exists('{\"a\": null}', '$.a')", "true", "BOOLEAN"},
+      {"json_length(j)", "3", "INTEGER"},
+      {"json_length(j, '$.arr')", "3", "INTEGER"},
+      {"json_length(j, '$.a')", "3", "INTEGER"},
+      {"json_length(j, '$.a.b')", "1", "INTEGER"},
+      {"json_length(j, '$.nope')", "0", "INTEGER"},
+      {"json_length('null')", "1", "INTEGER"},
+      {"json_length('[]')", "0", "INTEGER"},
+      {"json_length(z)", nullptr, "INTEGER"},
+      {"json_length(s)", nullptr, "INTEGER"},  // not JSON: NULL (StarRocks fails the statement)
+      {"json_length(tags)", "2", "INTEGER"},
+      {"json_unquote('\"doris\"')", "doris"},
+      {"json_unquote('\"a\\\\tb\"')", "a\tb"},  // the JSON escape \t (a backslash is \\ in a SQL string)
+      {"json_unquote('[1, 2, 3]')", "[1, 2, 3]"},
+      {"json_unquote('\"doris')", "\"doris"},
+      {"json_unquote('doris')", "doris"},
+      {"json_unquote(z)", nullptr},
+      {"json_unquote(json_query(j, '$.a.b'))", "x"},
+      {"get_json_string(json_query(j, '$.a'), '$.b')", "x"},
       {"cast(u as largeint) * 1000", "1589191487000", "BIGINT"},
   };
   return kCases;
@@ -263,6 +304,92 @@ TEST_F(FunctionsTest, EveryFunctionHasACase) {
     CollectCalls(**e, &called);
   }
   for (const FunctionInfo& f : AllFunctions()) EXPECT_TRUE(called.count(std::string(f.name))) << f.name;
+}
+
+// Lambdas run as DuckDB lambdas inside list_transform / list_filter; the cases cover both argument orders, several
+// arrays, captured columns, nested lambdas and NULLs.
+TEST_F(FunctionsTest, HigherOrderFunctions) {
+  Check({
+      {"array_filter(x -> x > 1, [1, 2, 3])", "[2, 3]", "BIGINT[]"},
+      {"array_filter([1, 2, 3], x -> x > 1)", "[2, 3]", "BIGINT[]"},
+      {"array_filter(x -> x <> 'red', tags)", "[green]", "VARCHAR[]"},
+      {"array_filter(x -> x like 'g%', tags)", "[green]", "VARCHAR[]"},
+      {"array_filter(tags, [0, 1])", "[green]", "VARCHAR[]"},
+      {"array_filter(tags, [true])", "[red]", "VARCHAR[]"},
+      {"array_filter(tags, null)", "[]", "VARCHAR[]"},
+      {"array_filter([1, 2, null], x -> x is not null)", "[1, 2]", "BIGINT[]"},
+      {"array_filter(x -> null, [1, 2])", "[]", "BIGINT[]"},
+      {"array_filter((x, y) -> y, [1, 2, 3], [true, false, true])", "[1, 3]", "BIGINT[]"},
+      {"array_filter(x -> x > num, [5, 8, 9])", "[8, 9]", "BIGINT[]"},  // a captured column (num = 7)
+      {"array_filter(x -> x > 1, null)", nullptr, "BIGINT[]"},
+      {"array_map(x -> x * 2, [1, 2, 3])", "[2, 4, 6]", "BIGINT[]"},
+      {"array_map([1, 2, 3], x -> x + 100)", "[101, 102, 103]", "BIGINT[]"},
+      {"transform(x -> upper(x), tags)", "[RED, GREEN]", "VARCHAR[]"},
+      {"array_map((x, y) -> x + y, [1, 2, 3], [11, 12, 13])", "[12, 14, 16]", "BIGINT[]"},
+      {"array_map((x, y) -> x + y, [1, 2, 3], [11, 12])", nullptr, "BIGINT[]"},  // lengths differ
+      {"array_map(x -> concat(x, '!'), tags)", "[red!, green!]", "VARCHAR[]"},
+      {"array_map(x -> if(x > 1.5, 'big', 'small'), [1, 2])", "[small, big]", "VARCHAR[]"},
+      {"array_map(x -> array_filter(y -> y > x, [1, 2, 3]), [1, 2])", "[[2, 3], [3]]", "BIGINT[][]"},
+      {"array_map(x -> x, array_filter(x -> x > 2, [1, 2, 3]))", "[3]", "BIGINT[]"},
+      {"element_at(array_map(x -> x * 10, [1, 2]), 2)", "20", "BIGINT"},
+      {"array_map(x -> x + PARSE_JSON(j)['a']['n']::INT, [1, 2])", "[8, 9]", "BIGINT[]"},  // a shared JSON read
+      {"array_map(x -> null, [1, 2])", "[NULL, NULL]", "INTEGER[]"},
+      {"array_map(x -> json_query(j, concat('$.arr[', x, ']')), [0, 2])", "[10, 30]", "VARCHAR"},
+      {"map_filter((k, v) -> v <> 'blue', attrs)", "{size=L}", "MAP(VARCHAR, VARCHAR)"},
+      {"map_filter((k, v) -> k = 'color' and v is not null, attrs)", "{color=blue}", "MAP(VARCHAR, VARCHAR)"},
+      {"map_filter(attrs, [false, true])", "{size=L}", "MAP(VARCHAR, VARCHAR)"},
+      {"map_filter(attrs, null)", "{}", "MAP(VARCHAR, VARCHAR)"},
+      {"map_filter((k, v) -> true, null)", nullptr, "MAP(VARCHAR, VARCHAR)"},
+      {"transform_values((k, v) -> concat(k, '-', v), attrs)", "{color=color-blue, size=size-L}",
+       "MAP(VARCHAR, VARCHAR)"},
+      {"transform_keys((k, v) -> upper(k), attrs)", "{COLOR=blue, SIZE=L}", "MAP(VARCHAR, VARCHAR)"},
+      {"transform_keys((k, v) -> 'same', attrs)", nullptr, "MAP(VARCHAR, VARCHAR)"},  // keys collide
+      {"array_filter(x -> x > 0, cast('[1, -2, 3]' as array<int>))", "[1, 3]", "INTEGER[]"},
+      {"cast(json_query(j, '$.arr') as array<bigint>)", "[10, 20, 30]", "BIGINT[]"},
+      {"cast('[[1], [2, 3]]' as array<array<int>>)", "[[1], [2, 3]]", "INTEGER[][]"},
+      {"cast('nope' as array<int>)", nullptr, "INTEGER[]"},
+      {"[1, 2.5]", "[1.0, 2.5]", "DOUBLE[]"},
+      {"[]", "[]", "INTEGER[]"},
+      {"['a', null]", "[a, NULL]", "VARCHAR[]"},
+  });
+}
+
+TEST_F(FunctionsTest, LambdaErrorsSayWhatWasExpected) {
+  auto error = [&](const std::string& expr) {
+    auto out = Compile(Spec(expr, "VARCHAR"));
+    return out.ok() ? std::string("compiled") : out.status().message();
+  };
+  EXPECT_NE(error("array_filter(x -> x > 0, s)").find("array_filter(): expects a lambda and an ARRAY"),
+            std::string::npos)
+      << error("array_filter(x -> x > 0, s)");
+  EXPECT_NE(error("array_filter(x -> x > 0, s)").find("got VARCHAR"), std::string::npos);
+  EXPECT_NE(error("array_map((x, y) -> x, tags)").find("the lambda takes 1 parameter (one per array), got 2"),
+            std::string::npos)
+      << error("array_map((x, y) -> x, tags)");
+  EXPECT_NE(error("map_filter(x -> x, attrs)").find("takes 2 parameters"), std::string::npos);
+  EXPECT_NE(error("map_filter((k, v) -> true, tags)").find("got VARCHAR[]"), std::string::npos)
+      << error("map_filter((k, v) -> true, tags)");
+  EXPECT_NE(error("upper(x -> x)").find("upper() takes no lambda"), std::string::npos) << error("upper(x -> x)");
+  EXPECT_EQ(error("array_map(x -> x, tags)"), "compiled");
+  EXPECT_NE(error("array_map(tags, x -> y, tags)").find("unknown column 'y'"), std::string::npos)
+      << error("array_map(tags, x -> y, tags)");
+  EXPECT_NE(error("array_map(tags, x -> x, [1], [2])").find("first or the last"), std::string::npos)
+      << error("array_map(tags, x -> x, [1], [2])");
+  EXPECT_NE(error("array_map(x -> x)").find("got no array"), std::string::npos) << error("array_map(x -> x)");
+  EXPECT_NE(error("x -> x").find("can only be an argument"), std::string::npos) << error("x -> x");
+  // constant JSON paths DuckDB would refuse when binding (failing every batch) are refused up front
+  for (const char* bad : {"json_query(j, '$.')", "json_exists(j, '$a')", "json_length(j, '$.a[x]')",
+                          "get_json_string(j, '')", "json_query(j, '$.a[')"}) {
+    EXPECT_NE(error(bad).find("is not a JSON path"), std::string::npos) << bad << ": " << error(bad);
+  }
+  for (const char* good : {"json_query(j, '$')", "json_query(j, '$.a[#-1]')", "json_query(j, '$.\"k.1\"')",
+                           "json_query(j, '/a/b')", "json_query(j, '$..b')", "json_query(j, '$.arr[-1]')",
+                           "json_exists(j, 'a.b')"}) {
+    EXPECT_EQ(error(good), "compiled") << good;
+  }
+  EXPECT_NE(error("unix_timestamp(s, '')").find("must not be empty"), std::string::npos);
+  EXPECT_NE(error("get_json_string(j, '$.arr[*]')").find("only json_query supports"), std::string::npos);
+  EXPECT_NE(error("json_length(j, '$..b')").find("only json_query supports"), std::string::npos);
 }
 
 TEST_F(FunctionsTest, Operators) {
