@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
+#include "load/csv_header.h"
 #include "load/csv_read_error.h"
 #include "sql/parser.h"
 
@@ -497,6 +498,13 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     bool by_name = !cols.empty();
     if (cols.empty() && t.select_list.empty()) {
       ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
+    }
+    // A transform over a CSV file with a header reads the header's names, every value as text, as DuckDB would
+    // (csv_header.h says why Sluice reads them itself).
+    if (cols.empty() && t.format.kind == FileFormat::Kind::kCsv) {
+      if (auto names = ReadCsvHeader(local, t.format)) {
+        for (std::string& n : *names) cols.emplace_back(std::move(n), "VARCHAR");
+      }
     }
     switch (t.format.kind) {
       case FileFormat::Kind::kCsv: {
