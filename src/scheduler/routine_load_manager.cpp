@@ -374,7 +374,7 @@ void JobRegistry::TargetAltered(const std::string& db, const std::string& table,
                        "column " + *gone + " was dropped from table " + def.db + "." + def.table + " and " + kind +
                            " names it; " +
                            (def.pipe ? "DROP PIPE " + def.name + " and create it again without the column"
-                                     : "PAUSE, ALTER ROUTINE LOAD FOR " + def.name +
+                                     : "ALTER ROUTINE LOAD FOR " + def.name +
                                            " COLUMNS (...) without it, then " + ResumeFor(def)));
         break;
       }
