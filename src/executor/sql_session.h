@@ -52,6 +52,7 @@ class SqlSession : public Session {
   Result<StatementResult> Describe(const sql::QualifiedName& name);
   Result<StatementResult> ShowCreateTable(const sql::QualifiedName& name);
   Result<StatementResult> AlterPartitions(const sql::AlterTablePartition& s);
+  Result<StatementResult> AlterTable(const sql::AlterTable& s);
   Result<StatementResult> ShowPartitions(const sql::ShowPartitions& s);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
   // runaway_work.cpp: KILL, SHOW PROCESSLIST, and the statement bracket that query_timeout and KILL act on.

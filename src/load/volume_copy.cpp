@@ -1,5 +1,9 @@
 #include "load/volume_copy.h"
 
+#include <shared_mutex>
+
+#include "load/table_write.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -493,6 +497,8 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
   record.last_modified_ms = file.last_modified_ms;
   record.etag = file.etag;
   Counts counts;
+  // No ALTER TABLE rebuilds the table while the file's rows go in (load/table_write.h).
+  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table)));
   RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
     std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
     bool by_name = !cols.empty();
@@ -626,6 +632,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
   list += "]";
   std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
   std::vector<int64_t> rows(files.size(), 0);
+  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(table_sql));
   RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
     std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
     bool by_name = !cols.empty();

@@ -59,6 +59,11 @@ class JobRegistry {
   // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
   // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
   void TargetChanged(const std::string& db, const std::string& table);
+  // ALTER TABLE changed the table's columns (or renamed it to `renamed_to`): a job whose COLUMNS names a dropped
+  // column, or whose table is now called otherwise, pauses saying what to do; the others plan their next tasks
+  // against the new columns. Called while the table's schema lock is held (load::TableSchemaMutex).
+  void TargetAltered(const std::string& db, const std::string& table, const std::string& renamed_to,
+                     const std::vector<std::string>& dropped_columns);
 
  private:
   // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.

@@ -83,6 +83,8 @@ class RoutineLoadManager {
   // otherwise wait for a RESUME that can never succeed).
   void TargetDropped(const std::string& db, const std::string& table);
   void TargetChanged(const std::string& db, const std::string& table);
+  void TargetAltered(const std::string& db, const std::string& table, const std::string& renamed_to,
+                     const std::vector<std::string>& dropped_columns);
   // The job (pipe: a live pipe) named `name` in `db`; NotFound when there is none.
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
 

@@ -187,6 +187,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
   if (IsAlterTablePartition(ts)) return ParseAlterTablePartition(ts);
+  if (IsAlterTable(ts)) return ParseAlterTable(ts);
   if (IsShowPartitions(ts)) return ParseShowPartitions(ts);
   if (IsAccountStatement(ts)) return ParseAccountStatement(ts);
   if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
