@@ -1,0 +1,177 @@
+"""Iceberg tables written by Sluice's Iceberg layer (src/iceberg), read back by a reader Sluice did not write.
+
+PostgreSQL 15 holds the JDBC catalog (Iceberg's iceberg_tables layout), s3rver holds the files, tools/icebergtool
+drives src/iceberg (its own DuckDB writes the Parquet files with the table's field ids), and npm's icebird
+(tests/clients/icebird_read.mjs) reads the table from the metadata location the catalog names:
+- two appends, the first of two files in two day partitions, each commit's snapshot summary holding the job's
+  offsets; icebird reads exactly the rows, the second snapshot carries the first one's manifest forward, and the
+  summary chain gives the newest offsets back;
+- two writers staged on the same table version race on the catalog's compare-and-swap: exactly one commits, the
+  other is told "conflict", and the table holds the winner's rows only.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import TestSuite, check, eq  # noqa: E402
+from pg_harness import Postgres  # noqa: E402
+from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
+
+suite = TestSuite("test_iceberg_append")
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLIENTS = os.path.normpath(os.path.join(HERE, "..", "clients"))
+BUCKET = "lake"
+
+
+def tool_path() -> str:
+    return os.path.join(os.path.dirname(suite.server_path), "tools", "icebergtool", "icebergtool")
+
+
+class Env:
+    def __init__(self, pg: Postgres, s3: S3rver):
+        self.pg, self.s3 = pg, s3
+
+    def tool(self, command: str, *args: str, expect_rc=(0,)) -> dict | None:
+        argv = [tool_path(), command, "--catalog-uri", self.pg.uri, "--s3-endpoint", self.s3.endpoint,
+                "--access-id", ACCESS_ID, "--access-key", ACCESS_KEY, *args]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if r.returncode not in expect_rc:
+            raise AssertionError(f"icebergtool {command} exited {r.returncode}: {r.stderr}{r.stdout}")
+        return json.loads(r.stdout) if r.stdout.strip() else None
+
+    def icebird(self, table_location: str, metadata_location: str) -> dict:
+        name = metadata_location.rsplit("/", 1)[1]
+        r = subprocess.run(["node", os.path.join(CLIENTS, "icebird_read.mjs"), self.s3.endpoint, table_location, name],
+                           capture_output=True, text=True, timeout=120, cwd=CLIENTS)
+        if r.returncode != 0:
+            raise AssertionError(f"icebird failed: {r.stderr}")
+        return json.loads(r.stdout)
+
+
+def rows_sql(lo: int, hi: int, day: str) -> str:
+    return (f"SELECT range AS id, 'name-' || range AS name, TIMESTAMP '{day}' + to_minutes(range) AS ts, "
+            f"(range * 1.25)::DECIMAL(10,2) AS amount FROM range({lo}, {hi})")
+
+
+@suite.test(timeout=300)
+def appends_read_back_by_icebird(t):
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        env = Env(pg, s3)
+        created = env.tool("create", "--table", "db.events", "--warehouse", f"s3://{BUCKET}/wh",
+                           "--columns", "id BIGINT NOT NULL, name VARCHAR, ts TIMESTAMP, amount DECIMAL(10,2)",
+                           "--partition-by", "day(ts)")
+        location = created["location"]
+        eq(location, f"s3://{BUCKET}/wh/db/events", "the table's location under the warehouse")
+        # the catalog row is Iceberg's JDBC layout, readable by any engine's JdbcCatalog
+        eq(pg.psql("SELECT catalog_name, table_namespace, table_name, metadata_location, "
+                   "coalesce(previous_metadata_location, '-') FROM iceberg_tables"),
+           [["sluice", "db", "events", created["metadata_location"], "-"]], "iceberg_tables after CREATE")
+        eq(pg.psql("SELECT namespace, property_key, property_value FROM iceberg_namespace_properties"),
+           [["db", "exists", "true"]], "the namespace marker Java's JdbcCatalog writes")
+
+        first = env.tool("append", "--table", "db.events", "--sql", rows_sql(0, 100, "2024-05-01"),
+                         "--sql", rows_sql(100, 150, "2024-05-02"),
+                         "--summary", 'sluice.offsets.job1={"0":149}')
+        eq(first["outcome"], "committed", "first append")
+        second = env.tool("append", "--table", "db.events", "--sql", rows_sql(150, 200, "2024-05-03"),
+                          "--summary", 'sluice.offsets.job1={"0":199}')
+        eq(second["outcome"], "committed", "second append")
+        eq(pg.psql("SELECT metadata_location, previous_metadata_location FROM iceberg_tables"),
+           [[second["metadata_location"], first["metadata_location"]]], "the CAS moved the pointer on")
+        check(second["metadata_location"].split("/")[-1].startswith("00002-"), "metadata files are numbered")
+
+        got = env.icebird(location, second["metadata_location"])
+        ids = sorted(int(r["id"]) for r in got["rows"])
+        eq(ids, list(range(200)), "icebird reads exactly the appended ids")
+        by_id = {int(r["id"]): r for r in got["rows"]}
+        eq(by_id[7]["name"], "name-7", "a string column")
+        eq(by_id[7]["ts"], "2024-05-01T00:07:00.000Z", "a timestamp column")
+        eq(float(by_id[7]["amount"]), 8.75, "a decimal column")
+        eq(by_id[160]["ts"], "2024-05-03T02:40:00.000Z", "a row of the second commit")
+        eq(got["snapshots"], 2, "two snapshots")
+        eq(got["summary"]["sluice.offsets.job1"], '{"0":199}', "the commit's offsets are in its summary")
+        eq(got["summary"]["operation"], "append", "operation")
+        eq(got["summary"]["total-records"], "200", "total-records")
+        eq(got["summary"]["added-records"], "50", "added-records")
+        eq(len(got["manifests"]), 2, "the second snapshot carries the first one's manifest forward")
+        files = [f for m in got["manifests"] for f in m["files"]]
+        eq(sorted(int(f["records"]) for f in files), [50, 50, 100], "three data files")
+        days = sorted(f["partition"]["ts_day"] for f in files)
+        # the partition value is a date (days since 1970 with Avro's date logical type), which icebird decodes
+        eq(days, ["2024-05-01T00:00:00.000Z", "2024-05-02T00:00:00.000Z", "2024-05-03T00:00:00.000Z"],
+           "each file's day partition")
+        check(all("/data/ts_day=2024-05-0" in f["path"] for f in files), "data files laid out by partition")
+        eq(sorted(int(f["sequence_number"]) for f in files), [1, 1, 2], "sequence numbers inherited per commit")
+
+        # a restart resumes from the table: the newest offsets along the snapshot chain
+        eq(env.tool("summary", "--table", "db.events", "--key", "sluice.offsets.job1")["value"], '{"0":199}',
+           "ReadSummaryChain")
+        eq(env.tool("summary", "--table", "db.events", "--key", "sluice.offsets.nobody"), None, "absent key")
+
+        # a file that spans two days cannot be given one partition tuple: refused, nothing committed
+        r = subprocess.run([tool_path(), "append", "--catalog-uri", pg.uri, "--s3-endpoint", s3.endpoint,
+                            "--access-id", ACCESS_ID, "--access-key", ACCESS_KEY, "--table", "db.events",
+                            "--sql", "SELECT 1 AS id, 'x' AS name, TIMESTAMP '2024-05-01' + to_hours(range * 20) AS ts, "
+                                     "1 AS amount FROM range(3)"], capture_output=True, text=True, timeout=120)
+        eq(r.returncode, 1, "a file over two partitions is refused")
+        check("spans more than one partition" in r.stderr, f"the error says why: {r.stderr}")
+        eq(env.tool("show", "--table", "db.events")["snapshots"], 2, "still two snapshots")
+
+
+@suite.test(timeout=300)
+def two_writers_race_on_the_cas(t):
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        env = Env(pg, s3)
+        created = env.tool("create", "--table", "db.race", "--warehouse", f"s3://{BUCKET}/wh",
+                           "--columns", "id BIGINT, writer VARCHAR")
+        base = env.tool("append", "--table", "db.race", "--sql", "SELECT range AS id, 'seed' AS writer FROM range(10)")
+        eq(base["outcome"], "committed", "seed commit")
+        hold = tempfile.mkdtemp(prefix="sluice-race-")
+        results: dict[str, subprocess.CompletedProcess] = {}
+
+        def writer(name: str, lo: int):
+            argv = [tool_path(), "append", "--catalog-uri", pg.uri, "--s3-endpoint", s3.endpoint, "--access-id",
+                    ACCESS_ID, "--access-key", ACCESS_KEY, "--table", "db.race",
+                    "--hold-before-commit", os.path.join(hold, name),
+                    "--sql", f"SELECT range AS id, '{name}' AS writer FROM range({lo}, {lo + 5})",
+                    "--summary", f"sluice.offsets.{name}={lo + 4}"]
+            results[name] = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+
+        threads = [threading.Thread(target=writer, args=("a", 100)), threading.Thread(target=writer, args=("b", 200))]
+        for th in threads:
+            th.start()
+        # both writers loaded the same table version and staged their files before either commits
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(os.path.exists(os.path.join(hold, f"{n}.ready")) for n in "ab"):
+            time.sleep(0.05)
+        check(all(os.path.exists(os.path.join(hold, f"{n}.ready")) for n in "ab"), "both writers staged")
+        for n in "ab":
+            open(os.path.join(hold, n), "w").close()
+        for th in threads:
+            th.join(120)
+        outcomes = sorted(json.loads(r.stdout)["outcome"] for r in results.values())
+        eq(outcomes, ["committed", "conflict"], f"exactly one writer wins: {[r.stderr for r in results.values()]}")
+        winner = next(n for n, r in results.items() if r.returncode == 0)
+        loser = next(n for n, r in results.items() if r.returncode == 3)
+        meta = env.tool("show", "--table", "db.race")
+        eq(meta["snapshots"], 2, "the loser added no snapshot")
+        got = env.icebird(created["location"], meta["metadata_location"])
+        eq(sorted(r["writer"] for r in got["rows"]).count(winner), 5, "the winner's rows are there")
+        eq(sum(1 for r in got["rows"] if r["writer"] == loser), 0, "the loser's rows are not")
+        eq(len(got["rows"]), 15, "seed + winner")
+        eq(got["summary"].get(f"sluice.offsets.{winner}") is not None, True, "the winner's offsets are committed")
+        eq(env.tool("summary", "--table", "db.race", "--key", f"sluice.offsets.{loser}"), None,
+           "the loser's offsets are not")
+
+
+if __name__ == "__main__":
+    sys.exit(suite.run())
