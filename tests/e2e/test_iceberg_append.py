@@ -138,12 +138,12 @@ def two_writers_race_on_the_cas(t):
         hold = tempfile.mkdtemp(prefix="sluice-race-")
         results: dict[str, subprocess.CompletedProcess] = {}
 
-        def writer(name: str, lo: int):
+        def writer(name: str, lo: int, *extra: str):
             argv = [tool_path(), "append", "--catalog-uri", pg.uri, "--s3-endpoint", s3.endpoint, "--access-id",
                     ACCESS_ID, "--access-key", ACCESS_KEY, "--table", "db.race",
                     "--hold-before-commit", os.path.join(hold, name),
                     "--sql", f"SELECT range AS id, '{name}' AS writer FROM range({lo}, {lo + 5})",
-                    "--summary", f"sluice.offsets.{name}={lo + 4}"]
+                    "--summary", f"sluice.offsets.{name}={lo + 4}", *extra]
             results[name] = subprocess.run(argv, capture_output=True, text=True, timeout=120)
 
         threads = [threading.Thread(target=writer, args=("a", 100)), threading.Thread(target=writer, args=("b", 200))]
@@ -171,6 +171,34 @@ def two_writers_race_on_the_cas(t):
         eq(got["summary"].get(f"sluice.offsets.{winner}") is not None, True, "the winner's offsets are committed")
         eq(env.tool("summary", "--table", "db.race", "--key", f"sluice.offsets.{loser}"), None,
            "the loser's offsets are not")
+
+        # again, but the loser rebases: it commits the files it staged on top of the winner's version
+        for n in "ab":
+            for suffix in ("", ".ready"):
+                os.remove(os.path.join(hold, n + suffix))
+        results.clear()
+        threads = [threading.Thread(target=writer, args=("a", 300, "--rebase-on-conflict", "true")),
+                   threading.Thread(target=writer, args=("b", 400, "--rebase-on-conflict", "true"))]
+        for th in threads:
+            th.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(os.path.exists(os.path.join(hold, f"{n}.ready")) for n in "ab"):
+            time.sleep(0.05)
+        for n in "ab":
+            open(os.path.join(hold, n), "w").close()
+        for th in threads:
+            th.join(120)
+        eq(sorted(json.loads(r.stdout)["outcome"] for r in results.values()), ["committed", "committed"],
+           f"both commit after a rebase: {[r.stderr for r in results.values()]}")
+        meta = env.tool("show", "--table", "db.race")
+        eq(meta["snapshots"], 4, "one snapshot each")
+        got = env.icebird(created["location"], meta["metadata_location"])
+        eq(len(got["rows"]), 25, "no snapshot lost")
+        eq(len({int(r["id"]) for r in got["rows"]}), 25, "no row twice")
+        eq(len(got["manifests"]), 4, "every commit's manifest is in the newest list")
+        for n, lo in (("a", 300), ("b", 400)):
+            eq(env.tool("summary", "--table", "db.race", "--key", f"sluice.offsets.{n}")["value"], str(lo + 4),
+               f"writer {n}'s newest offsets")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 //   icebergtool create  --catalog-uri URI --table db.t --warehouse s3://bucket/wh --columns "id BIGINT NOT NULL, ..."
 //                       [--partition-by "day(ts)"]... [S3 flags]
 //   icebergtool append  --catalog-uri URI --table db.t --sql "SELECT ..." [--sql ...] [--summary key=value]...
-//                       [--hold-before-commit PATH] [S3 flags]
+//                       [--hold-before-commit PATH] [--rebase-on-conflict true] [S3 flags]
 //   icebergtool summary --catalog-uri URI --table db.t --key KEY
 //   icebergtool show    --catalog-uri URI --table db.t
 // S3 flags: --s3-endpoint http://127.0.0.1:PORT --access-id ID --access-key KEY [--region R]
@@ -274,6 +274,14 @@ int Run(const Args& a) {
       }
     }
     auto result = ops.CommitStaged(*table, *staged, summary);
+    // --rebase-on-conflict: what a writer whose own progress did not move does: commit the same staged files on
+    // top of the version that won (a few times at most).
+    for (int retry = 0; a.Get("--rebase-on-conflict") == "true" && retry < 5 && result.ok() &&
+                        result->outcome == CommitOutcome::kConflict;
+         retry++) {
+      LoadedTable current = result->table;
+      result = ops.CommitStaged(current, *staged, summary);
+    }
     std::filesystem::remove_all(dir);
     if (!result.ok()) return Fail(result.status());
     std::printf("{\"outcome\": \"%s\", \"snapshot_id\": %lld, \"metadata_location\": %s}\n",
