@@ -68,6 +68,8 @@ Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw
         "cannot connect to the Iceberg JDBC catalog's PostgreSQL: {} (check iceberg.catalog.uri, the user and "
         "password, and that PostgreSQL accepts connections from this host)", msg));
   }
+  // CREATE TABLE IF NOT EXISTS answers with NOTICEs, which libpq would print on stderr.
+  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
   std::string where = fmt::format("{}:{}/{}", PQhost(conn) ? PQhost(conn) : "", PQport(conn) ? PQport(conn) : "",
                                   PQdb(conn) ? PQdb(conn) : "");
   auto catalog = std::unique_ptr<JdbcCatalog>(new JdbcCatalog(conn, catalog_name, where));

@@ -171,6 +171,14 @@ def two_writers_race_on_the_cas(t):
         eq(got["summary"].get(f"sluice.offsets.{winner}") is not None, True, "the winner's offsets are committed")
         eq(env.tool("summary", "--table", "db.race", "--key", f"sluice.offsets.{loser}"), None,
            "the loser's offsets are not")
+        # the losing attempt's metadata.json and manifest list were deleted; its staged data file and manifest stay
+        # for the caller to reuse or discard (table care will find them if it crashes)
+        metadata_dir = os.path.join(s3.data_dir, BUCKET, "wh", "db", "race", "metadata")
+        names = sorted(n.replace("._S3rver_object", "") for n in os.listdir(metadata_dir)
+                       if n.endswith("._S3rver_object"))
+        eq(sum(n.endswith(".metadata.json") for n in names), 3, f"three versions' metadata.json: {names}")
+        eq(sum(n.startswith("snap-") for n in names), 2, f"two manifest lists: {names}")
+        eq(sum(n.endswith("-m0.avro") for n in names), 3, f"seed, winner and the loser's staged manifest: {names}")
 
         # again, but the loser rebases: it commits the files it staged on top of the winner's version
         for n in "ab":
