@@ -14,7 +14,9 @@ globalThis.fetch = (input, init) => {
   return realFetch(`${endpoint}/${m[1]}${m[2]}`, init)
 }
 
-const json = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x instanceof Date ? x.toISOString() : x))
+const hex = (a) => Buffer.from(a).toString('hex')
+const json = (v) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString()
+  : x instanceof Date ? x.toISOString() : x instanceof Uint8Array ? hex(x) : x))
 const metadata = await icebergMetadata({ tableUrl, metadataFileName })
 const rows = await icebergRead({ tableUrl, metadata })
 const manifests = await icebergManifests(metadata)
@@ -25,5 +27,7 @@ console.log(json({
   snapshots: metadata.snapshots.length,
   manifests: manifests.map(m => ({ url: m.url, files: m.entries.map(e => ({
     path: e.data_file.file_path, records: e.data_file.record_count, partition: e.data_file.partition,
-    sequence_number: e.sequence_number })) })),
+    sequence_number: e.sequence_number, value_counts: e.data_file.value_counts,
+    null_value_counts: e.data_file.null_value_counts, lower_bounds: e.data_file.lower_bounds,
+    upper_bounds: e.data_file.upper_bounds })) })),
 }))

@@ -11,8 +11,10 @@ drives src/iceberg (its own DuckDB writes the Parquet files with the table's fie
 """
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -110,6 +112,19 @@ def appends_read_back_by_icebird(t):
            "each file's day partition")
         check(all("/data/ts_day=2024-05-0" in f["path"] for f in files), "data files laid out by partition")
         eq(sorted(int(f["sequence_number"]) for f in files), [1, 1, 2], "sequence numbers inherited per commit")
+        # column metrics from DuckDB's parquet_metadata(), in Iceberg's single-value serialization (field ids 1..4)
+        third = next(f for f in files if f["partition"]["ts_day"].startswith("2024-05-03"))
+        lower = {e["key"]: bytes.fromhex(e["value"]) for e in third["lower_bounds"]}
+        upper = {e["key"]: bytes.fromhex(e["value"]) for e in third["upper_bounds"]}
+        eq((struct.unpack("<q", lower[1])[0], struct.unpack("<q", upper[1])[0]), (150, 199), "id bounds (long)")
+        eq((lower[2], upper[2]), (b"name-150", b"name-199"), "name bounds (string)")
+        may3 = int(datetime.datetime(2024, 5, 3, tzinfo=datetime.timezone.utc).timestamp()) * 1_000_000
+        eq((struct.unpack("<q", lower[3])[0], struct.unpack("<q", upper[3])[0]),
+           (may3 + 150 * 60_000_000, may3 + 199 * 60_000_000), "ts bounds (timestamp, microseconds)")
+        eq((int.from_bytes(lower[4], "big", signed=True), int.from_bytes(upper[4], "big", signed=True)),
+           (18750, 24875), "amount bounds (decimal: unscaled, big-endian)")
+        eq({e["key"]: int(e["value"]) for e in third["value_counts"]}, {1: 50, 2: 50, 3: 50, 4: 50}, "value counts")
+        eq({e["key"]: int(e["value"]) for e in third["null_value_counts"]}, {1: 0, 2: 0, 3: 0, 4: 0}, "null counts")
 
         # a restart resumes from the table: the newest offsets along the snapshot chain
         eq(env.tool("summary", "--table", "db.events", "--key", "sluice.offsets.job1")["value"], '{"0":199}',
