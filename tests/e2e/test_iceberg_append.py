@@ -142,6 +142,58 @@ def appends_read_back_by_icebird(t):
 
 
 @suite.test(timeout=300)
+def every_mapped_type(t):
+    """Each column type of the README's mapping, written through DuckDB and read back by icebird; the bounds of each
+    decode to the values written."""
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        env = Env(pg, s3)
+        created = env.tool("create", "--table", "db.types", "--warehouse", f"s3://{BUCKET}/wh", "--columns",
+                           "b BOOLEAN, si SMALLINT, i INTEGER, l BIGINT, f FLOAT, d DOUBLE, dec DECIMAL(38,10), "
+                           "dt DATE, tm TIME, ts TIMESTAMP, tz TIMESTAMPTZ, s VARCHAR, u UUID, bl BLOB",
+                           "--partition-by", "month(tz)", "--partition-by", "i")
+        sql = ("SELECT range % 2 = 0 AS b, range AS si, 7 AS i, range * 1000000000000 AS l, range / 4 AS f, "
+               "range / 8 AS d, (range + 0.0123456789)::DECIMAL(38,10) AS dec, DATE '2024-01-01' + range::INT AS dt, "
+               "TIME '10:00:00' + to_seconds(range) AS tm, TIMESTAMP '2024-01-02 03:04:05.123456' + to_days(range) AS ts, "
+               "TIMESTAMPTZ '2024-01-02 03:04:05+00' + to_hours(range) AS tz, 'héllo-' || range AS s, "
+               "'f79c3e09-677c-4bbd-a479-3f349cb785e7'::UUID AS u, '\\x01\\x02'::BLOB AS bl FROM range(10)")
+        out = env.tool("append", "--table", "db.types", "--sql", sql)
+        eq(out["outcome"], "committed", "append")
+        got = env.icebird(created["location"], out["metadata_location"])
+        rows = sorted(got["rows"], key=lambda r: int(r["si"]))
+        eq(len(rows), 10, "rows")
+        r3 = rows[3]
+        eq(r3["b"], False, "boolean")
+        eq(int(r3["i"]), 7, "int")
+        eq(int(r3["l"]), 3_000_000_000_000, "long")
+        eq(float(r3["f"]), 0.75, "float")
+        eq(float(r3["d"]), 0.375, "double")
+        eq(round(float(r3["dec"]), 6), 3.012346, "decimal")
+        eq(r3["dt"], "2024-01-04T00:00:00.000Z", "date")
+        eq(r3["ts"], "2024-01-05T03:04:05.123Z", "timestamp")
+        eq(r3["tz"], "2024-01-02T06:04:05.000Z", "timestamptz")
+        eq(r3["s"], "héllo-3", "string")
+        files = [f for m in got["manifests"] for f in m["files"]]
+        eq(len(files), 1, "one file")
+        eq(files[0]["partition"], {"tz_month": (2024 - 1970) * 12, "i": 7}, "partition tuple")
+        lower = {e["key"]: bytes.fromhex(e["value"]) for e in files[0]["lower_bounds"]}
+        upper = {e["key"]: bytes.fromhex(e["value"]) for e in files[0]["upper_bounds"]}
+        eq((lower[1], upper[1]), (b"\x00", b"\x01"), "boolean bounds")
+        eq((struct.unpack("<i", lower[2])[0], struct.unpack("<i", upper[2])[0]), (0, 9), "smallint -> int bounds")
+        eq(struct.unpack("<f", upper[5])[0], 2.25, "float bounds")
+        eq(struct.unpack("<d", upper[6])[0], 1.125, "double bounds")
+        eq(int.from_bytes(upper[7], "big", signed=True), 90123456789, "decimal(38,10) bounds")
+        eq(struct.unpack("<i", upper[8])[0], 19723 + 9, "date bounds (days)")
+        eq(struct.unpack("<q", upper[9])[0], (10 * 3600 + 9) * 1_000_000, "time bounds (microseconds)")
+        jan2 = int(datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc).timestamp()) * 1_000_000
+        eq(struct.unpack("<q", lower[11])[0], jan2, "timestamptz bounds (UTC microseconds)")
+        eq(struct.unpack("<q", lower[10])[0], jan2 + 123456, "timestamp bounds")
+        eq((lower[12].decode(), upper[12].decode()), ("héllo-0", "héllo-9"), "string bounds (UTF-8)")
+        eq(lower[13].hex(), "f79c3e09677c4bbda4793f349cb785e7", "uuid bounds (16 bytes, big-endian)")
+        check(14 not in lower and 14 not in upper, "no bounds for binary")
+
+
+@suite.test(timeout=300)
 def two_writers_race_on_the_cas(t):
     with Postgres() as pg, S3rver() as s3:
         s3.create_bucket(BUCKET)
