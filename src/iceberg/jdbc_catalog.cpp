@@ -128,8 +128,8 @@ Status JdbcCatalog::EnsureTables() {
     // Two processes creating the tables at once: one of them sees a duplicate key in pg_type; the tables exist.
     if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) return r.status();
   }
-  auto cols = Exec("SELECT 1 FROM information_schema.columns WHERE table_name = 'iceberg_tables' AND column_name = "
-                   "'iceberg_type'", {});
+  auto cols = Exec("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND "
+                   "table_name = 'iceberg_tables' AND column_name = 'iceberg_type'", {});
   if (!cols.ok()) return cols.status();
   has_iceberg_type_ = !cols->rows.empty();
   return Status::Ok();

@@ -22,7 +22,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TestSuite, check, eq  # noqa: E402
+from harness import TestSuite, check, eq, free_port  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
@@ -191,6 +191,41 @@ def every_mapped_type(t):
         eq((lower[12].decode(), upper[12].decode()), ("héllo-0", "héllo-9"), "string bounds (UTF-8)")
         eq(lower[13].hex(), "f79c3e09677c4bbda4793f349cb785e7", "uuid bounds (16 bytes, big-endian)")
         check(14 not in lower and 14 not in upper, "no bounds for binary")
+
+
+@suite.test(timeout=300)
+def catalog_created_by_java_v1_and_unreachable(t):
+    """A catalog database whose tables Java's JdbcCatalog made with jdbc.schema-version=V1 (the iceberg_type column,
+    views in the same table): Sluice's tables are marked TABLE and views are not tables. A catalog that cannot be
+    reached is a clear error."""
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        env = Env(pg, s3)
+        pg.psql("CREATE TABLE iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) NOT NULL, "
+                "table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), "
+                "previous_metadata_location VARCHAR(1000), iceberg_type VARCHAR(5), "
+                "PRIMARY KEY (catalog_name, table_namespace, table_name))")
+        pg.psql("INSERT INTO iceberg_tables VALUES ('sluice', 'db', 'v', 's3://lake/wh/db/v/metadata/x.json', NULL, 'VIEW')")
+        env.tool("create", "--table", "db.t", "--warehouse", f"s3://{BUCKET}/wh", "--columns", "id BIGINT")
+        eq(pg.psql("SELECT table_name, iceberg_type FROM iceberg_tables ORDER BY 1"), [["t", "TABLE"], ["v", "VIEW"]],
+           "the new table is marked TABLE")
+        out = env.tool("append", "--table", "db.t", "--sql", "SELECT 1 AS id")
+        eq(out["outcome"], "committed", "append")
+        r = subprocess.run([tool_path(), "show", "--catalog-uri", pg.uri, "--table", "db.v"], capture_output=True,
+                           text=True, timeout=60)
+        eq(r.returncode, 1, "a view is not a table")
+        check("Iceberg table db.v does not exist in catalog sluice" in r.stderr, r.stderr)
+        r = subprocess.run([tool_path(), "create", "--catalog-uri", pg.uri, "--table", "db.t", "--warehouse",
+                            f"s3://{BUCKET}/wh", "--columns", "id BIGINT", "--s3-endpoint", s3.endpoint,
+                            "--access-id", ACCESS_ID, "--access-key", ACCESS_KEY],
+                           capture_output=True, text=True, timeout=60)
+        eq(r.returncode, 1, "the name is taken")
+        check("already exists" in r.stderr, r.stderr)
+        dead = pg.uri.replace(f"port={pg.port}", f"port={free_port()}")
+        r = subprocess.run([tool_path(), "show", "--catalog-uri", dead, "--table", "db.t"], capture_output=True,
+                           text=True, timeout=60)
+        eq(r.returncode, 1, "unreachable catalog")
+        check("cannot connect to the Iceberg JDBC catalog" in r.stderr, r.stderr)
 
 
 @suite.test(timeout=300)
