@@ -126,6 +126,15 @@ def appends_read_back_by_icebird(t):
         eq({e["key"]: int(e["value"]) for e in third["value_counts"]}, {1: 50, 2: 50, 3: 50, 4: 50}, "value counts")
         eq({e["key"]: int(e["value"]) for e in third["null_value_counts"]}, {1: 0, 2: 0, 3: 0, 4: 0}, "null counts")
 
+        # Sluice's own manifest reader sees the same files as icebird, and the first snapshot's files by id
+        mine = env.tool("files", "--table", "db.events")
+        eq(sorted(f["path"] for f in mine), sorted(f["path"] for f in files), "Sluice lists the files icebird read")
+        eq(sorted((f["partition"][0], f["records"], f["sequence_number"]) for f in mine),
+           [("2024-05-01", 100, 1), ("2024-05-02", 50, 1), ("2024-05-03", 50, 2)], "partitions, counts, sequences")
+        first_snapshot = env.tool("show", "--table", "db.events")["snapshot_ids"][0]
+        eq(sorted(f["records"] for f in env.tool("files", "--table", "db.events", "--snapshot", str(first_snapshot))),
+           [50, 100], "the first snapshot's files")
+
         # a restart resumes from the table: the newest offsets along the snapshot chain
         eq(env.tool("summary", "--table", "db.events", "--key", "sluice.offsets.job1")["value"], '{"0":199}',
            "ReadSummaryChain")

@@ -8,6 +8,7 @@
 //                       [--hold-before-commit PATH] [--rebase-on-conflict true] [S3 flags]
 //   icebergtool summary --catalog-uri URI --table db.t --key KEY
 //   icebergtool show    --catalog-uri URI --table db.t
+//   icebergtool files   --catalog-uri URI --table db.t [--snapshot ID]   (the live data files, read by Sluice)
 // S3 flags: --s3-endpoint http://127.0.0.1:PORT --access-id ID --access-key KEY [--region R]
 // Each --sql becomes one Parquet file, written with the table's field ids; a partitioned table needs each file to
 // lie in one partition. append prints {"outcome": "committed"|"conflict", ...} and exits 0 / 3.
@@ -30,6 +31,7 @@
 #include "iceberg/ids.h"
 #include "iceberg/jdbc_catalog.h"
 #include "iceberg/metadata_json.h"
+#include "iceberg/snapshot_files.h"
 #include "iceberg/table_builder.h"
 #include "iceberg/table_operations.h"
 
@@ -233,8 +235,27 @@ int Run(const Args& a) {
   auto table = ops.Load(*ident);
   if (!table.ok()) return Fail(table.status());
   if (a.command == "show") {
-    std::printf("{\"metadata_location\": %s, \"snapshots\": %zu}\n", JsonString(table->metadata_location).c_str(),
-                table->metadata.snapshots.size());
+    std::string ids;
+    for (const auto& s : table->metadata.snapshots) ids += (ids.empty() ? "" : ", ") + std::to_string(s.snapshot_id);
+    std::printf("{\"metadata_location\": %s, \"snapshots\": %zu, \"snapshot_ids\": [%s]}\n",
+                JsonString(table->metadata_location).c_str(), table->metadata.snapshots.size(), ids.c_str());
+    return 0;
+  }
+  if (a.command == "files") {
+    std::optional<int64_t> snapshot;
+    if (!a.Get("--snapshot").empty()) snapshot = std::stoll(a.Get("--snapshot"));
+    auto files = ListLiveDataFiles(store.get(), table->metadata, snapshot);
+    if (!files.ok()) return Fail(files.status());
+    std::string out = "[";
+    for (const auto& f : *files) {
+      std::string partition;
+      for (const auto& v : f.file.partition) partition += (partition.empty() ? "" : ", ") + JsonString(ValueToText(v));
+      out += fmt::format("{}{{\"path\": {}, \"records\": {}, \"size\": {}, \"sequence_number\": {}, "
+                         "\"snapshot_id\": {}, \"partition\": [{}]}}",
+                         out.size() > 1 ? ", " : "", JsonString(f.file.file_path), f.file.record_count,
+                         f.file.file_size_in_bytes, f.sequence_number, f.snapshot_id, partition);
+    }
+    std::printf("%s]\n", out.c_str());
     return 0;
   }
   if (a.command == "summary") {
