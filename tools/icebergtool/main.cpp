@@ -31,6 +31,7 @@
 #include "iceberg/ids.h"
 #include "iceberg/jdbc_catalog.h"
 #include "iceberg/metadata_json.h"
+#include "iceberg/parquet_write_sql.h"
 #include "iceberg/snapshot_files.h"
 #include "iceberg/table_builder.h"
 #include "iceberg/table_operations.h"
@@ -68,15 +69,6 @@ std::string JsonString(const std::string& s) {
       continue;
     }
     out += c;
-  }
-  return out + "\"";
-}
-
-std::string Ident(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) {
-    out += c;
-    if (c == '"') out += '"';
   }
   return out + "\"";
 }
@@ -162,15 +154,7 @@ class DuckDb {
 Result<FileToAppend> WriteDataFile(DuckDb& duck, const TableMetadata& m, const std::string& sql,
                                    const std::string& path) {
   const Schema& schema = *m.CurrentSchema();
-  std::string select, ids;
-  for (const auto& f : schema.fields) {
-    if (!select.empty()) select += ", ";
-    if (!ids.empty()) ids += ", ";
-    select += fmt::format("CAST({} AS {}) AS {}", Ident(f.name), DuckDbTypeName(f.type), Ident(f.name));
-    ids += fmt::format("{}: {}", Ident(f.name), f.id);
-  }
-  ASSIGN_OR_RETURN(auto ignored, duck.Query(fmt::format("COPY (SELECT {} FROM ({})) TO '{}' (FORMAT parquet, "
-                                                        "FIELD_IDS {{{}}})", select, sql, path, ids)));
+  ASSIGN_OR_RETURN(auto ignored, duck.Query(ParquetCopySql(schema, sql, path)));
   (void)ignored;
   ASSIGN_OR_RETURN(auto rows, duck.Query(ParquetMetadataQuery(path)));
   std::vector<ParquetChunkStats> chunks;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "iceberg/column_stats.h"
+#include "iceberg/parquet_write_sql.h"
 #include "iceberg/partition_transform.h"
 #include "iceberg/single_value.h"
 #include "iceberg/table_builder.h"
@@ -143,6 +144,14 @@ TEST(ColumnStatsTest, MetricsAndPartitionFromParquetMetadataRows) {
   auto by_name = *PartitionSpecFromTerms(schema, {"name"});
   EXPECT_FALSE(PartitionFromRanges(schema, by_name, *ranges, f).ok());  // nulls and values
   EXPECT_NE(ParquetMetadataQuery("/tmp/it's.parquet").find("'/tmp/it''s.parquet'"), std::string::npos);
+}
+
+TEST(ParquetWriteSqlTest, CastsToTheIcebergPhysicalTypesAndTagsFieldIds) {
+  auto schema = *SchemaFromColumns({{"id", "SMALLINT"}, {"we\"ird", "VARCHAR"}, {"amount", "NUMERIC(9,2)"}});
+  EXPECT_EQ(ParquetCopySql(schema, "SELECT * FROM t", "/tmp/o'k.parquet"),
+            "COPY (SELECT CAST(\"id\" AS INTEGER) AS \"id\", CAST(\"we\"\"ird\" AS VARCHAR) AS \"we\"\"ird\", "
+            "CAST(\"amount\" AS DECIMAL(9,2)) AS \"amount\" FROM (SELECT * FROM t)) TO '/tmp/o''k.parquet' "
+            "(FORMAT parquet, FIELD_IDS {\"id\": 1, \"we\"\"ird\": 2, \"amount\": 3})");
 }
 
 }  // namespace
