@@ -120,8 +120,13 @@ Result<AvroFile> ReadAvroContainer(const std::string& bytes, const std::string& 
     auto block = in.ReadBytes();
     if (!block.ok()) return wrap(block.status());
     std::string data = std::move(*block);
+    if (*count < 0) return wrap(Status::InvalidArgument(fmt::format("a block claims {} records", *count)));
     if (codec == "deflate") {
       ASSIGN_OR_RETURN(data, InflateRaw(data, what));
+    }
+    // As for arrays: a record of Iceberg's schemas takes at least a byte.
+    if (static_cast<uint64_t>(*count) > data.size()) {
+      return wrap(Status::InvalidArgument(fmt::format("a block claims {} records in {} bytes", *count, data.size())));
     }
     AvroDecoder records(data);
     for (int64_t i = 0; i < *count; i++) {

@@ -253,6 +253,12 @@ Result<AvroValue> DecodeAvro(const AvroSchemaNode& schema, AvroDecoder* in) {
           ASSIGN_OR_RETURN(int64_t ignored_size, in->ReadLong());
           (void)ignored_size;
         }
+        // Every item Iceberg stores takes at least a byte: a count beyond the bytes left is a corrupt file, not a
+        // reason to allocate billions of values.
+        if (static_cast<uint64_t>(count) > in->remaining()) {
+          return Status::InvalidArgument(fmt::format("an Avro array or map claims {} items in {} bytes", count,
+                                                     in->remaining()));
+        }
         for (int64_t i = 0; i < count; i++) {
           if (in->at_end()) return Status::InvalidArgument("an Avro array or map ends early");
           if (schema.kind == AvroKind::kMap) {

@@ -37,6 +37,7 @@ class AvroDecoder {
   Result<std::string> ReadFixed(size_t n);
   size_t pos() const { return pos_; }
   bool at_end() const { return pos_ >= data_.size(); }
+  size_t remaining() const { return pos_ < data_.size() ? data_.size() - pos_ : 0; }
 
  private:
   Status Truncated() const;

@@ -42,6 +42,12 @@ TEST(AvroEncodingTest, TruncatedInputIsAnErrorNotACrash) {
   std::string bad = "\x80\x80";
   AvroDecoder d(bad);
   EXPECT_FALSE(d.ReadLong().ok());
+  // An array of nulls that claims 2^62 items in 1 byte is refused, not allocated.
+  auto nulls = ParseAvroSchema(R"({"type":"array","items":"null"})");
+  ASSERT_TRUE(nulls.ok());
+  std::string huge = "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01";
+  AvroDecoder d3(huge);
+  EXPECT_FALSE(DecodeAvro(**nulls, &d3).ok());
   std::string len = "\x0a" "ab";  // says 5 bytes, has 2
   AvroDecoder d2(len);
   EXPECT_FALSE(d2.ReadBytes().ok());
