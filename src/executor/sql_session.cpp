@@ -6,11 +6,13 @@
 
 #include "catalog/load_history.h"
 #include "executor/partition_update.h"
+#include "common/ascii.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
 #include "executor/keyed_insert.h"
 #include "load/table_write.h"
+#include "sql/lexer.h"
 #include "sql/parser.h"
 
 namespace sluice {
@@ -73,6 +75,14 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
       accounts_(accounts),
       guard_(guard),
       access_(accounts, std::move(principal)) {
+  InformationSchemaSource source;
+  source.catalog = &catalog_;
+  source.db = &db_;
+  source.accounts = &accounts_;
+  source.access = &access_;
+  source.sees_database = [this](const std::string& d) { return SeesDatabase(d); };
+  source.sees_table = [this](const std::string& d, const std::string& t) { return SeesTable(d, t); };
+  information_schema_ = std::make_unique<InformationSchemaSession>(std::move(source));
   activity_ = registry_.Add(connection_id_, user_, client_host_);
   activity_->SetInterrupt([con = con_.get()] { con->Interrupt(); });
 }
@@ -92,6 +102,7 @@ sql::SessionContext SqlSession::Context() const {
   ctx.user = user_ + "@" + client_host_;
   ctx.connection_id = connection_id_;
   ctx.version = variables_.Get("version").value_or("");
+  ctx.information_schema = [this](std::string_view name) { return information_schema_->Relation(name); };
   return ctx;
 }
 
@@ -108,7 +119,9 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
     // before anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
     ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
     ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
+    information_schema_->BeginStatement();
     ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+    RETURN_IF_ERROR(information_schema_->CheckNamedViews());
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
     return Run(stmt);
   });
@@ -116,6 +129,13 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
 
 Status SqlSession::UseDatabase(std::string_view db) {
   std::string name(db);
+  if (sql::EqualsIgnoreCase(name, kInformationSchema)) {
+    // Its views are the translator's (information_schema.h); DuckDB stays on the catalog's main schema.
+    RETURN_IF_ERROR(con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + ".main"));
+    current_db_ = std::string(kInformationSchema);
+    activity_->SetDatabase(current_db_);
+    return Status::Ok();
+  }
   if (!catalog_.DatabaseExists(name)) return Status::UnknownDatabase("Unknown database '" + name + "'");
   RETURN_IF_ERROR(con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + "." + sql::QuoteIdentifier(name)));
   current_db_ = name;
@@ -304,6 +324,18 @@ Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
 Result<StatementResult> SqlSession::ShowTables(const sql::ShowTables& s) {
   ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
   ResultSet rs;
+  if (sql::EqualsIgnoreCase(db, kInformationSchema)) {
+    rs.AddColumn("Tables_in_information_schema");
+    if (s.full) rs.AddColumn("Table_type");
+    for (const auto& v : InformationSchemaViews()) {
+      std::string name = AsciiUpper(v.name);
+      if (s.like && !LikeMatch(name, *s.like) && !LikeMatch(v.name, *s.like)) continue;
+      Row row{name};
+      if (s.full) row.push_back(std::string("SYSTEM VIEW"));
+      rs.rows.push_back(std::move(row));
+    }
+    return Rows(std::move(rs));
+  }
   if (s.history) {
     ASSIGN_OR_RETURN(auto dropped, catalog_.ListDroppedTables(db));
     rs.AddColumn("Table");

@@ -14,6 +14,7 @@
 #include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
 #include "executor/access_control.h"
+#include "executor/information_schema.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "scheduler/routine_load_manager.h"
@@ -130,6 +131,7 @@ class SqlSession : public Session {
   auth::AccountStore& accounts_;
   const SqlGuard& guard_;
   AccessControl access_;
+  std::unique_ptr<InformationSchemaSession> information_schema_;  // after access_: its source points there
   std::shared_ptr<SessionActivity> activity_;  // what SHOW PROCESSLIST shows and KILL stops
   bool stream_rows_ = false;
 };

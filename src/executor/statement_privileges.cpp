@@ -94,7 +94,8 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           },
           [&](const sql::DropDatabase& s) { return a.RequireDatabase(s.name, "DROP"); },
           [&](const sql::UseDatabase& s) -> Status {
-            if (a.Sees(Database(s.name))) return Status::Ok();
+            // Everyone may use information_schema: its rows are what they may see.
+            if (a.Sees(Database(s.name)) || sql::EqualsIgnoreCase(s.name, kInformationSchema)) return Status::Ok();
             return auth::DatabaseDenied(a.principal(), "a privilege", s.name);
           },
           [&](const sql::ShowDatabases&) { return Status::Ok(); },

@@ -86,6 +86,7 @@ class Translator {
     bool select_list = false;  // between SELECT and its FROM/WHERE/...
     bool values = false;       // after VALUES: parenthesized groups at this level are rows of values
     bool value_list = false;   // this parenthesis is a VALUES row or an IN (...) list
+    bool from_list = false;    // between FROM and its WHERE/GROUP/...: a ',' starts another table
   };
 
   // The i-th significant token from the current one (0), or null past the end.
@@ -140,6 +141,7 @@ class Translator {
 
   // Translates the current token (and any it swallows); returns how many significant tokens it used up.
   size_t TranslateCurrent() {
+    if (size_t used = InformationSchemaReference()) return used;
     const Token& t = *Ahead(0);
     switch (t.kind) {
       case TokenKind::kQuotedIdent:
@@ -222,9 +224,58 @@ class Translator {
       frames_.back().select_list = false;
     } else if (IsClauseWord(t)) {
       EndClause();
+      if (t.IsWord("FROM")) frames_.back().from_list = true;
     }
     Append(t.raw, false);
     return 1;
+  }
+
+  // information_schema.X (any case, quoted or not) and, with information_schema the current database, a bare X
+  // right after FROM / JOIN / a FROM list's comma: the session's relation for X, aliased to X unless the query
+  // gives its own alias, so `tables.table_name` still resolves. Returns the tokens used, 0 when not such a name.
+  size_t InformationSchemaReference() {
+    if (!session_.information_schema) return 0;
+    const Token& t = *Ahead(0);
+    if (!t.IsIdentifier() || (Prev() && Prev()->IsSymbol("."))) return 0;
+    size_t used = 0;
+    std::string name;
+    const Token* dot = Ahead(1);
+    const Token* view = Ahead(2);
+    if (EqualsIgnoreCase(t.text, "information_schema") && dot && dot->IsSymbol(".") && view && view->IsIdentifier()) {
+      const Token* after = Ahead(3);
+      if (after && (after->IsSymbol(".") || after->IsSymbol("("))) return 0;  // a column or a function, not a table
+      name = view->text;
+      used = 3;
+    } else if (EqualsIgnoreCase(session_.current_database, "information_schema") && InTablePosition() &&
+               !t.IsWord("DUAL")) {
+      if (dot && (dot->IsSymbol(".") || dot->IsSymbol("("))) return 0;
+      name = ahead_[0].text;
+      used = 1;
+    } else {
+      return 0;
+    }
+    std::string relation = session_.information_schema(AsciiLower(name));
+    const Token* next = Ahead(used);
+    bool aliased = next && (next->IsWord("AS") || (next->kind == TokenKind::kQuotedIdent) ||
+                            (next->kind == TokenKind::kWord && !IsClauseWord(*next) && !IsJoinWord(*next)));
+    if (!aliased) relation += " AS " + QuoteIdentifier(name);
+    Append(relation, true);
+    return used;
+  }
+
+  bool InTablePosition() const {
+    const Token* prev = Prev();
+    if (!prev) return false;
+    if (prev->IsWord("FROM") || prev->IsWord("JOIN")) return true;
+    return prev->IsSymbol(",") && frames_.back().from_list;
+  }
+
+  static bool IsJoinWord(const Token& t) {
+    for (std::string_view w : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "OUTER", "USING",
+                               "SEMI", "ANTI", "POSITIONAL", "ASOF", "LATERAL", "TABLESAMPLE", "USING"}) {
+      if (t.IsWord(w)) return true;
+    }
+    return false;
   }
 
   // array_filter(x -> ..., arr) and the other StarRocks higher-order calls (translate_lambdas.h): the whole call,
@@ -284,6 +335,7 @@ class Translator {
   void EndClause() {
     frames_.back().select_list = false;
     frames_.back().values = false;
+    frames_.back().from_list = false;
   }
 
   void TrackSymbol(const Token& t) {
