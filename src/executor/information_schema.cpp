@@ -133,7 +133,16 @@ std::string InformationSchemaSession::Relation(std::string_view name) {
     unknown_.emplace_back(name);
     return std::string(kFunctionPrefix) + "unknown(" + sql::QuoteLiteral(token_) + ")";
   }
-  return std::string(kFunctionPrefix) + view->name + "(" + sql::QuoteLiteral(token_) + ")";
+  // MySQL compares information_schema's strings without regard to case (IS_NULLABLE = 'yes' holds, as
+  // Connector/J's getColumns expects); DuckDB's NOCASE collation does the same.
+  std::string select;
+  for (const auto& c : view->columns) {
+    std::string name = sql::QuoteIdentifier(c.name);
+    select += (select.empty() ? "" : ", ") + name;
+    if (c.type == ValueType::kVarchar) select += " COLLATE NOCASE AS " + name;
+  }
+  return "(SELECT " + select + " FROM " + std::string(kFunctionPrefix) + view->name + "(" +
+         sql::QuoteLiteral(token_) + "))";
 }
 
 Status InformationSchemaSession::CheckNamedViews() const {

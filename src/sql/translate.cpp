@@ -9,6 +9,7 @@
 #include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/translate_driver_sql.h"
 #include "sql/translate_lambdas.h"
 
 namespace sluice::sql {
@@ -204,7 +205,32 @@ class Translator {
       }
     }
     if (n1 && n1->IsSymbol("(") && IsHigherOrderFunction(t) && !(Prev() && Prev()->IsSymbol("."))) {
-      if (size_t used = HigherOrderCall()) return used;
+      if (size_t used = HigherOrderCall(RewriteHigherOrderCall)) return used;
+    }
+    if (n1 && n1->IsSymbol("(") && IsDriverCall(t) && !(Prev() && Prev()->IsSymbol("."))) {
+      if (size_t used = HigherOrderCall(RewriteDriverCall)) return used;
+    }
+    // CAST(x AS SIGNED [INTEGER]) / AS UNSIGNED [INTEGER]: MySQL's integer cast types.
+    if (Prev() && Prev()->IsWord("AS")) {
+      if (std::optional<std::string> type = CastTypeFor(t)) {
+        size_t used = n1 && (n1->IsWord("INTEGER") || n1->IsWord("INT")) ? 2 : 1;
+        const Token* after = Ahead(used);
+        if (after && after->IsSymbol(")")) {
+          Append(*type, true);
+          return used;
+        }
+      }
+    }
+    // COLLATION is a column of SHOW/information_schema results that DuckDB's grammar reads as a keyword.
+    if (t.IsWord("COLLATION") && !(n1 && (n1->IsSymbol("(") || n1->IsSymbol(".")))) {
+      Append(QuoteIdentifier(t.raw), true);
+      return 1;
+    }
+    // `SELECT 3 TYPE`: an alias DuckDB needs AS for.
+    if (frames_.back().select_list && NeedsExplicitAlias(t) && EndsValue(Prev()) &&
+        (!n1 || n1->IsSymbol(",") || n1->IsSymbol(")") || n1->IsSymbol(";") || n1->IsWord("FROM"))) {
+      Append("AS " + std::string(t.raw), true);
+      return 1;
     }
     if (t.IsWord("DIRECTORY") && n1 && n1->IsSymbol("(") && Prev() &&
         (Prev()->IsWord("FROM") || Prev()->IsWord("JOIN") || Prev()->IsSymbol(","))) {
@@ -280,7 +306,18 @@ class Translator {
 
   // array_filter(x -> ..., arr) and the other StarRocks higher-order calls (translate_lambdas.h): the whole call,
   // read ahead to its closing parenthesis, is rewritten. Returns the tokens used, 0 when it is left as written.
-  size_t HigherOrderCall() {
+  using CallRewrite = std::optional<std::string> (*)(const Token&, std::string_view, const SessionContext&);
+
+  // Whether `prev` ends a value for sure, so a word after it can only be an alias.
+  static bool EndsValue(const Token* prev) {
+    if (!prev) return false;
+    if (prev->kind == TokenKind::kNumber || prev->kind == TokenKind::kString || prev->kind == TokenKind::kQuotedIdent)
+      return true;
+    return prev->IsSymbol(")") || prev->IsWord("NULL") || prev->IsWord("END") || prev->IsWord("TRUE") ||
+           prev->IsWord("FALSE");
+  }
+
+  size_t HigherOrderCall(CallRewrite rewrite) {
     constexpr size_t kMaxTokens = 100000;  // a longer call passes through as written
     size_t depth = 0;
     for (size_t i = 1; i < kMaxTokens; i++) {
@@ -292,7 +329,7 @@ class Translator {
       if (depth != 0) continue;
       size_t begin = ahead_[1].end();
       std::optional<std::string> call =
-          RewriteHigherOrderCall(ahead_[0], sql_.substr(begin, ahead_[i].offset - begin), session_);
+          rewrite(ahead_[0], sql_.substr(begin, ahead_[i].offset - begin), session_);
       if (!call) return 0;
       Append(*call, true);
       return i + 1;
