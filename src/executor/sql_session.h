@@ -55,6 +55,11 @@ class SqlSession : public Session {
   Result<StatementResult> AlterPartitions(const sql::AlterTablePartition& s);
   Result<StatementResult> ShowPartitions(const sql::ShowPartitions& s);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
+  // show_catalog.cpp: SHOW INDEX / TABLE STATUS / CREATE DATABASE / FULL COLUMNS from information_schema's rows.
+  Result<StatementResult> ShowCatalogStatement(const sql::ShowCatalog& s);
+  Result<StatementResult> ShowFullColumns(const sql::QualifiedName& name);
+  // A Note for SHOW WARNINGS (as MySQL gives for DROP ... IF EXISTS of nothing); `r` carries the count.
+  void Note(uint16_t code, std::string message);
   // runaway_work.cpp: KILL, SHOW PROCESSLIST, and the statement bracket that query_timeout and KILL act on.
   Result<StatementResult> RunKill(const sql::Kill& s);
   ResultSet ShowProcesslist(bool full) const;
@@ -134,6 +139,7 @@ class SqlSession : public Session {
   std::unique_ptr<InformationSchemaSession> information_schema_;  // after access_: its source points there
   std::shared_ptr<SessionActivity> activity_;  // what SHOW PROCESSLIST shows and KILL stops
   bool stream_rows_ = false;
+  std::vector<Row> warnings_;  // the last statement's (Level, Code, Message), for SHOW WARNINGS
 };
 
 }  // namespace sluice

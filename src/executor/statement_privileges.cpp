@@ -216,6 +216,13 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             return a.RequireTable(db, s.table.name, "ALTER");
           },
+          // SHOW INDEX / FULL COLUMNS need to see the table; TABLE STATUS lists only what the user sees.
+          [&](const sql::ShowCatalog& s) -> Status {
+            if (s.what != sql::ShowCatalog::What::kIndex) return Status::Ok();
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            if (a.Sees(Table(db, s.table.name))) return Status::Ok();
+            return auth::TableDenied(a.principal(), "SELECT", db, s.table.name);
+          },
           [&](const sql::ShowPartitions& s) -> Status {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             if (a.Sees(Table(db, s.table.name))) return Status::Ok();
