@@ -456,6 +456,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   };
 
   Result<load::TaskResult> outcome = Status::Internal("the task did not run");
+  const auto run_started = Clock::now();
   // An idle group without a consumer: when no partition's high watermark moved past the committed offsets, the
   // task ends here with no data, having asked the shared metadata client only. Otherwise (or when the question
   // fails) the consumer is opened again and the task runs as usual.
@@ -484,6 +485,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     {
       std::lock_guard<std::mutex> lock(mu_);
       group->task_offsets = start;
+      for (const auto& [p, o] : start) job->activity.next_offsets[p] = o;
     }
     if (!group->source) {
       source::KafkaClientConfig config = SourceConfig(def);
@@ -574,6 +576,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   else if (outcome->committed) group->last_txn_status = "COMMITTED";
   else if (!outcome->had_data) group->last_txn_status = "NO_DATA";
   else group->last_txn_status = "ABORTED";
+  RecordTaskLocked(*job, outcome, std::chrono::duration<double>(Clock::now() - run_started).count());
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
   for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
 
