@@ -13,6 +13,7 @@ DEB_PACKAGES=(
   openssl  # the CLI: test_tls makes an operator CA and checks the port with s_client -starttls mysql
   e2fsprogs  # chattr: test_volume_pipes makes a file undeletable (it skips that part without chattr)
   python3-mysqldb default-jre-headless libmariadb-java  # clients the e2e tests drive (test_prepared_statements)
+  prometheus  # promtool check metrics/rules and a real Prometheus scraping the server (test_metrics)
 )
 
 missing=()

@@ -77,13 +77,14 @@ def setup_jobs(s: TestSuite, b: kh.TestBroker):
     kh.query(conn, "CREATE DATABASE d")
     kh.query(conn, "USE d")
     kh.query(conn, "CREATE TABLE t (id bigint NOT NULL, v varchar(40)) DUPLICATE KEY(id)")
-    kh.query(conn, "CREATE TABLE tp (id bigint, v varchar(40))")
+    kh.query(conn, "CREATE TABLE tp (id bigint, v varchar(8))")
     kh.query(conn, "CREATE TABLE tv (id INT, amount DOUBLE)")
     kh.query(conn, f"""CREATE ROUTINE LOAD j ON t COLUMNS TERMINATED BY ",", COLUMNS (id, v)
 PROPERTIES ("max_batch_interval" = "1")
 FROM KAFKA ("kafka_broker_list" = "{b.bootstrap}", "kafka_topic" = "m",
             "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
-    kh.query(conn, f"""CREATE PIPE kp BATCH_INTERVAL_IN_SECONDS = '1' AS COPY INTO tp FROM (
+    kh.query(conn, f"""CREATE PIPE kp BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO tp FROM (
     SELECT CAST(split_part(value::STRING, ',', 1) AS BIGINT), split_part(value::STRING, ',', 2)
     FROM READ_KAFKA('{b.bootstrap}', 'm', '', 'g-kp', '', '', '', '', 'raw', 'raw', 5, map()))""")
     folder = os.path.join(srv.root, "volume")  # removed with the server's directory
@@ -290,8 +291,8 @@ def test_json_api(s):
 
     # Rejected rows of a pipe through the errors endpoint (kind=pipe).
     kh.query(conn, "ALTER PIPE kp SET PIPE_EXECUTION_PAUSED = false")
-    kh.produce(b.bootstrap, "m", 0, ["notanumber,x"])
-    kh.wait_until(lambda: "notanumber" in http(srv, "GET", "/api/routine_load/errors?db=d&job=kp&kind=pipe")[2],
+    kh.produce(b.bootstrap, "m", 0, ["7,avaluetoolongforvarchar8"])
+    kh.wait_until(lambda: "avaluetoolong" in http(srv, "GET", "/api/routine_load/errors?db=d&job=kp&kind=pipe")[2],
                   30, "the pipe's rejected row on the errors endpoint")
 
 
