@@ -31,7 +31,14 @@ httplib::Server::HandlerResponse RefuseLargeBodies(const HttpLimits& limits, con
   if (req.has_header("Transfer-Encoding"))
     return refuse(411, "request bodies must have a Content-Length (at most " + std::to_string(limits.max_body_bytes) +
                            " bytes); chunked transfer encoding is not accepted");
-  if (req.has_header("Content-Length")) {
+  if (!req.has_header("Content-Length")) {
+    // RFC 9112 6.3: a request with neither Content-Length nor Transfer-Encoding has no body. cpp-httplib would
+    // instead read a POST's body until the client closes (curl -X POST sends no Content-Length), so the request
+    // is told its length before the library reads. The Request is the library's own local object, not shared.
+    const_cast<httplib::Request&>(req).set_header("Content-Length", "0");
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  {
     const std::string& text = req.get_header_value("Content-Length");
     bool digits = !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
     if (!digits) return refuse(400, "Content-Length is not a number: " + text.substr(0, 40));

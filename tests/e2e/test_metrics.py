@@ -7,7 +7,8 @@
 2. A real Prometheus on loopback (temp config and storage, a free port, scrape_interval 1s, basic_auth) scrapes the
    server while it loads: `rate(sluice_job_rows_loaded_total[...])` is positive through Prometheus' query API, and
    after PAUSE ROUTINE LOAD the job's PAUSED state gauge is 1 there.
-3. The JSON API: 401 without credentials, /api/jobs and /api/jobs/{db}/{name}, POST .../pause shows PAUSED in SQL,
+3. The JSON API: 401 without credentials, /api/jobs and /api/jobs/{db}/{name} (its definition without secrets),
+   POST .../pause (also from curl -X POST, which sends no Content-Length) shows PAUSED in SQL,
    .../resume RUNNING again, a user without INSERT is refused, the errors endpoint serves a pipe's rejected rows.
 4. The alert rules in packaging/prometheus/sluice-alerts.yml pass `promtool check rules`.
 
@@ -267,6 +268,13 @@ def test_json_api(s):
     check(all(p["lag"] == 0 for p in job["partitions"]), f"lag per partition {job['partitions']}")
     check(job["tasks"] and job["tasks"][0]["task_id"] > 0, f"recent tasks {job['tasks']}")
     eq(http(srv, "GET", "/api/jobs/d/nope")[0], 404, "an unknown job")
+    # The definition has no secrets.
+    kh.query(conn, f"""CREATE ROUTINE LOAD js ON t COLUMNS TERMINATED BY ",", COLUMNS (id, v)
+FROM KAFKA ("kafka_broker_list" = "{b.bootstrap}", "kafka_topic" = "m", "property.sasl.password" = "hunter2secret")""")
+    status, _, body = http(srv, "GET", "/api/jobs/d/js")
+    eq(status, 200, "GET /api/jobs/d/js")
+    check("hunter2secret" not in body and "sasl.password" in body, f"the password is masked: {body[:600]}")
+    kh.query(conn, "STOP ROUTINE LOAD FOR js")
 
     status, _, body = http(srv, "POST", "/api/jobs/d/j/pause")
     eq(status, 200, f"POST pause: {body}")
@@ -275,7 +283,11 @@ def test_json_api(s):
     status, _, body = http(srv, "POST", "/api/jobs/d/j/resume")
     eq(status, 200, f"POST resume: {body}")
     kh.wait_state(conn, "j", "RUNNING", 30)
-    eq(http(srv, "POST", "/api/jobs/d/kp/pause")[0], 200, "pause the Kafka pipe")
+    # curl -X POST sends no Content-Length: a request without a body, not one whose body lasts until the close.
+    curl = subprocess.run([tool("curl"), "-s", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}", "-u", "root:",
+                           "-X", "POST", f"http://{LOOPBACK}:{srv.http_port}/api/jobs/d/kp/pause"],
+                          capture_output=True, timeout=20)
+    eq(curl.stdout.decode(), "200", "pause the Kafka pipe with curl -X POST")
     rows = kh.show_rows(conn, "SHOW PIPES")
     eq([r["status"] for r in rows if r["name"] == "kp"], ["SUSPENDED"], "SHOW PIPES after POST pause")
 
@@ -283,7 +295,7 @@ def test_json_api(s):
     kh.query(conn, "CREATE USER 'viewer'@'%' IDENTIFIED BY 'pw'")
     kh.query(conn, "GRANT SELECT ON d.t TO USER 'viewer'@'%'")
     status, _, body = http(srv, "GET", "/api/jobs", auth=("viewer", "pw"))
-    eq([j["name"] for j in json.loads(body)["jobs"]], ["j"], "viewer sees the job on t only")
+    eq(sorted(j["name"] for j in json.loads(body)["jobs"]), ["j", "js"], "viewer sees the jobs on t only (js STOPPED)")
     status, _, body = http(srv, "POST", "/api/jobs/d/j/pause", auth=("viewer", "pw"))
     eq(status, 403, f"viewer may not pause: {body}")
     eq(http(srv, "POST", "/api/jobs/d/kp/pause", auth=("viewer", "pw"))[0], 404, "a job viewer cannot see: 404")
