@@ -1,5 +1,6 @@
 #include "metrics/exposition.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -15,16 +16,25 @@ const char* ContentType(Format format) {
                                         : "text/plain; version=0.0.4; charset=utf-8";
 }
 
+namespace {
+
+// Shortest text that reads back as the same double (std::to_chars); integers without a fraction.
+size_t WriteNumber(char* buf, size_t size, double value) {
+  if (std::isnan(value)) return std::snprintf(buf, size, "NaN");
+  if (std::isinf(value)) return std::snprintf(buf, size, value > 0 ? "+Inf" : "-Inf");
+  std::to_chars_result r;
+  if (value == std::floor(value) && std::fabs(value) < 9.007199254740992e15)
+    r = std::to_chars(buf, buf + size, static_cast<long long>(value));
+  else
+    r = std::to_chars(buf, buf + size, value);
+  return static_cast<size_t>(r.ptr - buf);
+}
+
+}  // namespace
+
 std::string FormatNumber(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buf[32];
-  if (value == std::floor(value) && std::fabs(value) < 9.007199254740992e15) {
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(value));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.17g", value);
-  }
-  return buf;
+  char buf[40];
+  return std::string(buf, WriteNumber(buf, sizeof buf, value));
 }
 
 namespace {
@@ -84,10 +94,69 @@ void Exposition::WriteLabels(const Labels& labels, std::string_view extra_name, 
   out_ += '}';
 }
 
+std::string Exposition::RenderLabels(const Labels& labels) {
+  std::string out;
+  for (const auto& [k, v] : labels) {
+    if (!out.empty()) out += ',';
+    out += k;
+    out += "=\"";
+    AppendEscaped(out, v, true);
+    out += '"';
+  }
+  return out;
+}
+
+std::string Exposition::RenderExtraLabel(std::string_view name, std::string_view value) {
+  std::string out = ",";
+  out += name;
+  out += "=\"";
+  AppendEscaped(out, value, true);
+  out += '"';
+  return out;
+}
+
+void Exposition::WriteRendered(std::string_view rendered, std::string_view extra) {
+  if (rendered.empty() && extra.empty()) return;
+  out_ += '{';
+  out_ += rendered;
+  out_ += rendered.empty() && !extra.empty() ? extra.substr(1) : extra;
+  out_ += '}';
+}
+
+void Exposition::SampleRendered(std::string_view rendered_labels, double value, std::string_view extra) {
+  out_ += name_;
+  WriteRendered(rendered_labels, extra);
+  WriteValue(value);
+}
+
+void Exposition::HistogramRendered(std::string_view rendered, const Histogram& h) {
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i <= h.bounds.size(); ++i) {
+    cumulative += i < h.counts.size() ? h.counts[i] : 0;
+    out_ += name_;
+    out_ += "_bucket{";
+    out_ += rendered;
+    out_ += rendered.empty() ? "le=\"" : ",le=\"";
+    out_ += i < h.bounds.size() ? FormatNumber(h.bounds[i]) : "+Inf";
+    out_ += "\"}";
+    WriteValue(static_cast<double>(cumulative));
+  }
+  out_ += name_;
+  out_ += "_sum";
+  WriteRendered(rendered);
+  WriteValue(h.sum);
+  out_ += name_;
+  out_ += "_count";
+  WriteRendered(rendered);
+  WriteValue(static_cast<double>(h.count));
+}
+
 void Exposition::WriteValue(double value) {
-  out_ += ' ';
-  out_ += FormatNumber(value);
-  out_ += '\n';
+  char buf[48];
+  buf[0] = ' ';
+  size_t n = 1 + WriteNumber(buf + 1, sizeof buf - 2, value);
+  buf[n++] = '\n';
+  out_.append(buf, n);
 }
 
 void Exposition::Sample(const Labels& labels, double value) {

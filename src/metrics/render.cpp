@@ -1,23 +1,32 @@
 #include "metrics/render.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace sluice::metrics {
 
 namespace {
 
-Labels JobLabels(const JobSample& j) {
-  return {{"kind", j.kind}, {"db", j.db}, {"job_name", j.name}, {"table", j.table}};
-}
+// Each job's kind/db/job_name/table labels, escaped once per scrape.
+struct Rendered {
+  const std::vector<JobSample>& jobs;
+  std::vector<std::string> labels;
+  explicit Rendered(const std::vector<JobSample>& j) : jobs(j) {
+    labels.reserve(jobs.size());
+    for (const auto& job : jobs)
+      labels.push_back(Exposition::RenderLabels(
+          {{"kind", job.kind}, {"db", job.db}, {"job_name", job.name}, {"table", job.table}}));
+  }
+};
 
 using JobValue = std::function<double(const JobSample&)>;
 
-void PerJob(Exposition& out, const std::vector<JobSample>& jobs, const char* name, MetricType type, const char* help,
+void PerJob(Exposition& out, const Rendered& r, const char* name, MetricType type, const char* help,
             const JobValue& value, bool volume_only = false) {
   out.Family(name, type, help);
-  for (const auto& j : jobs) {
-    if (volume_only && !j.volume) continue;
-    out.Sample(JobLabels(j), value(j));
+  for (size_t i = 0; i < r.jobs.size(); ++i) {
+    if (volume_only && !r.jobs[i].volume) continue;
+    out.SampleRendered(r.labels[i], value(r.jobs[i]));
   }
 }
 
@@ -65,90 +74,75 @@ void ServerFamilies(Exposition& out, const ServerSample& s) {
 }
 
 void JobFamilies(Exposition& out, const std::vector<JobSample>& jobs) {
+  const Rendered r(jobs);
   out.Family("sluice_job_state", MetricType::kGauge,
              "1 for the job's current state, 0 for the others (routine loads: NEED_SCHEDULE, RUNNING, PAUSED, "
              "STOPPED, CANCELLED; pipes: RUNNING, SUSPENDED, FAILED).");
-  for (const auto& j : jobs) {
-    Labels labels = JobLabels(j);
-    labels.emplace_back("state", "");
-    for (const auto& s : j.possible_states) {
-      labels.back().second = s;
-      out.Sample(labels, s == j.state ? 1 : 0);
-    }
-  }
-  PerJob(out, jobs, "sluice_job_rows_loaded_total", MetricType::kCounter, "Rows committed to the table.",
+  for (size_t i = 0; i < jobs.size(); ++i)
+    for (const auto& s : jobs[i].possible_states)
+      out.SampleRendered(r.labels[i], s == jobs[i].state ? 1 : 0, Exposition::RenderExtraLabel("state", s));
+  PerJob(out, r, "sluice_job_rows_loaded_total", MetricType::kCounter, "Rows committed to the table.",
          [](const JobSample& j) { return static_cast<double>(j.rows_loaded); });
-  PerJob(out, jobs, "sluice_job_rows_filtered_total", MetricType::kCounter,
+  PerJob(out, r, "sluice_job_rows_filtered_total", MetricType::kCounter,
          "Rows the job's WHERE filtered out (unselected rows).",
          [](const JobSample& j) { return static_cast<double>(j.rows_filtered); });
-  PerJob(out, jobs, "sluice_job_rows_error_total", MetricType::kCounter,
+  PerJob(out, r, "sluice_job_rows_error_total", MetricType::kCounter,
          "Rows rejected as errors in committed tasks (their rows are in the error log).",
          [](const JobSample& j) { return static_cast<double>(j.rows_error); });
-  PerJob(out, jobs, "sluice_job_read_bytes_total", MetricType::kCounter, "Bytes read from the source by committed tasks.",
+  PerJob(out, r, "sluice_job_read_bytes_total", MetricType::kCounter, "Bytes read from the source by committed tasks.",
          [](const JobSample& j) { return static_cast<double>(j.read_bytes); });
-  PerJob(out, jobs, "sluice_job_tasks_committed_total", MetricType::kCounter, "Tasks that committed data.",
+  PerJob(out, r, "sluice_job_tasks_committed_total", MetricType::kCounter, "Tasks that committed data.",
          [](const JobSample& j) { return static_cast<double>(j.tasks_committed); });
-  PerJob(out, jobs, "sluice_job_tasks_aborted_total", MetricType::kCounter,
+  PerJob(out, r, "sluice_job_tasks_aborted_total", MetricType::kCounter,
          "Tasks that ended without committing the data they read (errors, limits, failures).",
          [](const JobSample& j) { return static_cast<double>(j.tasks_aborted); });
   out.Family("sluice_job_commit_duration_seconds", MetricType::kHistogram,
              "Wall time of committed tasks, from the first read to COMMIT.");
-  for (const auto& j : jobs) out.HistogramSample(JobLabels(j), j.commit_seconds);
+  for (size_t i = 0; i < jobs.size(); ++i) out.HistogramRendered(r.labels[i], jobs[i].commit_seconds);
   out.Family("sluice_job_batch_rows", MetricType::kHistogram, "Rows per committed task (loaded, error and filtered).");
-  for (const auto& j : jobs) out.HistogramSample(JobLabels(j), j.batch_rows);
+  for (size_t i = 0; i < jobs.size(); ++i) out.HistogramRendered(r.labels[i], jobs[i].batch_rows);
   out.Family("sluice_job_last_commit_timestamp_seconds", MetricType::kGauge,
              "When the job last committed, Unix seconds (absent: not since the server started).");
-  for (const auto& j : jobs)
-    if (j.last_commit_time > 0) out.Sample(JobLabels(j), j.last_commit_time);
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i].last_commit_time > 0) out.SampleRendered(r.labels[i], jobs[i].last_commit_time);
   out.Family("sluice_job_state_changes_total", MetricType::kCounter,
              "State changes, by the state entered and the class of the reason.");
-  for (const auto& j : jobs) {
-    Labels labels = JobLabels(j);
-    labels.emplace_back("state", "");
-    labels.emplace_back("reason_class", "");
-    for (const auto& c : j.state_changes) {
-      labels[4].second = c.state;
-      labels[5].second = c.reason_class;
-      out.Sample(labels, static_cast<double>(c.count));
-    }
-  }
+  for (size_t i = 0; i < jobs.size(); ++i)
+    for (const auto& c : jobs[i].state_changes)
+      out.SampleRendered(r.labels[i], static_cast<double>(c.count),
+                 Exposition::RenderExtraLabel("state", c.state) + Exposition::RenderExtraLabel("reason_class", c.reason_class));
   out.Family("sluice_job_partition_lag_messages", MetricType::kGauge,
              "Messages in the Kafka partition not loaded yet (high watermark minus the next offset to load).");
-  for (const auto& j : jobs) {
-    Labels labels = JobLabels(j);
-    labels.emplace_back("partition", "");
-    for (const auto& p : j.partitions) {
-      if (p.lag_messages < 0) continue;
-      std::string partition = std::to_string(p.partition);
-      labels.back().second = partition;
-      out.Sample(labels, static_cast<double>(p.lag_messages));
-    }
-  }
+  for (size_t i = 0; i < jobs.size(); ++i)
+    for (const auto& p : jobs[i].partitions)
+      if (p.lag_messages >= 0)
+        out.SampleRendered(r.labels[i], static_cast<double>(p.lag_messages),
+                   Exposition::RenderExtraLabel("partition", std::to_string(p.partition)));
   out.Family("sluice_job_lag_messages", MetricType::kGauge, "Messages not loaded yet, over the job's partitions.");
-  for (const auto& j : jobs) {
-    if (j.volume) continue;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].volume) continue;
     int64_t sum = 0;
-    for (const auto& p : j.partitions) sum += std::max<int64_t>(0, p.lag_messages);
-    out.Sample(JobLabels(j), static_cast<double>(sum));
+    for (const auto& p : jobs[i].partitions) sum += std::max<int64_t>(0, p.lag_messages);
+    out.SampleRendered(r.labels[i], static_cast<double>(sum));
   }
   out.Family("sluice_job_freshness_seconds", MetricType::kGauge,
              "Age of the oldest data not loaded yet (0 when caught up); an upper bound, see docs/monitoring.md.");
-  for (const auto& j : jobs)
-    if (j.freshness_seconds >= 0) out.Sample(JobLabels(j), j.freshness_seconds);
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i].freshness_seconds >= 0) out.SampleRendered(r.labels[i], jobs[i].freshness_seconds);
 
-  PerJob(out, jobs, "sluice_volume_pipe_files_pending", MetricType::kGauge,
+  PerJob(out, r, "sluice_volume_pipe_files_pending", MetricType::kGauge,
          "Files the last listing found and that are not loaded yet.",
          [](const JobSample& j) { return static_cast<double>(j.files_pending); }, true);
-  PerJob(out, jobs, "sluice_volume_pipe_pending_bytes", MetricType::kGauge, "Bytes of the pending files.",
+  PerJob(out, r, "sluice_volume_pipe_pending_bytes", MetricType::kGauge, "Bytes of the pending files.",
          [](const JobSample& j) { return static_cast<double>(j.bytes_pending); }, true);
-  PerJob(out, jobs, "sluice_volume_pipe_files_loaded_total", MetricType::kCounter, "Files loaded and committed.",
+  PerJob(out, r, "sluice_volume_pipe_files_loaded_total", MetricType::kCounter, "Files loaded and committed.",
          [](const JobSample& j) { return static_cast<double>(j.files_loaded); }, true);
-  PerJob(out, jobs, "sluice_volume_pipe_files_failed_total", MetricType::kCounter, "Files that could not be loaded.",
+  PerJob(out, r, "sluice_volume_pipe_files_failed_total", MetricType::kCounter, "Files that could not be loaded.",
          [](const JobSample& j) { return static_cast<double>(j.files_failed); }, true);
   out.Family("sluice_volume_pipe_last_listing_timestamp_seconds", MetricType::kGauge,
              "When the volume was last listed, Unix seconds.");
-  for (const auto& j : jobs)
-    if (j.volume && j.last_listing_time > 0) out.Sample(JobLabels(j), j.last_listing_time);
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i].volume && jobs[i].last_listing_time > 0) out.SampleRendered(r.labels[i], jobs[i].last_listing_time);
 }
 
 }  // namespace
