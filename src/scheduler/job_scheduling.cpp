@@ -412,9 +412,18 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
   }
   std::vector<int32_t> now_seen;
   if (auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout); all.ok()) now_seen = *all;
+  // The high watermarks too, so lag (OffsetLag, /metrics) moves while the job's tasks cannot tell it: a job whose
+  // tasks keep failing and retrying still shows how far behind it falls.
+  std::map<int32_t, int64_t> highs;
+  if (!current.empty())
+    if (auto h = kafka_metadata_.HighWatermarks(SourceConfig(def), current, kIdleCheckTimeout); h.ok()) highs = *h;
   std::lock_guard<std::mutex> lock(mu_);
   job->scheduling = false;
   if (job->version != version || job->stored.state != JobState::kRunning) return;
+  for (const auto& [p, h] : highs) {
+    int64_t& latest = job->latest_offsets[p];
+    latest = std::max(latest, h);
+  }
   bool grew = std::any_of(now_seen.begin(), now_seen.end(),
                           [&](int32_t p) { return std::find(current.begin(), current.end(), p) == current.end(); });
   if (grew) {
