@@ -15,6 +15,7 @@ DEB_PACKAGES=(
   python3-mysqldb default-jre-headless libmariadb-java  # clients the e2e tests drive (test_prepared_statements)
   libpq-dev postgresql-15  # the Iceberg JDBC catalog (src/iceberg); tests start their own server (pg_harness.py)
   zlib1g-dev  # reading deflate-compressed Avro manifests other Iceberg writers produce
+  prometheus  # promtool check metrics/rules and a real Prometheus scraping the server (test_metrics)
 )
 
 missing=()

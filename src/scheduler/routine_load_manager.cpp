@@ -65,8 +65,8 @@ void RoutineLoadManager::TargetAltered(const std::string& db, const std::string&
 void RoutineLoadManager::TargetChanged(const std::string& db, const std::string& table) {
   jobs_->TargetChanged(db, table);
 }
-Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit) {
-  return jobs_->RejectedRows(db, job, limit);
+Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit, bool pipe) {
+  return jobs_->RejectedRows(db, job, limit, pipe);
 }
 
 // ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
@@ -154,6 +154,7 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
     job.schedule_backoff_seconds = 0;
   }
   if (persist) PersistLocked(job);
+  if (old != state) job.activity.state_changes[{JobStatusName(job.stored), ReasonClass(state, job.stored.reason)}]++;
   if (old != state)
     log::Info("scheduler", "{} {}.{}: {} -> {}{}{}", JobKind(job.stored.def), job.stored.def.db, job.stored.def.name,
               catalog::JobStateName(old), catalog::JobStateName(state), job.stored.reason.empty() ? "" : ": ",
@@ -408,12 +409,14 @@ Result<std::string> JobRegistry::ShowCreate(const std::string& db, const std::st
   return catalog::RenderCreateRoutineLoad(job->stored.def);
 }
 
-Result<ResultSet> JobRegistry::RejectedRows(const std::string& db, const std::string& name, int64_t limit) {
+Result<ResultSet> JobRegistry::RejectedRows(const std::string& db, const std::string& name, int64_t limit, bool pipe) {
   int64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto job = FindLocked(db, name, true);
-    if (!job) return Status::NotFound("routine load '" + name + "' does not exist in database '" + db + "'");
+    auto job = pipe ? FindPipeLocked(db, name) : FindLocked(db, name, true);
+    if (!job)
+      return Status::NotFound(std::string(pipe ? "pipe '" : "routine load '") + name + "' does not exist in database '" +
+                              db + "'");
     id = job->stored.id;
   }
   return store_->RejectedRows(id, limit);
