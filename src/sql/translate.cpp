@@ -112,7 +112,9 @@ class Translator {
       comments_.pop_front();
       if (c.offset < copied_to_) continue;  // inside tokens a rewrite dropped
       Append(sql_.substr(copied_to_, c.offset - copied_to_), false);
-      if (c.raw[0] == '#') {
+      if (c.IsExecutableCommentMarker()) {
+        Append(" ", false);  // its content is statement text now; the marker must not make DuckDB skip it
+      } else if (c.raw[0] == '#') {
         Append("--", false);
         Append(c.raw.substr(1), false);
       } else {
