@@ -168,6 +168,11 @@ class Translator {
         AliasIfSelectItem(1);
         return 1;
       case TokenKind::kSymbol:
+        // MySQL's NULL-safe equality.
+        if (t.IsSymbol("<=>")) {
+          Append(" IS NOT DISTINCT FROM ", true);
+          return 1;
+        }
         TrackSymbol(t);
         break;
       case TokenKind::kWord:
@@ -205,6 +210,20 @@ class Translator {
     }
     if (n1 && n1->IsSymbol("(") && IsHigherOrderFunction(t) && !(Prev() && Prev()->IsSymbol("."))) {
       if (size_t used = HigherOrderCall()) return used;
+    }
+    if (t.IsWord("GROUP_CONCAT") && n1 && n1->IsSymbol("(") && !(Prev() && Prev()->IsSymbol("."))) {
+      if (size_t used = GroupConcatCall()) return used;
+    }
+    // a DIV b: MySQL's integer division, which truncates toward zero as DuckDB's // does on integers.
+    if (t.IsWord("DIV") && Prev() && n1 && !n1->IsSymbol("(") && !n1->IsSymbol(".") && !Prev()->IsSymbol(".") &&
+        (Prev()->IsIdentifier() || Prev()->kind == TokenKind::kNumber || Prev()->IsSymbol(")") ||
+         Prev()->kind == TokenKind::kString || Prev()->kind == TokenKind::kVariable)) {
+      Append("//", true);
+      return 1;
+    }
+    // CAST(x AS SIGNED [INTEGER]) and the other MySQL cast targets DuckDB names differently.
+    if (Prev() && Prev()->IsWord("AS")) {
+      if (size_t used = CastTarget()) return used;
     }
     if (t.IsWord("DIRECTORY") && n1 && n1->IsSymbol("(") && Prev() &&
         (Prev()->IsWord("FROM") || Prev()->IsWord("JOIN") || Prev()->IsSymbol(","))) {
@@ -246,6 +265,91 @@ class Translator {
           RewriteHigherOrderCall(ahead_[0], sql_.substr(begin, ahead_[i].offset - begin), session_);
       if (!call) return 0;
       Append(*call, true);
+      return i + 1;
+    }
+    return 0;
+  }
+
+  // After AS: SIGNED [INT|INTEGER] -> BIGINT, UNSIGNED [INT|INTEGER] -> UBIGINT, DECIMAL without precision ->
+  // DECIMAL(10,0) (MySQL's default; DuckDB's is (18,3)), each only when `)` follows, so an alias named `signed`
+  // stays one. CHAR(n), DATETIME and DOUBLE are DuckDB's words already. Returns the tokens used (0: none).
+  size_t CastTarget() {
+    const Token& t = *Ahead(0);
+    const bool is_signed = t.IsWord("SIGNED"), is_unsigned = t.IsWord("UNSIGNED");
+    if (is_signed || is_unsigned) {
+      const Token* n1 = Ahead(1);
+      size_t used = 1;
+      if (n1 && (n1->IsWord("INT") || n1->IsWord("INTEGER"))) used = 2;
+      const Token* close = Ahead(used);
+      if (!close || !close->IsSymbol(")")) return 0;
+      Append(is_signed ? "BIGINT" : "UBIGINT", true);
+      return used;
+    }
+    if ((t.IsWord("DECIMAL") || t.IsWord("DEC") || t.IsWord("NUMERIC")) && Ahead(1) && Ahead(1)->IsSymbol(")")) {
+      Append("DECIMAL(10,0)", true);
+      return 1;
+    }
+    if (t.IsWord("BINARY") && Ahead(1) && Ahead(1)->IsSymbol(")")) {
+      Append("BLOB", true);
+      return 1;
+    }
+    return 0;
+  }
+
+  // GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY ...] [SEPARATOR 's']) -> string_agg([DISTINCT] CAST(e AS
+  // VARCHAR), 's' [ORDER BY ...]); several expressions are concatenated, the separator defaults to ','.
+  // Each piece is translated on its own. Returns the tokens used, 0 when it is left as written.
+  size_t GroupConcatCall() {
+    constexpr size_t kMaxTokens = 100000;
+    size_t depth = 0;
+    size_t order_at = 0, separator_at = 0;  // token indexes (0: absent)
+    for (size_t i = 1; i < kMaxTokens; i++) {
+      const Token* t = Ahead(i);
+      if (t == nullptr || t->IsSymbol(";")) return 0;
+      if (t->IsSymbol("(") || t->IsSymbol("[") || t->IsSymbol("{")) depth++;
+      if (t->IsSymbol(")") || t->IsSymbol("]") || t->IsSymbol("}")) depth--;
+      if (depth == 1 && t->IsWord("ORDER") && Ahead(i + 1) && Ahead(i + 1)->IsWord("BY") && !order_at) order_at = i;
+      if (depth == 1 && t->IsWord("SEPARATOR")) separator_at = i;
+      if (depth != 0) continue;
+      auto text = [&](size_t from, size_t to) {  // source text of tokens [from, to)
+        return sql_.substr(ahead_[from].offset, ahead_[to - 1].end() - ahead_[from].offset);
+      };
+      size_t items_end = order_at ? order_at : separator_at ? separator_at : i;
+      size_t first = 2;
+      std::string distinct;
+      if (first < items_end && ahead_[first].IsWord("DISTINCT")) {
+        distinct = "DISTINCT ";
+        first++;
+      }
+      if (first >= items_end) return 0;
+      std::vector<std::string> items;
+      size_t item_from = first, d = 0;
+      for (size_t k = first; k <= items_end; k++) {
+        if (k < items_end) {
+          const Token& x = ahead_[k];
+          if (x.IsSymbol("(") || x.IsSymbol("[") || x.IsSymbol("{")) d++;
+          if (x.IsSymbol(")") || x.IsSymbol("]") || x.IsSymbol("}")) d--;
+          if (!(d == 0 && x.IsSymbol(","))) continue;
+        }
+        if (k == item_from) return 0;
+        items.push_back("CAST((" + TranslateForDuckDB(text(item_from, k), session_) + ") AS VARCHAR)");
+        item_from = k + 1;
+      }
+      std::string value = items[0];
+      if (items.size() > 1) {
+        value = "concat(";
+        for (size_t k = 0; k < items.size(); k++) value += (k ? ", " : "") + items[k];
+        value += ")";
+      }
+      std::string separator = "','";
+      if (separator_at) {
+        if (separator_at + 2 != i || !ahead_[separator_at + 1].IsString()) return 0;
+        separator = StringLiteral(ahead_[separator_at + 1].text);
+      }
+      std::string order;
+      if (order_at) order = " " + TranslateForDuckDB(text(order_at, separator_at ? separator_at : i), session_);
+      Append("string_agg(" + distinct + value + ", " + separator + order + ")", true);
+      AliasIfSelectItem(i + 1);
       return i + 1;
     }
     return 0;

@@ -61,6 +61,8 @@ const std::vector<Row>& Table() {
           StatusCode::kAlreadyExists, "Duplicate entry '$1' for key 'PRIMARY'"),
         r(R"re(^Duplicate key "(.+)" violates (?:primary key|unique) constraint.*)re", StatusCode::kAlreadyExists,
           "Duplicate entry '$1' for key 'PRIMARY'"),
+        r(R"re(^PRIMARY KEY or UNIQUE constraint violation: duplicate key "(.*)".*)re", StatusCode::kAlreadyExists,
+          "Duplicate entry '$1' for key 'PRIMARY'"),
         r(R"re(^NOT NULL constraint failed: (?:.+\.)?(.+))re", StatusCode::kInvalidArgument, "Column '$1' cannot be null"),
         // ---- values: 1264, 1690, 1366
         r(R"re(^Type (\w+) with value (.+?) can't be cast because the value is out of range for the destination type (\w+) when casting from source column (.+))re",
