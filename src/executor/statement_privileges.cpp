@@ -215,6 +215,7 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             return a.RequireTable(db, s.table.name, "ALTER");
           },
+          [&](const sql::NoOpStatement&) { return Status::Ok(); },  // does nothing
           [&](const sql::ShowPartitions& s) -> Status {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             if (a.Sees(Table(db, s.table.name))) return Status::Ok();

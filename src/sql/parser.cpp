@@ -188,6 +188,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
   if (IsAlterTablePartition(ts)) return ParseAlterTablePartition(ts);
   if (IsShowPartitions(ts)) return ParseShowPartitions(ts);
+  if (IsDumpStatement(ts)) return ParseDumpStatement(ts);
   if (IsAccountStatement(ts)) return ParseAccountStatement(ts);
   if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
   if (IsCreateStorageObject(ts)) return ParseCreateStorageObject(ts);
