@@ -679,6 +679,16 @@ bool AccountStore::SeesObject(const Principal& who, const ObjectRef& object) con
   return false;
 }
 
+std::vector<PrivilegeGrant> AccountStore::GrantsHeldBy(const Principal& who, bool everyone) const {
+  std::shared_lock lock(mu_);
+  if (everyone) return grants_;
+  std::set<std::string> roles = RoleClosure(who);
+  std::vector<PrivilegeGrant> out;
+  for (const auto& g : grants_)
+    if (IsGrantee(who, roles, g.grantee)) out.push_back(g);
+  return out;
+}
+
 ResultSet AccountStore::ShowUsers() const {
   std::shared_lock lock(mu_);
   ResultSet rs;

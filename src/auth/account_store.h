@@ -106,6 +106,9 @@ class AccountStore : public Authenticator {
   bool MayGrant(const Principal& who, const ObjectRef& object, std::string_view privilege) const;
   // Whether `who` holds any privilege on `object`, or, for a database, on anything in it (what SHOW lists).
   bool SeesObject(const Principal& who, const ObjectRef& object) const;
+  // The grants `who` holds, directly or through its roles (information_schema's privilege views); every grant
+  // when `everyone` (an administrator's view).
+  std::vector<PrivilegeGrant> GrantsHeldBy(const Principal& who, bool everyone) const;
 
   ResultSet ShowUsers() const;
   ResultSet ShowRoles() const;

@@ -14,6 +14,7 @@
 #include "executor/read_kafka.h"
 #include "transform/query_functions.h"
 #include "executor/sql_session.h"
+#include "executor/information_schema.h"
 #include "executor/volume_directory.h"
 #include "storage/sandbox.h"
 
@@ -75,6 +76,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   }
   ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password, security.root_plugin));
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
+  RETURN_IF_ERROR(RegisterInformationSchemaFunctions(*engine->db_));
   scheduler_options.volumes = engine->volumes_.get();
   scheduler_options.settings = engine->settings_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+
+#include "executor/status_counters.h"
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -107,6 +109,9 @@ class SessionRegistry {
   std::vector<SessionActivity::Snapshot> List() const;
   size_t size() const;
 
+  // SHOW STATUS's counters, shared by the server's sessions.
+  StatusCounters& status() { return status_; }
+
   void set_may_kill(KillPolicy may_kill);
   bool MayKill(const std::string& killer_user, const std::string& target_user) const;
 
@@ -123,6 +128,7 @@ class SessionRegistry {
   void WatchdogLoop(std::chrono::milliseconds period);
 
   mutable std::mutex mu_;
+  StatusCounters status_;
   std::map<uint32_t, std::shared_ptr<SessionActivity>> sessions_;
   KillPolicy may_kill_ = SameUserOrRoot;
   std::atomic<bool> shutting_down_{false};

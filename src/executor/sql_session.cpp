@@ -2,15 +2,18 @@
 
 #include "common/overloaded.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "catalog/load_history.h"
 #include "executor/partition_update.h"
+#include "common/ascii.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
 #include "executor/keyed_insert.h"
 #include "load/table_write.h"
+#include "sql/lexer.h"
 #include "sql/parser.h"
 
 namespace sluice {
@@ -73,6 +76,14 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
       accounts_(accounts),
       guard_(guard),
       access_(accounts, std::move(principal)) {
+  InformationSchemaSource source;
+  source.catalog = &catalog_;
+  source.db = &db_;
+  source.accounts = &accounts_;
+  source.access = &access_;
+  source.sees_database = [this](const std::string& d) { return SeesDatabase(d); };
+  source.sees_table = [this](const std::string& d, const std::string& t) { return SeesTable(d, t); };
+  information_schema_ = std::make_unique<InformationSchemaSession>(std::move(source));
   activity_ = registry_.Add(connection_id_, user_, client_host_);
   activity_->SetInterrupt([con = con_.get()] { con->Interrupt(); });
 }
@@ -92,6 +103,7 @@ sql::SessionContext SqlSession::Context() const {
   ctx.user = user_ + "@" + client_host_;
   ctx.connection_id = connection_id_;
   ctx.version = variables_.Get("version").value_or("");
+  ctx.information_schema = [this](std::string_view name) { return information_schema_->Relation(name); };
   return ctx;
 }
 
@@ -108,7 +120,14 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
     // before anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
     ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
     ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
+    information_schema_->BeginStatement();
+    registry_.status().Count(AsciiLower(FirstWord(statement)));
     ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+    // SHOW WARNINGS / ERRORS show the previous statement's; any other statement starts a new list.
+    const auto* show = std::get_if<sql::ShowSystem>(&stmt);
+    if (!show || (show->what != sql::ShowSystem::What::kWarnings && show->what != sql::ShowSystem::What::kErrors))
+      warnings_.clear();
+    RETURN_IF_ERROR(information_schema_->CheckNamedViews());
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
     return Run(stmt);
   });
@@ -116,6 +135,13 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
 
 Status SqlSession::UseDatabase(std::string_view db) {
   std::string name(db);
+  if (sql::EqualsIgnoreCase(name, kInformationSchema)) {
+    // Its views are the translator's (information_schema.h); DuckDB stays on the catalog's main schema.
+    RETURN_IF_ERROR(con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + ".main"));
+    current_db_ = std::string(kInformationSchema);
+    activity_->SetDatabase(current_db_);
+    return Status::Ok();
+  }
   if (!catalog_.DatabaseExists(name)) return Status::UnknownDatabase("Unknown database '" + name + "'");
   RETURN_IF_ERROR(con_->Execute("USE " + sql::QuoteIdentifier(db_.catalog_name()) + "." + sql::QuoteIdentifier(name)));
   current_db_ = name;
@@ -198,18 +224,32 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt) ||
                     std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
                     std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt) ||
-                    std::holds_alternative<sql::ShowPartitions>(stmt) ||
+                    std::holds_alternative<sql::ShowPartitions>(stmt) || std::holds_alternative<sql::ShowCatalog>(stmt) ||
                     std::holds_alternative<sql::NoOpStatement>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
           [&](const sql::PassThrough& s) { return RunPassThrough(s); },
           [&](const sql::CreateDatabase& s) -> Result<StatementResult> {
+            bool existed = s.if_not_exists && catalog_.DatabaseExists(s.name);
             RETURN_IF_ERROR(catalog_.CreateDatabase(s.name, s.if_not_exists));
+            if (existed) {
+              Note(1007, "Can't create database '" + s.name + "'; database exists");
+              StatementResult r = Ok();
+              r.warnings = 1;
+              return r;
+            }
             return Ok(1);
           },
           [&](const sql::DropDatabase& s) -> Result<StatementResult> {
+            bool missing = s.if_exists && !catalog_.DatabaseExists(s.name);
             RETURN_IF_ERROR(catalog_.DropDatabase(s.name, s.if_exists));
+            if (missing) {
+              Note(1008, "Can't drop database '" + s.name + "'; database doesn't exist");
+              StatementResult r = Ok();
+              r.warnings = 1;
+              return r;
+            }
             routine_loads_.TargetDropped(s.name, "");
             if (s.name == current_db_) {
               current_db_.clear();
@@ -231,7 +271,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             return Rows(std::move(rs));
           },
           [&](const sql::ShowTables& s) { return ShowTables(s); },
-          [&](const sql::DescribeTable& s) { return Describe(s.table); },
+          [&](const sql::DescribeTable& s) { return s.full ? ShowFullColumns(s.table) : Describe(s.table); },
+          [&](const sql::ShowCatalog& s) { return ShowCatalogStatement(s); },
           [&](const sql::ShowCreateTable& s) { return ShowCreateTable(s.table); },
           [&](const sql::CreateTable& s) -> Result<StatementResult> {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
@@ -240,8 +281,15 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           },
           [&](const sql::DropTable& s) -> Result<StatementResult> {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            bool missing = s.if_exists && !catalog_.DescribeTable(db, s.table.name).ok();
             RETURN_IF_ERROR(catalog_.DropTable(db, s.table.name, s.if_exists, s.force));
             routine_loads_.TargetDropped(db, s.table.name);
+            if (missing) {
+              Note(1051, "Unknown table '" + db + "." + s.table.name + "'");
+              StatementResult r = Ok();
+              r.warnings = 1;
+              return r;
+            }
             return Ok();
           },
           [&](const sql::UndropTable& s) -> Result<StatementResult> {
@@ -309,6 +357,18 @@ Result<StatementResult> SqlSession::RunPassThrough(const sql::PassThrough& s) {
 Result<StatementResult> SqlSession::ShowTables(const sql::ShowTables& s) {
   ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
   ResultSet rs;
+  if (sql::EqualsIgnoreCase(db, kInformationSchema)) {
+    rs.AddColumn("Tables_in_information_schema");
+    if (s.full) rs.AddColumn("Table_type");
+    for (const auto& v : InformationSchemaViews()) {
+      std::string name = AsciiUpper(v.name);
+      if (s.like && !LikeMatch(name, *s.like) && !LikeMatch(v.name, *s.like)) continue;
+      Row row{name};
+      if (s.full) row.push_back(std::string("SYSTEM VIEW"));
+      rs.rows.push_back(std::move(row));
+    }
+    return Rows(std::move(rs));
+  }
   if (s.history) {
     ASSIGN_OR_RETURN(auto dropped, catalog_.ListDroppedTables(db));
     rs.AddColumn("Table");
@@ -435,16 +495,33 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
   switch (s.what) {
     case What::kVariables:
       return Rows(variables_.Show(s.like, settings_.All()));
-    case What::kStatus:
-      // Server status counters are not kept yet; clients that read them cope with an empty list.
+    case What::kStatus: {
+      // Server-wide counters (Com_* count every session's statements), sorted by name as MySQL lists them.
       rs.AddColumn("Variable_name");
       rs.AddColumn("Value");
+      auto values = registry_.status().Snapshot();
+      values.emplace_back("Threads_connected", std::to_string(registry_.size()));
+      values.emplace_back("Threads_running", "1");
+      std::sort(values.begin(), values.end());
+      for (auto& [name, value] : values)
+        if (!s.like || LikeMatch(name, *s.like)) rs.rows.push_back({name, value});
       break;
+    }
     case What::kWarnings:
     case What::kErrors:
       rs.AddColumn("Level");
       rs.AddColumn("Code", ValueType::kInteger);
       rs.AddColumn("Message");
+      // Sluice's errors go back with the statement; the list holds the Notes of the last one.
+      if (s.what == What::kWarnings) rs.rows = warnings_;
+      break;
+    case What::kPlugins:
+      for (const char* c : {"Name", "Status", "Type", "Library", "License"}) rs.AddColumn(c);
+      for (const char* name : {"mysql_native_password", "caching_sha2_password"})
+        rs.rows.push_back({std::string(name), std::string("ACTIVE"), std::string("AUTHENTICATION"), std::nullopt,
+                           std::string("GPL")});
+      rs.rows.push_back({std::string("OLAP"), std::string("ACTIVE"), std::string("STORAGE ENGINE"), std::nullopt,
+                         std::string("GPL")});
       break;
     case What::kEngines:
       for (const char* c : {"Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"}) rs.AddColumn(c);
@@ -465,6 +542,10 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
       return Rows(ShowProcesslist(s.full));
   }
   return Rows(std::move(rs));
+}
+
+void SqlSession::Note(uint16_t code, std::string message) {
+  warnings_.push_back({std::string("Note"), std::to_string(code), std::move(message)});
 }
 
 Result<StatementResult> SqlSession::RunRoutineLoad(const sql::CreateRoutineLoad& s) {

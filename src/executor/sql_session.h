@@ -14,6 +14,7 @@
 #include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
 #include "executor/access_control.h"
+#include "executor/information_schema.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "scheduler/routine_load_manager.h"
@@ -54,6 +55,11 @@ class SqlSession : public Session {
   Result<StatementResult> AlterPartitions(const sql::AlterTablePartition& s);
   Result<StatementResult> ShowPartitions(const sql::ShowPartitions& s);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
+  // show_catalog.cpp: SHOW INDEX / TABLE STATUS / CREATE DATABASE / FULL COLUMNS from information_schema's rows.
+  Result<StatementResult> ShowCatalogStatement(const sql::ShowCatalog& s);
+  Result<StatementResult> ShowFullColumns(const sql::QualifiedName& name);
+  // A Note for SHOW WARNINGS (as MySQL gives for DROP ... IF EXISTS of nothing); `r` carries the count.
+  void Note(uint16_t code, std::string message);
   // runaway_work.cpp: KILL, SHOW PROCESSLIST, and the statement bracket that query_timeout and KILL act on.
   Result<StatementResult> RunKill(const sql::Kill& s);
   ResultSet ShowProcesslist(bool full) const;
@@ -130,8 +136,10 @@ class SqlSession : public Session {
   auth::AccountStore& accounts_;
   const SqlGuard& guard_;
   AccessControl access_;
+  std::unique_ptr<InformationSchemaSession> information_schema_;  // after access_: its source points there
   std::shared_ptr<SessionActivity> activity_;  // what SHOW PROCESSLIST shows and KILL stops
   bool stream_rows_ = false;
+  std::vector<Row> warnings_;  // the last statement's (Level, Code, Message), for SHOW WARNINGS
 };
 
 }  // namespace sluice

@@ -94,7 +94,8 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           },
           [&](const sql::DropDatabase& s) { return a.RequireDatabase(s.name, "DROP"); },
           [&](const sql::UseDatabase& s) -> Status {
-            if (a.Sees(Database(s.name))) return Status::Ok();
+            // Everyone may use information_schema: its rows are what they may see.
+            if (a.Sees(Database(s.name)) || sql::EqualsIgnoreCase(s.name, kInformationSchema)) return Status::Ok();
             return auth::DatabaseDenied(a.principal(), "a privilege", s.name);
           },
           [&](const sql::ShowDatabases&) { return Status::Ok(); },
@@ -216,6 +217,13 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             return a.RequireTable(db, s.table.name, "ALTER");
           },
           [&](const sql::NoOpStatement&) { return Status::Ok(); },  // does nothing
+          // SHOW INDEX / FULL COLUMNS need to see the table; TABLE STATUS lists only what the user sees.
+          [&](const sql::ShowCatalog& s) -> Status {
+            if (s.what != sql::ShowCatalog::What::kIndex) return Status::Ok();
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            if (a.Sees(Table(db, s.table.name))) return Status::Ok();
+            return auth::TableDenied(a.principal(), "SELECT", db, s.table.name);
+          },
           [&](const sql::ShowPartitions& s) -> Status {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             if (a.Sees(Table(db, s.table.name))) return Status::Ok();

@@ -102,7 +102,18 @@ struct ShowTables {
   bool history = false;                    // SHOW TABLES HISTORY: dropped tables still restorable
   std::optional<std::string> like;
 };
-struct DescribeTable { QualifiedName table; };
+struct DescribeTable {
+  QualifiedName table;
+  bool full = false;  // SHOW FULL COLUMNS: also Collation, Privileges and Comment, as MySQL shows them
+};
+// SHOW INDEX|INDEXES|KEYS FROM t [FROM db], SHOW TABLE STATUS [FROM db] [LIKE 'p'], SHOW CREATE DATABASE d:
+// answered from information_schema's rows (executor/show_catalog.cpp).
+struct ShowCatalog {
+  enum class What { kIndex, kTableStatus, kCreateDatabase } what = What::kIndex;
+  QualifiedName table;  // kIndex
+  std::string db;       // kTableStatus (empty: current), kCreateDatabase
+  std::optional<std::string> like;
+};
 struct ShowCreateTable { QualifiedName table; };
 // ALTER TABLE t ADD [TEMPORARY] PARTITION [IF NOT EXISTS] p VALUES ... / DROP [TEMPORARY] PARTITION [IF EXISTS] p
 // [FORCE].
@@ -134,7 +145,7 @@ struct SetVariables {
 // SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'x' | WHERE ...]; SHOW [..] STATUS; SHOW WARNINGS/ERRORS; SHOW ENGINES;
 // SHOW COLLATION; SHOW CHARACTER SET / CHARSET; SHOW PROCESSLIST.
 struct ShowSystem {
-  enum class What { kVariables, kStatus, kWarnings, kErrors, kEngines, kCollation, kCharset, kProcesslist };
+  enum class What { kVariables, kStatus, kWarnings, kErrors, kEngines, kCollation, kCharset, kProcesslist, kPlugins };
   What what = What::kVariables;
   bool global = false;
   bool full = false;                       // SHOW FULL PROCESSLIST: the whole statement text
@@ -169,6 +180,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
                                ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
-                               NoOpStatement>;
+                               NoOpStatement, ShowCatalog>;
 
 }  // namespace sluice::sql

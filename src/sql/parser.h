@@ -23,6 +23,9 @@ struct SessionContext {
   std::string user = "root@localhost";
   uint32_t connection_id = 0;
   std::string version = "5.7.99-Sluice";
+  // information_schema.<name> (and, after USE information_schema, a bare <name> where a table goes) -> the
+  // relation that stands for it, e.g. a table function call. Unset: such names are left as written.
+  std::function<std::string(std::string_view name)> information_schema;
 };
 
 // Parses exactly one statement (a trailing ';' is allowed). Syntax errors (StatusCode::kSyntaxError) name the

@@ -9,7 +9,8 @@ namespace {
 constexpr std::string_view kShowForms =
     "one of DATABASES, SCHEMAS, TABLES, TABLES HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, "
     "CREATE ROUTINE LOAD, PIPES, VCLUSTERS, VARIABLES, STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, "
-    "CHARSET or PROCESSLIST (the SHOW statements Sluice supports)";
+    "CHARSET, PROCESSLIST, INDEX, KEYS, TABLE STATUS, CREATE DATABASE or PLUGINS (the SHOW statements Sluice "
+    "supports)";
 
 Result<std::optional<std::string>> OptionalLike(TokenStream& ts) {
   if (ts.AcceptWord("LIKE")) {
@@ -81,14 +82,43 @@ Result<Statement> ShowTablesStatement(TokenStream& ts, bool full) {
 }
 
 // SHOW [FULL] COLUMNS FROM t [FROM db]: the same answer as DESC t.
-Result<Statement> ShowColumnsStatement(TokenStream& ts) {
+Result<Statement> ShowColumnsStatement(TokenStream& ts, bool full) {
   ts.Next();  // COLUMNS | FIELDS
   if (!ts.AcceptWord("FROM") && !ts.AcceptWord("IN")) return ts.ErrorExpecting({"FROM", "IN"});
   DescribeTable st;
+  st.full = full;
   ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
   if (ts.AcceptWord("FROM") || ts.AcceptWord("IN")) {
     ASSIGN_OR_RETURN(st.table.db, ts.ExpectIdentifier("a database name"));
   }
+  RETURN_IF_ERROR(ts.ExpectEnd());
+  return Statement{std::move(st)};
+}
+
+// SHOW INDEX|INDEXES|KEYS FROM|IN t [FROM|IN db]
+Result<Statement> ShowIndexStatement(TokenStream& ts) {
+  ts.Next();  // INDEX | INDEXES | KEYS
+  if (!ts.AcceptWord("FROM") && !ts.AcceptWord("IN")) return ts.ErrorExpecting({"FROM", "IN"});
+  ShowCatalog st;
+  st.what = ShowCatalog::What::kIndex;
+  ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
+  if (ts.AcceptWord("FROM") || ts.AcceptWord("IN")) {
+    ASSIGN_OR_RETURN(st.table.db, ts.ExpectIdentifier("a database name"));
+  }
+  RETURN_IF_ERROR(ts.ExpectEnd());
+  return Statement{std::move(st)};
+}
+
+// SHOW TABLE STATUS [FROM|IN db] [LIKE 'p']
+Result<Statement> ShowTableStatusStatement(TokenStream& ts) {
+  ts.Next();  // TABLE
+  ts.Next();  // STATUS
+  ShowCatalog st;
+  st.what = ShowCatalog::What::kTableStatus;
+  if (ts.AcceptWord("FROM") || ts.AcceptWord("IN")) {
+    ASSIGN_OR_RETURN(st.db, ts.ExpectIdentifier("a database name"));
+  }
+  ASSIGN_OR_RETURN(st.like, OptionalLike(ts));
   RETURN_IF_ERROR(ts.ExpectEnd());
   return Statement{std::move(st)};
 }
@@ -118,10 +148,26 @@ Result<Statement> ParseShow(TokenStream& ts) {
     return Statement{std::move(st)};
   }
   if (t.IsWord("TABLES")) return ShowTablesStatement(ts, full);
-  if (t.IsWord("COLUMNS") || t.IsWord("FIELDS")) return ShowColumnsStatement(ts);
+  if (t.IsWord("COLUMNS") || t.IsWord("FIELDS")) return ShowColumnsStatement(ts, full);
+  if (t.IsWord("INDEX") || t.IsWord("INDEXES") || t.IsWord("KEYS")) return ShowIndexStatement(ts);
+  if (t.IsWord("TABLE") && ts.PeekWord("STATUS", 1)) return ShowTableStatusStatement(ts);
+  if (t.IsWord("PLUGINS")) return ShowSystemStatement(ts, What::kPlugins, false);
+  if (t.IsWord("CREATE") && (ts.PeekWord("DATABASE", 1) || ts.PeekWord("SCHEMA", 1))) {
+    ts.Next();
+    ts.Next();
+    ShowCatalog st;
+    st.what = ShowCatalog::What::kCreateDatabase;
+    if (ts.AcceptWord("IF")) {  // SHOW CREATE DATABASE IF NOT EXISTS d: MySQL's form for dumps
+      if (!ts.AcceptWord("NOT")) return ts.ErrorExpecting({"NOT"});
+      if (!ts.AcceptWord("EXISTS")) return ts.ErrorExpecting({"EXISTS"});
+    }
+    ASSIGN_OR_RETURN(st.db, ts.ExpectIdentifier("a database name"));
+    RETURN_IF_ERROR(ts.ExpectEnd());
+    return Statement{std::move(st)};
+  }
   if (t.IsWord("CREATE")) {
     ts.Next();
-    if (!ts.AcceptWord("TABLE")) return ts.ErrorExpecting({"TABLE", "ROUTINE LOAD"});
+    if (!ts.AcceptWord("TABLE")) return ts.ErrorExpecting({"TABLE", "DATABASE", "ROUTINE LOAD"});
     ShowCreateTable st;
     ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
     RETURN_IF_ERROR(ts.ExpectEnd());

@@ -9,6 +9,7 @@
 #include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/translate_driver_sql.h"
 #include "sql/translate_lambdas.h"
 
 namespace sluice::sql {
@@ -86,6 +87,7 @@ class Translator {
     bool select_list = false;  // between SELECT and its FROM/WHERE/...
     bool values = false;       // after VALUES: parenthesized groups at this level are rows of values
     bool value_list = false;   // this parenthesis is a VALUES row or an IN (...) list
+    bool from_list = false;    // between FROM and its WHERE/GROUP/...: a ',' starts another table
   };
 
   // The i-th significant token from the current one (0), or null past the end.
@@ -142,6 +144,7 @@ class Translator {
 
   // Translates the current token (and any it swallows); returns how many significant tokens it used up.
   size_t TranslateCurrent() {
+    if (size_t used = InformationSchemaReference()) return used;
     const Token& t = *Ahead(0);
     switch (t.kind) {
       case TokenKind::kQuotedIdent:
@@ -209,7 +212,32 @@ class Translator {
       }
     }
     if (n1 && n1->IsSymbol("(") && IsHigherOrderFunction(t) && !(Prev() && Prev()->IsSymbol("."))) {
-      if (size_t used = HigherOrderCall()) return used;
+      if (size_t used = HigherOrderCall(RewriteHigherOrderCall)) return used;
+    }
+    if (n1 && n1->IsSymbol("(") && IsDriverCall(t) && !(Prev() && Prev()->IsSymbol("."))) {
+      if (size_t used = HigherOrderCall(RewriteDriverCall)) return used;
+    }
+    // CAST(x AS SIGNED [INTEGER]) / AS UNSIGNED [INTEGER]: MySQL's integer cast types.
+    if (Prev() && Prev()->IsWord("AS")) {
+      if (std::optional<std::string> type = CastTypeFor(t)) {
+        size_t used = n1 && (n1->IsWord("INTEGER") || n1->IsWord("INT")) ? 2 : 1;
+        const Token* after = Ahead(used);
+        if (after && after->IsSymbol(")")) {
+          Append(*type, true);
+          return used;
+        }
+      }
+    }
+    // COLLATION is a column of SHOW/information_schema results that DuckDB's grammar reads as a keyword.
+    if (t.IsWord("COLLATION") && !(n1 && (n1->IsSymbol("(") || n1->IsSymbol(".")))) {
+      Append(QuoteIdentifier(t.raw), true);
+      return 1;
+    }
+    // `SELECT 3 TYPE`: an alias DuckDB needs AS for.
+    if (frames_.back().select_list && NeedsExplicitAlias(t) && EndsValue(Prev()) &&
+        (!n1 || n1->IsSymbol(",") || n1->IsSymbol(")") || n1->IsSymbol(";") || n1->IsWord("FROM"))) {
+      Append("AS " + std::string(t.raw), true);
+      return 1;
     }
     if (t.IsWord("GROUP_CONCAT") && n1 && n1->IsSymbol("(") && !(Prev() && Prev()->IsSymbol("."))) {
       if (size_t used = GroupConcatCall()) return used;
@@ -221,7 +249,6 @@ class Translator {
       Append("//", true);
       return 1;
     }
-    // CAST(x AS SIGNED [INTEGER]) and the other MySQL cast targets DuckDB names differently.
     if (Prev() && Prev()->IsWord("AS")) {
       if (size_t used = CastTarget()) return used;
     }
@@ -243,14 +270,74 @@ class Translator {
       frames_.back().select_list = false;
     } else if (IsClauseWord(t)) {
       EndClause();
+      if (t.IsWord("FROM")) frames_.back().from_list = true;
     }
     Append(t.raw, false);
     return 1;
   }
 
+  // information_schema.X (any case, quoted or not) and, with information_schema the current database, a bare X
+  // right after FROM / JOIN / a FROM list's comma: the session's relation for X, aliased to X unless the query
+  // gives its own alias, so `tables.table_name` still resolves. Returns the tokens used, 0 when not such a name.
+  size_t InformationSchemaReference() {
+    if (!session_.information_schema) return 0;
+    const Token& t = *Ahead(0);
+    if (!t.IsIdentifier() || (Prev() && Prev()->IsSymbol("."))) return 0;
+    size_t used = 0;
+    std::string name;
+    const Token* dot = Ahead(1);
+    const Token* view = Ahead(2);
+    if (EqualsIgnoreCase(t.text, "information_schema") && dot && dot->IsSymbol(".") && view && view->IsIdentifier()) {
+      const Token* after = Ahead(3);
+      if (after && (after->IsSymbol(".") || after->IsSymbol("("))) return 0;  // a column or a function, not a table
+      name = view->text;
+      used = 3;
+    } else if (EqualsIgnoreCase(session_.current_database, "information_schema") && InTablePosition() &&
+               !t.IsWord("DUAL")) {
+      if (dot && (dot->IsSymbol(".") || dot->IsSymbol("("))) return 0;
+      name = ahead_[0].text;
+      used = 1;
+    } else {
+      return 0;
+    }
+    std::string relation = session_.information_schema(AsciiLower(name));
+    const Token* next = Ahead(used);
+    bool aliased = next && (next->IsWord("AS") || (next->kind == TokenKind::kQuotedIdent) ||
+                            (next->kind == TokenKind::kWord && !IsClauseWord(*next) && !IsJoinWord(*next)));
+    if (!aliased) relation += " AS " + QuoteIdentifier(name);
+    Append(relation, true);
+    return used;
+  }
+
+  bool InTablePosition() const {
+    const Token* prev = Prev();
+    if (!prev) return false;
+    if (prev->IsWord("FROM") || prev->IsWord("JOIN")) return true;
+    return prev->IsSymbol(",") && frames_.back().from_list;
+  }
+
+  static bool IsJoinWord(const Token& t) {
+    for (std::string_view w : {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "OUTER", "USING",
+                               "SEMI", "ANTI", "POSITIONAL", "ASOF", "LATERAL", "TABLESAMPLE", "USING"}) {
+      if (t.IsWord(w)) return true;
+    }
+    return false;
+  }
+
   // array_filter(x -> ..., arr) and the other StarRocks higher-order calls (translate_lambdas.h): the whole call,
   // read ahead to its closing parenthesis, is rewritten. Returns the tokens used, 0 when it is left as written.
-  size_t HigherOrderCall() {
+  using CallRewrite = std::optional<std::string> (*)(const Token&, std::string_view, const SessionContext&);
+
+  // Whether `prev` ends a value for sure, so a word after it can only be an alias.
+  static bool EndsValue(const Token* prev) {
+    if (!prev) return false;
+    if (prev->kind == TokenKind::kNumber || prev->kind == TokenKind::kString || prev->kind == TokenKind::kQuotedIdent)
+      return true;
+    return prev->IsSymbol(")") || prev->IsWord("NULL") || prev->IsWord("END") || prev->IsWord("TRUE") ||
+           prev->IsWord("FALSE");
+  }
+
+  size_t HigherOrderCall(CallRewrite rewrite) {
     constexpr size_t kMaxTokens = 100000;  // a longer call passes through as written
     size_t depth = 0;
     for (size_t i = 1; i < kMaxTokens; i++) {
@@ -262,7 +349,7 @@ class Translator {
       if (depth != 0) continue;
       size_t begin = ahead_[1].end();
       std::optional<std::string> call =
-          RewriteHigherOrderCall(ahead_[0], sql_.substr(begin, ahead_[i].offset - begin), session_);
+          rewrite(ahead_[0], sql_.substr(begin, ahead_[i].offset - begin), session_);
       if (!call) return 0;
       Append(*call, true);
       return i + 1;
@@ -270,21 +357,11 @@ class Translator {
     return 0;
   }
 
-  // After AS: SIGNED [INT|INTEGER] -> BIGINT, UNSIGNED [INT|INTEGER] -> UBIGINT, DECIMAL without precision ->
-  // DECIMAL(10,0) (MySQL's default; DuckDB's is (18,3)), each only when `)` follows, so an alias named `signed`
-  // stays one. CHAR(n), DATETIME and DOUBLE are DuckDB's words already. Returns the tokens used (0: none).
+  // After AS, the MySQL cast targets DuckDB reads otherwise (SIGNED/UNSIGNED are handled above with CastTypeFor):
+  // DECIMAL without precision -> DECIMAL(10,0) (MySQL's default; DuckDB's is (18,3)) and BINARY -> BLOB, each only
+  // when `)` follows, so an alias stays one. Returns the tokens used (0: none).
   size_t CastTarget() {
     const Token& t = *Ahead(0);
-    const bool is_signed = t.IsWord("SIGNED"), is_unsigned = t.IsWord("UNSIGNED");
-    if (is_signed || is_unsigned) {
-      const Token* n1 = Ahead(1);
-      size_t used = 1;
-      if (n1 && (n1->IsWord("INT") || n1->IsWord("INTEGER"))) used = 2;
-      const Token* close = Ahead(used);
-      if (!close || !close->IsSymbol(")")) return 0;
-      Append(is_signed ? "BIGINT" : "UBIGINT", true);
-      return used;
-    }
     if ((t.IsWord("DECIMAL") || t.IsWord("DEC") || t.IsWord("NUMERIC")) && Ahead(1) && Ahead(1)->IsSymbol(")")) {
       Append("DECIMAL(10,0)", true);
       return 1;
@@ -390,6 +467,7 @@ class Translator {
   void EndClause() {
     frames_.back().select_list = false;
     frames_.back().values = false;
+    frames_.back().from_list = false;
   }
 
   void TrackSymbol(const Token& t) {

@@ -1,0 +1,23 @@
+#pragma once
+// The views of information_schema, one function each, defined in the information_schema_*.cpp files and listed in
+// information_schema_views.cpp.
+#include "executor/information_schema.h"
+
+namespace sluice::information_schema {
+
+InformationSchemaView Schemata();
+InformationSchemaView Tables();
+InformationSchemaView Views();
+InformationSchemaView Columns();
+InformationSchemaView Statistics();
+InformationSchemaView KeyColumnUsage();
+InformationSchemaView TableConstraints();
+InformationSchemaView Routines();
+InformationSchemaView Engines();
+InformationSchemaView CharacterSets();
+InformationSchemaView Collations();
+InformationSchemaView UserPrivileges();
+InformationSchemaView SchemaPrivileges();
+InformationSchemaView TablePrivileges();
+
+}  // namespace sluice::information_schema
