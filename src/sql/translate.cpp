@@ -249,6 +249,9 @@ class Translator {
       Append("//", true);
       return 1;
     }
+    // SELECT SQL_NO_CACHE ... (mariadb-dump's `SELECT /*!40001 SQL_NO_CACHE */ * FROM t`): query-cache and
+    // scheduling hints mean nothing to DuckDB and are dropped.
+    if (IsSelectModifier(t) && Prev() && (Prev()->IsWord("SELECT") || IsSelectModifier(*Prev()))) return 1;
     if (Prev() && Prev()->IsWord("AS")) {
       if (size_t used = CastTarget()) return used;
     }
@@ -448,6 +451,14 @@ class Translator {
       return 4;
     }
     return 0;
+  }
+
+  static bool IsSelectModifier(const Token& t) {
+    for (std::string_view w : {"SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY", "SQL_BUFFER_RESULT", "SQL_SMALL_RESULT",
+                               "SQL_BIG_RESULT", "STRAIGHT_JOIN"}) {
+      if (t.IsWord(w)) return true;
+    }
+    return false;
   }
 
   static bool IsEscapeStringPrefix(const Token* prev, const Token& string) {
