@@ -64,6 +64,10 @@ const std::vector<Row>& Table() {
         r(R"re(^PRIMARY KEY or UNIQUE constraint violation: duplicate key "(.*)".*)re", StatusCode::kAlreadyExists,
           "Duplicate entry '$1' for key 'PRIMARY'"),
         r(R"re(^NOT NULL constraint failed: (?:.+\.)?(.+))re", StatusCode::kInvalidArgument, "Column '$1' cannot be null"),
+        // ---- date_format / str_to_date / from_unixtime / unix_timestamp with a format that is not a constant
+        r(R"re(^(?:strftime|strptime) format must be a constant.*)re", StatusCode::kNotSupported,
+          "the date format of date_format, str_to_date, from_unixtime and unix_timestamp must be a constant string "
+          "in a query, e.g. date_format(d, '%Y-%m-%d')"),
         // ---- values: 1264, 1690, 1366
         r(R"re(^Type (\w+) with value (.+?) can't be cast because the value is out of range for the destination type (\w+) when casting from source column (.+))re",
           StatusCode::kOutOfRange, "Out of range value for column '$4': $2 does not fit in $T3"),
@@ -97,6 +101,11 @@ std::string Expand(const std::string& format, const std::smatch& m) {
     }
   }
   return out;
+}
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+         static_cast<unsigned char>(c) >= 0x80;
 }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -160,6 +169,26 @@ std::string WithoutDuckDBDecorations(const std::string& message) {
   return out;
 }
 
+// "Table 't1' doesn't exist" names the table as the statement wrote it ('db1.t1') when DuckDB's caret points at
+// that name: the context names the schema DuckDB's message leaves out.
+std::string QualifiedAsWritten(const std::string& message, const std::string& worded) {
+  const size_t open = worded.find('\'');
+  const size_t close = open == std::string::npos ? std::string::npos : worded.find('\'', open + 1);
+  if (close == std::string::npos) return worded;
+  const std::string name = worded.substr(open + 1, close - open - 1);
+  std::string near = ReadContext(message).near;
+  size_t end = 0;
+  while (end < near.size() && (IsNameChar(near[end]) || near[end] == '.' || near[end] == '"' || near[end] == '`')) end++;
+  std::string written;
+  for (char c : near.substr(0, end)) {
+    if (c != '"' && c != '`') written.push_back(c);
+  }
+  if (written.size() <= name.size() || written.compare(written.size() - name.size(), name.size(), name) != 0 ||
+      written[written.size() - name.size() - 1] != '.')
+    return worded;
+  return worded.substr(0, open + 1) + written + worded.substr(close);
+}
+
 Status MysqlStatusFromDuckDB(DuckDBErrorClass cls, const std::string& message, StatusCode fallback) {
   if (cls == DuckDBErrorClass::kParser) return SyntaxError(message);
   const std::string text = WithoutDuckDBDecorations(message);
@@ -167,7 +196,10 @@ Status MysqlStatusFromDuckDB(DuckDBErrorClass cls, const std::string& message, S
   if (first_line.size() <= 4096) {
     std::smatch m;
     for (const Row& row : Table()) {
-      if (std::regex_match(first_line, m, row.pattern)) return Status(row.code, Expand(row.format, m));
+      if (!std::regex_match(first_line, m, row.pattern)) continue;
+      std::string worded = Expand(row.format, m);
+      if (row.code == StatusCode::kUnknownTable) worded = QualifiedAsWritten(message, worded);
+      return Status(row.code, std::move(worded));
     }
   }
   return Status(fallback, text);

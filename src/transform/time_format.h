@@ -16,9 +16,10 @@ Result<std::string> ToDuckDBTimeFormat(std::string_view mysql_format);
 // Whether the format reads or writes a time of day (then str_to_date yields DATETIME, otherwise DATE).
 bool TimeFormatHasTimeOfDay(std::string_view mysql_format);
 
-// The same translation as DuckDB SQL over a format known only when the query runs (user SQL's date_format(d, f)
-// with f a column): nested replace() calls built from the same specifier table. `format_sql` is evaluated once per
-// replace, so pass a macro parameter or a column. Specifiers DuckDB cannot express stay as written.
+// The same translation as DuckDB SQL, for the session macros of user SQL (date_format(d, f) with f a macro
+// parameter): nested replace() calls built from the same specifier table, which DuckDB folds to a constant when
+// the call's format is a literal (strftime takes constant formats only). Specifiers DuckDB cannot express stay
+// as written.
 std::string DuckDBTimeFormatSql(const std::string& format_sql);
 // SQL that is true when the format (SQL, evaluated at run time) reads or writes a time of day.
 std::string TimeFormatHasTimeOfDaySql(const std::string& format_sql);
