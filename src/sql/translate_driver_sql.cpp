@@ -6,6 +6,14 @@ namespace sluice::sql {
 
 namespace {
 
+std::string_view Trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
 // Splits `args` at top-level commas; nullopt for unbalanced text.
 std::optional<std::vector<std::string_view>> TopLevelArguments(std::string_view args) {
   std::vector<Token> tokens = Tokenize(args);
@@ -21,14 +29,14 @@ std::optional<std::vector<std::string_view>> TopLevelArguments(std::string_view 
       depth--;
     }
     if (depth == 0 && t.IsSymbol(",")) {
-      out.push_back(args.substr(start, t.offset - start));
+      out.push_back(Trimmed(args.substr(start, t.offset - start)));
       start = t.end();
       continue;
     }
     any = true;
   }
   if (!any) return std::nullopt;
-  out.push_back(args.substr(start));
+  out.push_back(Trimmed(args.substr(start)));
   return out;
 }
 

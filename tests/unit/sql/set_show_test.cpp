@@ -160,7 +160,8 @@ TEST(ShowTest, Errors) {
   EXPECT_EQ(ParseError("SHOW STAGES").message(),
             "Syntax error at line 1, column 6 near 'STAGES': expected one of DATABASES, SCHEMAS, TABLES, TABLES "
             "HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, CREATE ROUTINE LOAD, PIPES, VCLUSTERS, VARIABLES, "
-            "STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET or PROCESSLIST (the SHOW "
+            "STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET, PROCESSLIST, INDEX, KEYS, TABLE "
+            "STATUS, CREATE DATABASE or PLUGINS (the SHOW "
             "statements Sluice supports)");
   EXPECT_EQ(ParseError("SHOW").code(), StatusCode::kSyntaxError);
   EXPECT_EQ(ParseError("SHOW GLOBAL TABLES").message(),

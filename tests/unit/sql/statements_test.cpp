@@ -77,7 +77,7 @@ TEST(ShowCreateTableTest, Forms) {
   EXPECT_EQ(ParseAs<ShowCreateTable>("SHOW CREATE TABLE example_tbl1").table.name, "example_tbl1");
   EXPECT_EQ(ParseAs<ShowCreateTable>("show create table d.t").table.db, "d");
   EXPECT_EQ(ParseError("SHOW CREATE VIEW v").message(),
-            "Syntax error at line 1, column 13 near 'VIEW': expected TABLE or ROUTINE LOAD");
+            "Syntax error at line 1, column 13 near 'VIEW': expected one of TABLE, DATABASE or ROUTINE LOAD");
 }
 
 TEST(DropTableTest, Forms) {

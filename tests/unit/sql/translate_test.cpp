@@ -36,6 +36,33 @@ TEST(TranslateTest, StarRocksLambdas) {
   }
 }
 
+TEST(TranslateTest, InformationSchema) {
+  SessionContext ctx = testing::TestSession();
+  ctx.information_schema = [](std::string_view name) { return "is_" + std::string(name) + "()"; };
+  auto T2 = [&](std::string_view sql) { return TranslateForDuckDB(sql, ctx); };
+  EXPECT_EQ(T2("SELECT * FROM information_schema.tables"), "SELECT * FROM is_tables() AS \"tables\"");
+  EXPECT_EQ(T2("SELECT * FROM `INFORMATION_SCHEMA`.`COLUMNS` c WHERE c.x = 1"),
+            "SELECT * FROM is_columns() c WHERE c.x = 1");
+  EXPECT_EQ(T2("SELECT t.a FROM information_schema.tables t JOIN information_schema.columns ON 1=1"),
+            "SELECT t.a FROM is_tables() t JOIN is_columns() AS \"columns\" ON 1=1");
+  EXPECT_EQ(T2("SELECT information_schema.f(1)"), "SELECT information_schema.f(1)");  // a function, not a view
+  ctx.current_database = "information_schema";
+  EXPECT_EQ(T2("SELECT * FROM schemata, tables WHERE 1=1"),
+            "SELECT * FROM is_schemata() AS \"schemata\", is_tables() AS \"tables\" WHERE 1=1");
+  EXPECT_EQ(T2("SELECT tables FROM x.tables"), "SELECT tables FROM x.tables");
+  EXPECT_EQ(T("SELECT * FROM information_schema.tables"), "SELECT * FROM information_schema.tables");  // no callback
+}
+
+TEST(TranslateTest, DriverMetadataSql) {
+  EXPECT_EQ(T("SELECT CAST(1 + x as signed integer), CAST(y AS UNSIGNED) FROM t"),
+            "SELECT CAST(1 + x as BIGINT), CAST(y AS UBIGINT) FROM t");
+  EXPECT_EQ(T("SELECT CONVERT(CASE a WHEN 'x' THEN 1 END, UNSIGNED INTEGER) d FROM t"),
+            "SELECT CAST(CASE a WHEN 'x' THEN 1 END AS UBIGINT) d FROM t");
+  EXPECT_EQ(T("SELECT LOCATE('(', s) FROM t"), "SELECT strpos(s, '(') FROM t");
+  EXPECT_EQ(T("SELECT 3 TYPE, COLLATION ASC_OR_DESC FROM t"), "SELECT 3 AS TYPE, \"COLLATION\" ASC_OR_DESC FROM t");
+  EXPECT_EQ(T("SELECT CONVERT(x USING utf8mb4) FROM t"), "SELECT CONVERT(x USING utf8mb4) FROM t");
+}
+
 TEST(TranslateTest, Backticks) {
   EXPECT_EQ(T("SELECT `a`, `b c` FROM `db`.`t`"), "SELECT \"a\", \"b c\" FROM \"db\".\"t\"");
   EXPECT_EQ(T("SELECT `a\"b`, `x``y`"), "SELECT \"a\"\"b\", \"x`y\"");
