@@ -46,7 +46,10 @@ struct Token {
   // The opening `/*!NNNNN` / `/*M!NNNNN` or the closing `*/` of an executable comment that runs: not a comment
   // for DuckDB (which would skip the content), so the translator drops it.
   bool IsExecutableCommentMarker() const {
-    return kind == TokenKind::kComment && (raw == "*/" || raw.substr(0, 3) == "/*!" || raw.substr(0, 4) == "/*M!");
+    if (kind != TokenKind::kComment) return false;
+    if (raw == "*/") return true;
+    const bool opener = raw.substr(0, 3) == "/*!" || raw.substr(0, 4) == "/*M!";
+    return opener && !(raw.size() >= 4 && raw.substr(raw.size() - 2) == "*/");  // not a whole comment
   }
 };
 

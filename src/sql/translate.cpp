@@ -243,15 +243,15 @@ class Translator {
       if (size_t used = GroupConcatCall()) return used;
     }
     // a DIV b: MySQL's integer division, which truncates toward zero as DuckDB's // does on integers.
-    if (t.IsWord("DIV") && Prev() && n1 && !n1->IsSymbol("(") && !n1->IsSymbol(".") && !Prev()->IsSymbol(".") &&
-        (Prev()->IsIdentifier() || Prev()->kind == TokenKind::kNumber || Prev()->IsSymbol(")") ||
-         Prev()->kind == TokenKind::kString || Prev()->kind == TokenKind::kVariable)) {
+    if (t.IsWord("DIV") && Prev() && n1 && EndsOperand(*Prev()) && StartsOperand(*n1)) {
       Append("//", true);
       return 1;
     }
     // SELECT SQL_NO_CACHE ... (mariadb-dump's `SELECT /*!40001 SQL_NO_CACHE */ * FROM t`): query-cache and
     // scheduling hints mean nothing to DuckDB and are dropped.
-    if (IsSelectModifier(t) && Prev() && (Prev()->IsWord("SELECT") || IsSelectModifier(*Prev()))) return 1;
+    if (IsSelectModifier(t) && Prev() && (Prev()->IsWord("SELECT") || IsSelectModifier(*Prev())) && n1 &&
+        StartsOperand(*n1))
+      return 1;
     if (Prev() && Prev()->IsWord("AS")) {
       if (size_t used = CastTarget()) return used;
     }
@@ -451,6 +451,26 @@ class Translator {
       return 4;
     }
     return 0;
+  }
+
+  // Whether a token can end / start an operand of a binary operator (`a DIV b`): not a keyword that begins or
+  // separates clauses, so `SELECT div FROM t` keeps its column.
+  static bool IsOperatorContextWord(const Token& t) {
+    for (std::string_view w : {"SELECT", "DISTINCT", "ALL", "WHERE", "AND", "OR", "NOT", "ON", "BY", "WHEN", "THEN",
+                               "ELSE", "HAVING", "SET", "AS", "CASE", "IN", "IS", "LIKE", "BETWEEN"}) {
+      if (t.IsWord(w)) return true;
+    }
+    return IsClauseWord(t);
+  }
+  static bool EndsOperand(const Token& t) {
+    if (t.kind == TokenKind::kWord) return !IsOperatorContextWord(t);
+    return t.IsIdentifier() || t.kind == TokenKind::kNumber || t.IsString() || t.kind == TokenKind::kVariable ||
+           t.IsSymbol(")") || t.IsSymbol("]");
+  }
+  static bool StartsOperand(const Token& t) {
+    if (t.kind == TokenKind::kWord) return !IsOperatorContextWord(t);
+    return t.IsIdentifier() || t.kind == TokenKind::kNumber || t.IsString() || t.kind == TokenKind::kVariable ||
+           t.IsSymbol("(") || t.IsSymbol("-") || t.IsSymbol("+") || t.IsSymbol("*") || t.IsSymbol("[");
   }
 
   static bool IsSelectModifier(const Token& t) {
