@@ -334,3 +334,7 @@ SCENARIOS = {"clickhouse": (clickhouse, render_clickhouse), "scale": (scale, ren
              "freshness": (freshness, render_freshness), "idle": (idle_jobs, render_idle),
              "backlog": (backlog, render_backlog), "volume": (volume_files, render_volume_files),
              "sandbox": (sandbox_cost, render_sandbox_cost)}
+
+from metrics_scrape import metrics_scrape, render_metrics_scrape  # noqa: E402  (imports this module's helpers)
+
+SCENARIOS["metrics"] = (metrics_scrape, render_metrics_scrape)

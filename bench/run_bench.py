@@ -267,6 +267,14 @@ def throughput_section(args, summary, results, setup) -> list[str]:
 
 
 SCENARIO_TEXT = {
+    "metrics": lambda a: [
+        "### What GET /metrics costs",
+        "",
+        f"{a.metrics_jobs} idle jobs (100 routine loads, the rest Kafka pipes with max_pipe_num raised), each having "
+        f"loaded 10 messages; {a.metrics_scrapes} scrapes back to back as root over loopback (bench/metrics_scrape.py). "
+        "CPU per scrape is the server's utime+stime over the scrapes minus its idle rate; the targets are a scrape "
+        "under 100 ms and under 1% of a core at the scrape interval.",
+    ],
     "sandbox": lambda a: [
         "### What the SQL sandbox costs a routine load",
         "",
@@ -390,6 +398,8 @@ def main(argv=None) -> int:
     ap.add_argument("--backlog-partitions", type=int, default=None, help="partitions for backlog (128)")
     ap.add_argument("--sandbox-rows", type=int, default=None,
                     help="messages for sandbox, sealed and unsealed (300000)")
+    ap.add_argument("--metrics-jobs", type=int, default=None, help="jobs for metrics (1000)")
+    ap.add_argument("--metrics-scrapes", type=int, default=None, help="scrapes for metrics (50)")
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
     ap.add_argument("--sluice", default=os.path.join(REPO, "build", "sluice"))
     ap.add_argument("--testbroker", default=os.path.join(REPO, "build", "tools", "testbroker", "testbroker"))
@@ -413,7 +423,8 @@ def main(argv=None) -> int:
     smoke_or = {"ch_rows": (20000, 1000000), "ch_runs": (1, args.runs), "scale_rows": (2000, 30000), "fresh_rate": (2000, 10000), "fresh_seconds": (5, 60),
                 "idle_jobs": (10, 100), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
                 "backlog_partitions": (4, 128),
-                "volume_mb": (2, 100), "volume_files": (4, 20), "sandbox_rows": (20000, 300000)}
+                "volume_mb": (2, 100), "volume_files": (4, 20), "sandbox_rows": (20000, 300000),
+                "metrics_jobs": (20, 1000), "metrics_scrapes": (10, 50)}
     for key, (small, full) in smoke_or.items():
         if getattr(args, key) is None:
             setattr(args, key, small if args.smoke else full)

@@ -13,6 +13,9 @@ DEB_PACKAGES=(
   openssl  # the CLI: test_tls makes an operator CA and checks the port with s_client -starttls mysql
   e2fsprogs  # chattr: test_volume_pipes makes a file undeletable (it skips that part without chattr)
   python3-mysqldb default-jre-headless libmariadb-java  # clients the e2e tests drive (test_prepared_statements)
+  libpq-dev postgresql-15  # the Iceberg JDBC catalog (src/iceberg); tests start their own server (pg_harness.py)
+  zlib1g-dev  # reading deflate-compressed Avro manifests other Iceberg writers produce
+  prometheus  # promtool check metrics/rules and a real Prometheus scraping the server (test_metrics)
 )
 
 missing=()
@@ -56,8 +59,9 @@ if [ ! -f tools/s3rver/node_modules/s3rver/bin/s3rver.js ]; then
   (cd tools/s3rver && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-# Node MySQL clients the e2e tests drive (mysql2), pinned by tests/clients/package.json and package-lock.json.
-if [ ! -f tests/clients/node_modules/mysql2/package.json ]; then
+# Node clients the e2e tests drive (mysql2; icebird, the Iceberg reader), pinned by tests/clients/package.json and
+# package-lock.json.
+if [ ! -f tests/clients/node_modules/mysql2/package.json ] || [ ! -f tests/clients/node_modules/icebird/package.json ]; then
   echo "setup: installing the Node test clients into tests/clients"
   (cd tests/clients && npm ci --no-audit --no-fund --loglevel=error)
 fi

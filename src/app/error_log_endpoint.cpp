@@ -14,16 +14,19 @@ http::HttpReply RejectedRowsReply(scheduler::RoutineLoadManager& manager, const 
     reply.body = "give the job as ?db=<database>&job=<job name>\n";
     return reply;
   }
+  auto kind = query.find("kind");
+  bool pipe = kind != query.end() && kind->second == "pipe";
+  const char* what = pipe ? "pipe " : "routine load ";
   // Checked before the job is looked up, so the answer does not tell whether a job the user may not see exists.
-  if (!may_read || !may_read(request.user, db->second, job->second)) {
+  if (!may_read || !may_read(request.user, db->second, job->second, pipe)) {
     reply.status = 403;
-    reply.body = "user '" + request.user + "' may not read the rejected rows of routine load " + db->second + "." +
+    reply.body = "user '" + request.user + "' may not read the rejected rows of " + what + db->second + "." +
                  job->second + "\n";
     return reply;
   }
   int64_t limit = 1000;
   if (auto l = query.find("limit"); l != query.end()) limit = std::max<int64_t>(1, std::atoll(l->second.c_str()));
-  auto rows = manager.RejectedRows(db->second, job->second, limit);
+  auto rows = manager.RejectedRows(db->second, job->second, limit, pipe);
   if (!rows.ok()) {
     reply.status = 404;
     reply.body = rows.status().message() + "\n";

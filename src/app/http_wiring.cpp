@@ -22,14 +22,17 @@ http::Authenticator AccountAuthenticator(auth::AccountStore& accounts) {
 }
 
 MayReadJob AccountMayReadJob(auth::AccountStore& accounts, scheduler::RoutineLoadManager& jobs) {
-  return [&accounts, &jobs](std::string_view user, std::string_view db, std::string_view job) {
+  return [&accounts, &jobs](std::string_view user, std::string_view db, std::string_view job, bool pipe) {
     // The account is the one the user logged in as; HTTP users are matched from any host.
     auto account = accounts.MatchAccount(user, "%");
     if (!account) account = auth::UserIdentity{std::string(user), "%"};
     auth::Principal who{*account, accounts.LoginRoles(*account)};
     if (accounts.IsSuperuser(who)) return true;  // root learns whether the job exists (404); others get 403
-    auto target = jobs.TargetOf(std::string(db), std::string(job), false);
+    auto target = jobs.TargetOf(std::string(db), std::string(job), pipe);
     if (!target.ok()) return false;
+    if (pipe && !target->creator.empty() && target->creator == user) return true;
+    if (pipe && accounts.SeesObject(who, auth::ObjectRef{auth::ObjectKind::kPipe, target->db, std::string(job)}))
+      return true;
     return accounts.Has(who, auth::ObjectRef{auth::ObjectKind::kTable, target->db, target->table}, "SELECT");
   };
 }

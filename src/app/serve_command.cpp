@@ -20,6 +20,8 @@
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
 #include "app/http_wiring.h"
+#include "app/jobs_api.h"
+#include "app/metrics_endpoint.h"
 #include "server/mysql_server.h"
 #include "source/s3_client.h"
 #include "tls/tls_context.h"
@@ -131,6 +133,10 @@ int RunServe(const ServeOptions& options) {
   http.Get("/api/routine_load/errors", [&](const http::HttpRequest& request) {
     return RejectedRowsReply((*engine)->routine_loads(), request, may_read_job);
   });
+  DuckdbMemorySampler duckdb_memory((*engine)->database());
+  MetricsSources metrics_sources{engine->get(), &mysql, options.data_dir + "/sluice.duckdb", &duckdb_memory, started};
+  http.Get("/metrics", [&](const http::HttpRequest& request) { return MetricsReply(metrics_sources, request); });
+  AddJobsApi(http, **engine);
   if (Status st = http.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());
     mysql.Stop();
@@ -161,6 +167,7 @@ int RunServe(const ServeOptions& options) {
   // from now on) is interrupted and its client told "Server shutdown in progress".
   (*engine)->StopAllStatements();
   http.Stop();
+  duckdb_memory.Stop();
   mysql.Stop();
   engine->reset();  // closes DuckDB cleanly (checkpoint) before the lock is released
   if (reopen) return kServeReopenDatabase;

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "catalog/table_alter.h"
 #include "catalog/type_mapping.h"
 #include "common/log.h"
 #include "common/test_points.h"
@@ -339,6 +340,10 @@ Result<std::vector<int64_t>> Catalog::PartitionRowCounts(const TableMeta& meta) 
 
 Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
+  return DescribeTableLocked(db, name);
+}
+
+Result<TableMeta> Catalog::DescribeTableLocked(const std::string& db, const std::string& name) {
   RETURN_IF_ERROR(RequireDatabaseLocked(db));
   if (name.rfind(kDroppedPrefix, 0) == 0 || !TableExistsLocked(db, name))
     return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");

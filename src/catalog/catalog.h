@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/table_alter.h"
 #include "catalog/table_meta.h"
 #include "common/clock.h"
 #include "common/status.h"
@@ -60,6 +61,10 @@ class Catalog {
   // rows deleted.
   Result<int64_t> DropPartition(const std::string& db, const std::string& name, const std::string& partition,
                                 bool if_exists);
+  // ALTER TABLE's column and table clauses (catalog/table_alter.h). A change of columns rebuilds the DuckDB table
+  // in one transaction (CREATE the new one, INSERT ... SELECT in the new order, DROP, RENAME) after checking that
+  // every stored value fits its new type; comments and RENAME only change the metadata. Returns what changed.
+  Result<AlteredTable> AlterTable(const std::string& db, const sql::AlterTable& stmt);
   // Rows per partition, in the order of meta.partitioning.partitions (one scan of the table).
   Result<std::vector<int64_t>> PartitionRowCounts(const TableMeta& meta);
 
@@ -73,6 +78,8 @@ class Catalog {
   bool TableExistsLocked(const std::string& db, const std::string& name);
   Result<std::optional<TableMeta>> LoadMetaLocked(const std::string& db, const std::string& name);
   Status RequireDatabaseLocked(const std::string& db);
+  Result<TableMeta> DescribeTableLocked(const std::string& db, const std::string& name);
+  Status CheckValuesFit(const TableMeta& current, const AlteredTable& altered);
   Result<TableMeta> PartitionedTableLocked(const std::string& db, const std::string& name);
   Status SaveMetaLocked(const TableMeta& meta);
 

@@ -52,6 +52,8 @@ class Engine : public SessionFactory {
   void StopAllStatements() override { registry_.StopAll(); }
   // Free space and whether DuckDB has stopped the database (the serve loop reopens it when it may).
   storage::StorageHealth& storage_health() { return db_->health(); }
+  // The database itself, for the server's own monitoring connection (DuckDB's memory, app/metrics_endpoint.cpp).
+  storage::Database& database() { return *db_; }
 
  private:
   Engine() = default;

@@ -318,6 +318,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             log::Debug("session", "conn {}: {} accepted, nothing done: {}", connection_id_, s.verb, s.note);
             return Ok();
           },
+          [&](const sql::AlterTable& s) { return AlterTable(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);
@@ -432,6 +433,18 @@ Result<StatementResult> SqlSession::AlterPartitions(const sql::AlterTablePartiti
   ASSIGN_OR_RETURN(int64_t deleted, catalog_.DropPartition(db, s.table.name, s.item.name, s.if_exists));
   routine_loads_.TargetChanged(db, s.table.name);
   return Ok(static_cast<uint64_t>(deleted));
+}
+
+// The table's loads commit under the schema lock shared (load/table_write.h): holding it here, no commit overlaps
+// the rebuild, and the jobs are re-planned (or paused) before any of their next commits.
+Result<StatementResult> SqlSession::AlterTable(const sql::AlterTable& s) {
+  ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+  std::unique_lock<std::shared_mutex> schema(
+      load::TableSchemaMutex(sql::QuoteIdentifier(db) + "." + sql::QuoteIdentifier(s.table.name)));
+  ASSIGN_OR_RETURN(catalog::AlteredTable altered, catalog_.AlterTable(db, s));
+  if (altered.rebuild || !altered.renamed_to.empty())
+    routine_loads_.TargetAltered(db, s.table.name, altered.renamed_to, altered.dropped_columns);
+  return Ok();
 }
 
 // StarRocks' SHOW PARTITIONS columns, in its order, so clients that read them by position still find them.

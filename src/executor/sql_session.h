@@ -53,6 +53,7 @@ class SqlSession : public Session {
   Result<StatementResult> Describe(const sql::QualifiedName& name);
   Result<StatementResult> ShowCreateTable(const sql::QualifiedName& name);
   Result<StatementResult> AlterPartitions(const sql::AlterTablePartition& s);
+  Result<StatementResult> AlterTable(const sql::AlterTable& s);
   Result<StatementResult> ShowPartitions(const sql::ShowPartitions& s);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
   // show_catalog.cpp: SHOW INDEX / TABLE STATUS / CREATE DATABASE / FULL COLUMNS from information_schema's rows.

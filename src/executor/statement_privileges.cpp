@@ -217,6 +217,10 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             return a.RequireTable(db, s.table.name, "ALTER");
           },
           [&](const sql::NoOpStatement&) { return Status::Ok(); },  // does nothing
+          [&](const sql::AlterTable& s) -> Status {
+            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
+            return a.RequireTable(db, s.table.name, "ALTER");
+          },
           // SHOW INDEX / FULL COLUMNS need to see the table; TABLE STATUS lists only what the user sees.
           [&](const sql::ShowCatalog& s) -> Status {
             if (s.what != sql::ShowCatalog::What::kIndex) return Status::Ok();

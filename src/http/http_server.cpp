@@ -31,7 +31,14 @@ httplib::Server::HandlerResponse RefuseLargeBodies(const HttpLimits& limits, con
   if (req.has_header("Transfer-Encoding"))
     return refuse(411, "request bodies must have a Content-Length (at most " + std::to_string(limits.max_body_bytes) +
                            " bytes); chunked transfer encoding is not accepted");
-  if (req.has_header("Content-Length")) {
+  if (!req.has_header("Content-Length")) {
+    // RFC 9112 6.3: a request with neither Content-Length nor Transfer-Encoding has no body. cpp-httplib would
+    // instead read a POST's body until the client closes (curl -X POST sends no Content-Length), so the request
+    // is told its length before the library reads. The Request is the library's own local object, not shared.
+    const_cast<httplib::Request&>(req).set_header("Content-Length", "0");
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  {
     const std::string& text = req.get_header_value("Content-Length");
     bool digits = !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
     if (!digits) return refuse(400, "Content-Length is not a number: " + text.substr(0, 40));
@@ -83,7 +90,19 @@ HttpServer::HttpServer(HttpOptions options, std::function<HealthInfo()> health)
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::Get(const std::string& path, HttpHandler handler) {
-  server_->Get(path, [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+  auto run = Authenticated(std::move(handler));
+  server_->Get(path, [run](const httplib::Request& req, httplib::Response& res) { run(&req, &res); });
+}
+
+void HttpServer::Post(const std::string& path, HttpHandler handler) {
+  auto run = Authenticated(std::move(handler));
+  server_->Post(path, [run](const httplib::Request& req, httplib::Response& res) { run(&req, &res); });
+}
+
+std::function<void(const void*, void*)> HttpServer::Authenticated(HttpHandler handler) {
+  return [this, handler = std::move(handler)](const void* request_ptr, void* response_ptr) {
+    const httplib::Request& req = *static_cast<const httplib::Request*>(request_ptr);
+    httplib::Response& res = *static_cast<httplib::Response*>(response_ptr);
     auto unauthorized = [&](const std::string& message) {
       res.set_header("WWW-Authenticate", "Basic realm=\"Sluice\", charset=\"UTF-8\"");
       JsonError(res, 401, message);
@@ -120,10 +139,12 @@ void HttpServer::Get(const std::string& path, HttpHandler handler) {
     for (const auto& [k, v] : req.params) request.query[k] = v;
     request.user = std::move(*user);
     request.client_ip = req.remote_addr;
+    request.accept = req.get_header_value("Accept");
+    for (size_t i = 1; i < req.matches.size(); ++i) request.path_params.push_back(req.matches[i].str());
     HttpReply reply = handler(request);
     res.status = reply.status;
     res.set_content(reply.body, reply.content_type);
-  });
+  };
 }
 
 Status HttpServer::Start() {

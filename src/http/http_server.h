@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "common/status.h"
 
@@ -65,6 +66,8 @@ struct HttpRequest {
   std::map<std::string, std::string> query;
   std::string user;       // the authenticated Sluice user: the endpoint checks its privileges itself
   std::string client_ip;
+  std::string accept;     // the Accept header (GET /metrics answers OpenMetrics when it asks for it)
+  std::vector<std::string> path_params;  // what the route's regex groups matched, in order (e.g. db and name)
 };
 
 // A GET endpoint added by whoever runs the server (the HTTP layer knows nothing of jobs).
@@ -79,8 +82,11 @@ class HttpServer {
  public:
   HttpServer(HttpOptions options, std::function<HealthInfo()> health);
   ~HttpServer();
-  // Adds GET `path`, open only to authenticated users (before Start).
+  // Adds GET `path`, open only to authenticated users (before Start). `path` is a regex over the whole path; its
+  // groups are given to the handler as HttpRequest::path_params.
   void Get(const std::string& path, HttpHandler handler);
+  // Adds POST `path` the same way (actions such as pausing a job; bodies are bounded by HttpLimits).
+  void Post(const std::string& path, HttpHandler handler);
   // Binds and starts serving on a thread of its own; fails if the port is taken or the TLS files do not load.
   Status Start();
   void Stop();
@@ -88,6 +94,9 @@ class HttpServer {
   bool tls() const { return !options_.tls_cert_file.empty(); }
 
  private:
+  // The authenticated handler cpp-httplib runs for an added route.
+  std::function<void(const void* req, void* res)> Authenticated(HttpHandler handler);
+
   HttpOptions options_;
   std::function<HealthInfo()> health_;
   std::unique_ptr<FailedLoginDelay> failed_logins_;

@@ -235,6 +235,8 @@ Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
   // The connection has sluice_batch() registered (the scheduler's workers register it when they start).
   storage::BatchHandle handle(batch);
 
+  // Taken before the keyed lock, as ALTER TABLE takes it alone: no commit overlaps a rebuild of the table.
+  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(plan_->target_table_sql));
   std::unique_lock<std::mutex> keyed_lock;
   if (!plan_->write.append) keyed_lock = std::unique_lock<std::mutex>(KeyedWriteMutex(plan_->target_table_sql));
   // DuckDB refuses to insert a key again while a transaction older than the key's delete is open; it passes.
@@ -257,6 +259,8 @@ Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& ba
   const auto& def = plan_->def;
   const auto& tf = plan_->transform;
   const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
+  // A task that waited for an ALTER TABLE was planned for the old columns; its job was re-planned meanwhile.
+  if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
   return storage::InTransaction(con, [&]() -> Status {
     // One pass in the common case: the transform feeds the INSERT directly. Only when some rows were not loaded
     // does Sluice evaluate the transform again to tell error rows from rows WHERE filtered out.

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "common/ascii.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -186,6 +187,15 @@ std::mutex& KeyedWriteMutex(const std::string& target_table_sql) {
   std::lock_guard<std::mutex> lock(registry_mu);
   auto& m = by_table[target_table_sql];
   if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
+std::shared_mutex& TableSchemaMutex(const std::string& target_table_sql) {
+  static std::mutex registry_mu;
+  static std::map<std::string, std::unique_ptr<std::shared_mutex>> by_table;
+  std::lock_guard<std::mutex> lock(registry_mu);
+  auto& m = by_table[AsciiLower(target_table_sql)];
+  if (!m) m = std::make_unique<std::shared_mutex>();
   return *m;
 }
 

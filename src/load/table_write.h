@@ -14,6 +14,7 @@
 // full-row PRIMARY/UNIQUE upsert resets it to its default, as replacing the row does.
 // Everything is one DuckDB statement over the transform, so it runs inside the task's transaction.
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ Result<TableWrite> PlanTableWrite(const catalog::RoutineLoadDefinition& def, con
 // a key absent would both insert it, and DuckDB cannot re-insert a key deleted by a transaction that an
 // overlapping one may still see.
 std::mutex& KeyedWriteMutex(const std::string& target_table_sql);
+
+// Writes to a table hold this shared from BEGIN to COMMIT; ALTER TABLE holds it exclusively while it rebuilds the
+// table (catalog/table_rebuild.cpp) and re-plans the table's jobs. A commit that overlapped the rebuild would
+// otherwise land in the table being dropped (its rows lost while its offsets advance), or use a plan made for the
+// old columns. Keyed by "db"."table" without regard to case, as DuckDB compares names.
+std::shared_mutex& TableSchemaMutex(const std::string& target_table_sql);
 
 // True for the error DuckDB gives when a key deleted recently is inserted again while an older transaction is
 // still open: trying again a moment later succeeds.

@@ -1,5 +1,9 @@
 #include "load/volume_copy.h"
 
+#include <shared_mutex>
+
+#include "load/table_write.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,6 +21,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/test_points.h"
+#include "load/csv_header.h"
 #include "load/csv_read_error.h"
 #include "sql/parser.h"
 
@@ -492,11 +497,20 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
   record.last_modified_ms = file.last_modified_ms;
   record.etag = file.etag;
   Counts counts;
+  // No ALTER TABLE rebuilds the table while the file's rows go in (load/table_write.h).
+  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table)));
   RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
     std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
     bool by_name = !cols.empty();
     if (cols.empty() && t.select_list.empty()) {
       ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
+    }
+    // A transform over a CSV file with a header reads the header's names, every value as text, as DuckDB would
+    // (csv_header.h says why Sluice reads them itself).
+    if (cols.empty() && t.format.kind == FileFormat::Kind::kCsv) {
+      if (auto names = ReadCsvHeader(local, t.format)) {
+        for (std::string& n : *names) cols.emplace_back(std::move(n), "VARCHAR");
+      }
     }
     switch (t.format.kind) {
       case FileFormat::Kind::kCsv: {
@@ -618,6 +632,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
   list += "]";
   std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
   std::vector<int64_t> rows(files.size(), 0);
+  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(table_sql));
   RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
     std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
     bool by_name = !cols.empty();

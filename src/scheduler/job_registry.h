@@ -12,6 +12,7 @@
 #include "catalog/catalog.h"
 #include "common/text_batch.h"
 #include "catalog/routine_load_store.h"
+#include "load/routine_load_task.h"
 #include "scheduler/job_runtime.h"
 #include "scheduler/routine_load_manager.h"
 #include "scheduler/worker_pool.h"
@@ -26,6 +27,13 @@ const char* JobKind(const catalog::RoutineLoadDefinition& def);  // "pipe" or "r
 inline constexpr const char* kDiskFullReasonPrefix = "disk full:";
 inline constexpr const char* kDatabaseStoppedReasonPrefix = "the database stopped after a failed write";
 bool IsStoragePauseReason(const std::string& reason);
+// A pipe's status as SHOW PIPES has it: RUNNING, SUSPENDED or FAILED (pipe_registry.cpp).
+std::string PipeStatusOf(const catalog::StoredJob& s);
+// job_status.cpp: the state monitoring shows (routine loads: the job state; pipes: PipeStatusOf), and the class of
+// a state change's reason, a label small enough for Prometheus (user, scheduled, error_rows, source, storage,
+// table_dropped, task_failed, other).
+std::string JobStatusName(const catalog::StoredJob& s);
+std::string ReasonClass(catalog::JobState state, const std::string& reason);
 
 class JobRegistry {
  public:
@@ -41,7 +49,7 @@ class JobRegistry {
   Result<ResultSet> Show(const sql::ShowRoutineLoad& stmt, const std::string& db);
   Result<ResultSet> ShowTasks(const sql::ShowRoutineLoadTask& stmt, const std::string& db);
   Result<std::string> ShowCreate(const std::string& db, const std::string& name);
-  Result<ResultSet> RejectedRows(const std::string& db, const std::string& name, int64_t limit);
+  Result<ResultSet> RejectedRows(const std::string& db, const std::string& name, int64_t limit, bool pipe = false);
   // pipe_registry.cpp: Kafka pipes, run as jobs of kind pipe, and the virtual clusters that bound their tasks.
   Status CreatePipe(const sql::CreatePipe& stmt, const std::string& db);
   // max_pipe_num: InvalidArgument saying how to raise it when that many pipes exist (not counting dropped ones).
@@ -55,10 +63,17 @@ class JobRegistry {
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
   Status LoadVclusters();
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
+  // job_status.cpp: every job's runtime state and activity, copied under the lock without any DuckDB or Kafka call.
+  std::vector<JobStatus> Statuses(bool definitions = false);
   void TargetDropped(const std::string& db, const std::string& table);
   // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
   // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
   void TargetChanged(const std::string& db, const std::string& table);
+  // ALTER TABLE changed the table's columns (or renamed it to `renamed_to`): a job whose COLUMNS names a dropped
+  // column, or whose table is now called otherwise, pauses saying what to do; the others plan their next tasks
+  // against the new columns. Called while the table's schema lock is held (load::TableSchemaMutex).
+  void TargetAltered(const std::string& db, const std::string& table, const std::string& renamed_to,
+                     const std::vector<std::string>& dropped_columns);
 
  private:
   // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.
@@ -110,6 +125,9 @@ class JobRegistry {
   // and returns true.
   bool StorageFailureLocked(JobRuntime& job, const Status& st);
   void PauseForStorageLocked(JobRuntime& job, const std::string& reason);
+
+  // job_status.cpp: what a Kafka task did, for the job's activity counters (GET /metrics).
+  void RecordTaskLocked(JobRuntime& job, const Result<load::TaskResult>& outcome, double seconds);
 
   // routine_load_manager.cpp
   std::shared_ptr<JobRuntime> FindLocked(const std::string& db, const std::string& name, bool include_final);

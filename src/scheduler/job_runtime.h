@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catalog/routine_load_store.h"
+#include "scheduler/routine_load_manager.h"
 #include "load/task_plan.h"
 #include "source/kafka_source.h"
 
@@ -80,6 +81,7 @@ struct JobRuntime {
   int64_t last_listing_ms = 0;
   std::string last_loaded_file;
   int64_t last_load_ms = 0;
+  JobActivity activity;
 };
 
 }  // namespace sluice::scheduler

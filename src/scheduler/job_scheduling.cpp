@@ -412,9 +412,18 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
   }
   std::vector<int32_t> now_seen;
   if (auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout); all.ok()) now_seen = *all;
+  // The high watermarks too, so lag (OffsetLag, /metrics) moves while the job's tasks cannot tell it: a job whose
+  // tasks keep failing and retrying still shows how far behind it falls.
+  std::map<int32_t, int64_t> highs;
+  if (!current.empty())
+    if (auto h = kafka_metadata_.HighWatermarks(SourceConfig(def), current, kIdleCheckTimeout); h.ok()) highs = *h;
   std::lock_guard<std::mutex> lock(mu_);
   job->scheduling = false;
   if (job->version != version || job->stored.state != JobState::kRunning) return;
+  for (const auto& [p, h] : highs) {
+    int64_t& latest = job->latest_offsets[p];
+    latest = std::max(latest, h);
+  }
   bool grew = std::any_of(now_seen.begin(), now_seen.end(),
                           [&](int32_t p) { return std::find(current.begin(), current.end(), p) == current.end(); });
   if (grew) {
@@ -456,6 +465,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   };
 
   Result<load::TaskResult> outcome = Status::Internal("the task did not run");
+  const auto run_started = Clock::now();
   // An idle group without a consumer: when no partition's high watermark moved past the committed offsets, the
   // task ends here with no data, having asked the shared metadata client only. Otherwise (or when the question
   // fails) the consumer is opened again and the task runs as usual.
@@ -484,6 +494,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     {
       std::lock_guard<std::mutex> lock(mu_);
       group->task_offsets = start;
+      for (const auto& [p, o] : start) job->activity.next_offsets[p] = o;
     }
     if (!group->source) {
       source::KafkaClientConfig config = SourceConfig(def);
@@ -574,6 +585,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   else if (outcome->committed) group->last_txn_status = "COMMITTED";
   else if (!outcome->had_data) group->last_txn_status = "NO_DATA";
   else group->last_txn_status = "ABORTED";
+  RecordTaskLocked(*job, outcome, std::chrono::duration<double>(Clock::now() - run_started).count());
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
   for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
 

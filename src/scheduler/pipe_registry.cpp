@@ -44,6 +44,8 @@ std::string PipeNotFound(const std::string& name, const std::string& db) {
 
 }  // namespace
 
+std::string PipeStatusOf(const catalog::StoredJob& s) { return PipeStatus(s); }
+
 // ---- RoutineLoadManager: the public face ----------------------------------------------------------------------
 
 Status RoutineLoadManager::CreatePipe(const sql::CreatePipe& s, const std::string& db) { return jobs_->CreatePipe(s, db); }

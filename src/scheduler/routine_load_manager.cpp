@@ -58,11 +58,15 @@ Result<JobTarget> RoutineLoadManager::TargetOf(const std::string& db, const std:
 void RoutineLoadManager::TargetDropped(const std::string& db, const std::string& table) {
   jobs_->TargetDropped(db, table);
 }
+void RoutineLoadManager::TargetAltered(const std::string& db, const std::string& table,
+                                       const std::string& renamed_to, const std::vector<std::string>& dropped) {
+  jobs_->TargetAltered(db, table, renamed_to, dropped);
+}
 void RoutineLoadManager::TargetChanged(const std::string& db, const std::string& table) {
   jobs_->TargetChanged(db, table);
 }
-Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit) {
-  return jobs_->RejectedRows(db, job, limit);
+Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const std::string& job, int64_t limit, bool pipe) {
+  return jobs_->RejectedRows(db, job, limit, pipe);
 }
 
 // ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
@@ -150,6 +154,7 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
     job.schedule_backoff_seconds = 0;
   }
   if (persist) PersistLocked(job);
+  if (old != state) job.activity.state_changes[{JobStatusName(job.stored), ReasonClass(state, job.stored.reason)}]++;
   if (old != state)
     log::Info("scheduler", "{} {}.{}: {} -> {}{}{}", JobKind(job.stored.def), job.stored.def.db, job.stored.def.name,
               catalog::JobStateName(old), catalog::JobStateName(state), job.stored.reason.empty() ? "" : ": ",
@@ -305,6 +310,14 @@ Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::stri
   return Status::Ok();
 }
 
+namespace {
+// The statement that resumes a paused job of this kind (as job_scheduling.cpp's pause reasons say it).
+std::string ResumeFor(const catalog::RoutineLoadDefinition& def) {
+  return def.pipe ? "ALTER PIPE " + def.name + " SET PIPE_EXECUTION_PAUSED = false"
+                  : "RESUME ROUTINE LOAD FOR " + def.name;
+}
+}  // namespace
+
 void JobRegistry::TargetChanged(const std::string& db, const std::string& table) {
   std::vector<std::pair<std::shared_ptr<JobRuntime>, catalog::RoutineLoadDefinition>> affected;
   {
@@ -329,10 +342,46 @@ void JobRegistry::TargetChanged(const std::string& db, const std::string& table)
         cv_.notify_all();
       }
     } else if (job->stored.state == JobState::kRunning || job->stored.state == JobState::kNeedSchedule) {
-      SetStateLocked(*job, JobState::kPaused, plan.status().message() + "; ALTER ROUTINE LOAD to name partitions the "
-                                              "table has, then RESUME");
+      SetStateLocked(*job, JobState::kPaused, plan.status().message() + "; ALTER ROUTINE LOAD to match what the table "
+                                              "has now (its partitions, its columns), then " + ResumeFor(def));
     }
   }
+}
+
+void JobRegistry::TargetAltered(const std::string& db, const std::string& table, const std::string& renamed_to,
+                                const std::vector<std::string>& dropped) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, job] : jobs_) {
+      const auto& def = job->stored.def;
+      JobState state = job->stored.state;
+      if (state != JobState::kRunning && state != JobState::kNeedSchedule) continue;
+      if (strcasecmp(def.db.c_str(), db.c_str()) != 0 || strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
+      const std::string kind = def.pipe ? "the pipe's SELECT list" : "its COLUMNS";
+      if (!renamed_to.empty() && strcasecmp(renamed_to.c_str(), table.c_str()) != 0) {
+        SetStateLocked(*job, JobState::kPaused,
+                       "the target table " + def.db + "." + def.table + " was renamed to " + renamed_to +
+                           "; rename it back (ALTER TABLE " + renamed_to + " RENAME " + def.table + "), then " +
+                           ResumeFor(def) + ", or load " + renamed_to + " with a new " +
+                           (def.pipe ? "pipe" : "routine load"));
+        continue;
+      }
+      if (!def.load.columns) continue;
+      for (const auto& m : *def.load.columns) {
+        auto gone = std::find_if(dropped.begin(), dropped.end(),
+                                 [&](const std::string& d) { return strcasecmp(d.c_str(), m.name.c_str()) == 0; });
+        if (gone == dropped.end()) continue;
+        SetStateLocked(*job, JobState::kPaused,
+                       "column " + *gone + " was dropped from table " + def.db + "." + def.table + " and " + kind +
+                           " names it; " +
+                           (def.pipe ? "DROP PIPE " + def.name + " and create it again without the column"
+                                     : "ALTER ROUTINE LOAD FOR " + def.name +
+                                           " COLUMNS (...) without it, then " + ResumeFor(def)));
+        break;
+      }
+    }
+  }
+  TargetChanged(db, renamed_to.empty() ? table : renamed_to);
 }
 
 void JobRegistry::TargetDropped(const std::string& db, const std::string& table) {
@@ -360,12 +409,14 @@ Result<std::string> JobRegistry::ShowCreate(const std::string& db, const std::st
   return catalog::RenderCreateRoutineLoad(job->stored.def);
 }
 
-Result<ResultSet> JobRegistry::RejectedRows(const std::string& db, const std::string& name, int64_t limit) {
+Result<ResultSet> JobRegistry::RejectedRows(const std::string& db, const std::string& name, int64_t limit, bool pipe) {
   int64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto job = FindLocked(db, name, true);
-    if (!job) return Status::NotFound("routine load '" + name + "' does not exist in database '" + db + "'");
+    auto job = pipe ? FindPipeLocked(db, name) : FindLocked(db, name, true);
+    if (!job)
+      return Status::NotFound(std::string(pipe ? "pipe '" : "routine load '") + name + "' does not exist in database '" +
+                              db + "'");
     id = job->stored.id;
   }
   return store_->RejectedRows(id, limit);

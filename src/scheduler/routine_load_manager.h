@@ -2,8 +2,12 @@
 // Runs every routine load job: keeps their definitions and states in the catalog, turns each job into tasks
 // (one per group of partitions), and schedules those tasks on a worker pool with timers, retries and pauses.
 // This is the control side; a task's data path lives in load/.
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "common/histogram.h"
 
 #include "common/result_set.h"
 #include "common/status.h"
@@ -50,6 +54,60 @@ struct JobTarget {
   std::string volume;   // a volume pipe's volume
 };
 
+// What a job did since the server started, for GET /metrics and the JSON API (SHOW ROUTINE LOAD's Statistic
+// counts the job's whole life from the catalog). Updated under the registry's lock when a task ends; a scrape
+// copies it.
+struct JobActivity {
+  uint64_t rows_loaded = 0, rows_filtered = 0, rows_error = 0, read_bytes = 0;
+  uint64_t tasks_committed = 0, tasks_aborted = 0;
+  uint64_t files_loaded = 0, files_failed = 0;  // volume pipes
+  Histogram commit_seconds{std::vector<double>{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}};
+  Histogram batch_rows{std::vector<double>{1, 10, 100, 1000, 10000, 100000, 1000000}};
+  int64_t last_commit_ms = 0;
+  std::map<std::pair<std::string, std::string>, uint64_t> state_changes;  // (state entered, reason class)
+  std::map<int32_t, int64_t> next_offsets;  // per partition, the next offset to load as last known
+};
+
+struct JobPartitionStatus {
+  int32_t partition = 0;
+  int64_t next_offset = -1;     // the next offset to load; -1: not resolved yet
+  int64_t high_watermark = -1;  // as last seen; -1: not seen yet
+  int64_t lag = -1;             // high_watermark - next_offset; -1: unknown
+  int64_t last_message_ms = 0;  // timestamp of the last message loaded (0: none since the start)
+};
+
+struct JobTaskStatus {
+  int64_t task_id = 0;
+  std::string status;  // RUNNING, COMMITTED, ABORTED, NO_DATA, or empty before the first task ended
+  int64_t started_ms = 0;
+  std::string message;
+  std::vector<int32_t> partitions;
+};
+
+// One job as monitoring sees it (GET /metrics, GET /api/jobs): copied from the scheduler's memory.
+struct JobStatus {
+  int64_t id = 0;
+  std::string kind;  // routine_load, pipe, volume_pipe
+  std::string db, name, table;
+  std::string state;  // as SHOW shows it: routine loads NEED_SCHEDULE..CANCELLED, pipes RUNNING/SUSPENDED/FAILED
+  std::string reason, reason_class, other_msg;
+  std::string definition;  // CREATE ROUTINE LOAD text, or the pipe's COPY statement; secrets masked
+  std::string creator;
+  int64_t create_time_ms = 0, pause_time_ms = 0, end_time_ms = 0;
+  int current_tasks = 0;
+  std::vector<JobPartitionStatus> partitions;
+  std::vector<JobTaskStatus> tasks;  // one per task group: the running or last task
+  JobActivity activity;
+  // Volume pipes.
+  int64_t pending_files = 0, pending_bytes = 0, last_listing_ms = 0, last_load_ms = 0;
+  std::string last_loaded_file;
+  // Age of the oldest data not loaded yet, an upper bound (docs/monitoring.md); -1 unknown.
+  double freshness_seconds = -1;
+};
+
+// The states a job of `kind` can show (the values of sluice_job_state's state label).
+const std::vector<std::string>& PossibleStates(const std::string& kind);
+
 class RoutineLoadManager {
  public:
   RoutineLoadManager(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options);
@@ -67,7 +125,8 @@ class RoutineLoadManager {
   Result<ResultSet> ShowTasks(const sql::ShowRoutineLoadTask& stmt, const std::string& db);
   Result<std::string> ShowCreate(const sql::ShowCreateRoutineLoad& stmt, const std::string& db);
   // Rejected rows of a job, newest first (for the ErrorLogUrls link and sluice_rejected_rows()).
-  Result<ResultSet> RejectedRows(const std::string& db, const std::string& job, int64_t limit);
+  // `pipe`: of the live pipe `job` (Kafka or volume).
+  Result<ResultSet> RejectedRows(const std::string& db, const std::string& job, int64_t limit, bool pipe = false);
 
   // Kafka and volume pipes (docs/pipes.md): jobs of kind pipe on the same scheduler.
   Status CreatePipe(const sql::CreatePipe& stmt, const std::string& db);
@@ -83,8 +142,13 @@ class RoutineLoadManager {
   // otherwise wait for a RESUME that can never succeed).
   void TargetDropped(const std::string& db, const std::string& table);
   void TargetChanged(const std::string& db, const std::string& table);
+  void TargetAltered(const std::string& db, const std::string& table, const std::string& renamed_to,
+                     const std::vector<std::string>& dropped_columns);
   // The job (pipe: a live pipe) named `name` in `db`; NotFound when there is none.
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
+  // Every job that is not dropped (STOPPED and CANCELLED included), from memory: cheap enough for every scrape.
+  // `definitions`: also render each definition (the JSON API; a scrape does not need them).
+  std::vector<JobStatus> Statuses(bool definitions = false);
 
  private:
   std::unique_ptr<JobRegistry> jobs_;

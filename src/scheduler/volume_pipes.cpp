@@ -87,6 +87,7 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
   Result<load::VolumePipeTaskResult> outcome = Status::Internal("the task did not run");
   auto volume = options_.volumes ? options_.volumes->Resolve(def.pipe->volume->volume)
                                  : Result<catalog::ResolvedVolume>(Status::NotSupported("no volume catalog"));
+  const auto task_started = Clock::now();
   auto target = load::VolumePipeTarget(def, options_.scratch_dir);
   if (!volume.ok()) outcome = volume.status();
   else if (!target.ok()) outcome = target.status();
@@ -103,6 +104,21 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
       job->last_loaded_file = outcome->last_file;
       job->last_load_ms = outcome->last_load_ms;
     }
+    // Each file commits on its own; a task that loaded any counts as committed.
+    JobActivity& a = job->activity;
+    a.files_loaded += outcome->loaded_files;
+    a.files_failed += outcome->failed_files;
+    a.rows_loaded += outcome->rows_loaded;
+    a.rows_error += outcome->error_rows;
+    if (outcome->loaded_files > 0) {
+      a.tasks_committed++;
+      a.commit_seconds.Observe(std::chrono::duration<double>(Clock::now() - task_started).count());
+      a.batch_rows.Observe(static_cast<double>(outcome->rows_loaded + outcome->error_rows));
+      a.last_commit_ms = WallClockMs();
+    }
+    if (outcome->failed_files > 0 && outcome->loaded_files == 0) a.tasks_aborted++;
+  } else {
+    job->activity.tasks_aborted++;
   }
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
 

@@ -80,6 +80,7 @@ Status Connection::SendOk(uint64_t affected_rows, uint64_t last_insert_id, uint1
 }
 
 Status Connection::SendError(uint16_t code, std::string_view sqlstate, std::string_view message) {
+  counters_.CountError(code);
   return channel_.Write(EncodeErr(code, sqlstate, message));
 }
 
@@ -359,6 +360,7 @@ Status Connection::HandleQuery(std::string_view text) {
 }
 
 Result<StatementResult> Connection::ExecuteInSession(std::string_view statement) {
+  counters_.CountStatement(statement);
   try {
     return session_->Execute(statement);
   } catch (const std::exception& e) {

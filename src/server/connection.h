@@ -20,6 +20,7 @@
 #include "server/error_mapping.h"
 #include "server/packet_io.h"
 #include "server/prepared_statements.h"
+#include "server/server_counters.h"
 #include "server/transport.h"
 
 namespace sluice::server {
@@ -36,12 +37,6 @@ struct ConnectionConfig {
   std::chrono::milliseconds write_timeout{60'000};
 };
 
-// Counters shared by all connections, for COM_STATISTICS.
-struct ServerCounters {
-  Clock::time_point started = Clock::now();
-  std::atomic<uint64_t> questions{0};
-  std::atomic<uint32_t> connections{0};
-};
 
 // The server's count of logged-in connections, asked once a client proved who it is (and again when it changes
 // user). MysqlServer implements it.

@@ -311,6 +311,7 @@ void MysqlServer::AcceptLoop() {
     ++active_;
     ++unauthenticated_;
     counters_.connections.fetch_add(1, std::memory_order_relaxed);
+    counters_.connections_total.fetch_add(1, std::memory_order_relaxed);
     workers_.emplace(worker->id, std::move(worker));
   }
 }

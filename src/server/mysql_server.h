@@ -60,6 +60,8 @@ class MysqlServer final : private LoginSlots {
   size_t active_connections() const;
   // Of those, the ones logged in.
   size_t logged_in_connections() const;
+  // Statements, errors and connections counted since the start (GET /metrics).
+  const ServerCounters& counters() const { return counters_; }
 
  private:
   struct Worker {

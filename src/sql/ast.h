@@ -125,6 +125,37 @@ struct AlterTablePartition {
   bool if_not_exists = false;    // ADD ... IF NOT EXISTS
   PartitionItem item;            // ADD: the partition; DROP: item.name only
 };
+// One clause of ALTER TABLE t <clause> [, <clause> ...] that changes columns or the table's own attributes
+// (MySQL's and StarRocks' forms, and DuckDB's ALTER COLUMN ... TYPE). The catalog applies them in order.
+struct AlterTableClause {
+  enum class Kind {
+    kAddColumns,     // ADD [COLUMN] c type ... [FIRST | AFTER x] / ADD [COLUMN] (c1 type, c2 type)
+    kDropColumn,     // DROP [COLUMN] [IF EXISTS] c
+    kModifyColumn,   // MODIFY [COLUMN] c type ... [FIRST | AFTER x]; CHANGE [COLUMN] old new type ...
+    kAlterType,      // ALTER [COLUMN] c [SET DATA] TYPE type: the type only, the rest of the column kept
+    kColumnComment,  // MODIFY COLUMN c COMMENT '...'
+    kSetDefault,     // ALTER [COLUMN] c SET DEFAULT v / DROP DEFAULT (default_sql unset)
+    kSetNullable,    // ALTER [COLUMN] c SET NOT NULL / DROP NOT NULL
+    kRenameColumn,   // RENAME COLUMN a TO b
+    kTableComment,   // COMMENT [=] '...' / MODIFY COMMENT '...'
+    kRenameTable,    // RENAME [TO | AS] new
+  };
+  Kind kind = Kind::kAddColumns;
+  std::string column;                      // the column the clause acts on (CHANGE: the old name)
+  std::vector<ColumnDef> columns;          // ADD: the new columns; MODIFY / CHANGE: the new definition
+  std::string new_name;                    // RENAME COLUMN / RENAME / CHANGE
+  bool first = false;                      // FIRST
+  std::string after;                       // AFTER x
+  bool if_exists = false;                  // DROP COLUMN IF EXISTS / ADD COLUMN IF NOT EXISTS
+  bool nullable = true;                    // kSetNullable
+  std::optional<std::string> default_sql;  // kSetDefault
+  std::string comment;                     // kColumnComment, kTableComment
+  TypeSpec type;                           // kAlterType
+};
+struct AlterTable {
+  QualifiedName table;
+  std::vector<AlterTableClause> clauses;
+};
 // SHOW [TEMPORARY] PARTITIONS FROM [db.]t
 struct ShowPartitions { QualifiedName table; bool temporary = false; };
 struct DropTable { QualifiedName table; bool if_exists = false; bool force = false; };
@@ -180,6 +211,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
                                ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
-                               NoOpStatement, ShowCatalog>;
+                               NoOpStatement, AlterTable, ShowCatalog>;
 
 }  // namespace sluice::sql

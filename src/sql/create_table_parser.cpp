@@ -29,8 +29,10 @@ bool IsAttributeKeyword(const Token& t) {
   return false;
 }
 
+}  // namespace
+
 // DEFAULT's value as SQL DuckDB can run: strings become '...' literals whichever quote they were written in.
-Result<std::string> ParseDefault(TokenStream& ts) {
+Result<std::string> ParseDefaultValue(TokenStream& ts) {
   const Token& t = ts.Peek();
   if (t.IsString()) {
     ts.Next();
@@ -64,7 +66,11 @@ Result<std::string> ParseDefault(TokenStream& ts) {
   return ts.Error("a default value (a string, a number, NULL, CURRENT_TIMESTAMP or a parenthesized expression)");
 }
 
-Result<ColumnDef> ParseColumn(TokenStream& ts) {
+namespace {
+
+}  // namespace
+
+Result<ColumnDef> ParseColumnDefinition(TokenStream& ts, bool in_alter) {
   ColumnDef col;
   ASSIGN_OR_RETURN(col.name, ts.ExpectIdentifier("a column name, PRIMARY KEY or INDEX"));
   ASSIGN_OR_RETURN(col.type, ParseType(ts));
@@ -74,8 +80,17 @@ Result<ColumnDef> ParseColumn(TokenStream& ts) {
     flag = true;
     return Status::Ok();
   };
-  while (!ts.PeekSymbol(",") && !ts.PeekSymbol(")")) {
+  // In ALTER TABLE a definition also ends the statement, or meets its position (FIRST / AFTER x).
+  auto ends = [&] {
+    return ts.PeekSymbol(",") || ts.PeekSymbol(")") ||
+           (in_alter && (ts.AtEnd() || ts.PeekWord("FIRST") || ts.PeekWord("AFTER")));
+  };
+  while (!ends()) {
     const Token& t = ts.Peek();
+    if (in_alter && t.IsWord("KEY")) {
+      return ts.NotSupportedAt(t, "adding or making key columns is not supported: a table's key columns are the "
+                                  "ones CREATE TABLE gave it; add '" + col.name + "' as a value column");
+    }
     if (t.IsWord("NULL") || (t.IsWord("NOT") && ts.PeekWord("NULL", 1))) {
       RETURN_IF_ERROR(once(seen.nullability, t, "NULL / NOT NULL"));
       col.nullable = t.IsWord("NULL");
@@ -96,7 +111,7 @@ Result<ColumnDef> ParseColumn(TokenStream& ts) {
     } else if (t.IsWord("DEFAULT")) {
       RETURN_IF_ERROR(once(seen.default_value, t, "DEFAULT"));
       ts.Next();
-      ASSIGN_OR_RETURN(col.default_sql, ParseDefault(ts));
+      ASSIGN_OR_RETURN(col.default_sql, ParseDefaultValue(ts));
     } else if (t.IsWord("AUTO_INCREMENT")) {
       RETURN_IF_ERROR(once(seen.auto_increment, t, "AUTO_INCREMENT"));
       col.auto_increment = true;
@@ -111,11 +126,14 @@ Result<ColumnDef> ParseColumn(TokenStream& ts) {
       RETURN_IF_ERROR(ts.ExpectWord("KEY"));
       col.primary_key_inline = true;
     } else {
-      return ts.Error(kColumnAttributes);
+      return ts.Error(in_alter ? std::string(kColumnAttributes) + ", FIRST, AFTER or end of statement"
+                               : std::string(kColumnAttributes));
     }
   }
   return col;
 }
+
+namespace {
 
 // INDEX name (cols) [USING BITMAP | USING NGRAMBF ("k" = "v")] [COMMENT '...']: accepted and ignored, since DuckDB
 // picks its own indexes; StarRocks DDL with bitmap indexes still creates the table.
@@ -169,7 +187,7 @@ Status ParseElements(TokenStream& ts, CreateTable* ct, KeyClause* key) {
     } else if (IsIndexDefinition(ts)) {
       RETURN_IF_ERROR(SkipIndex(ts));
     } else {
-      ASSIGN_OR_RETURN(ColumnDef col, ParseColumn(ts));
+      ASSIGN_OR_RETURN(ColumnDef col, ParseColumnDefinition(ts, false));
       ct->columns.push_back(std::move(col));
     }
   } while (ts.AcceptSymbol(","));

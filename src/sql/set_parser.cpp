@@ -57,7 +57,8 @@ Status ParseValue(TokenStream& ts, Assignment& a) {
   }
   // `SET a = 1 b = 2`: a value followed by a name is a missing comma, not an expression.
   const Token& after = ts.Peek(1);
-  if (after.kind == TokenKind::kWord && ts.Peek().kind != TokenKind::kWord) {
+  const Token& value = ts.Peek();
+  if (after.kind == TokenKind::kWord && (value.IsString() || value.kind == TokenKind::kNumber)) {
     bool operator_word = false;
     for (std::string_view w : {"AND", "OR", "XOR", "NOT", "IS", "IN", "LIKE", "BETWEEN", "DIV", "MOD", "COLLATE",
                                "REGEXP", "RLIKE"})

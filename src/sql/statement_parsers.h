@@ -16,6 +16,15 @@ Result<Statement> ParsePipeStatement(TokenStream& ts);
 // `CREATE TABLE ...` in the StarRocks and Lakehouse forms. The caller has already sent the variants DuckDB runs
 // itself (AS SELECT, LIKE, OR REPLACE, TEMPORARY) to PassThrough.
 Result<CreateTable> ParseCreateTable(TokenStream& ts);
+// A column definition (name, type, NULL / NOT NULL, DEFAULT, COMMENT, aggregate function, ...). In ALTER TABLE
+// (`in_alter`) it also ends at FIRST, AFTER or the end of the statement.
+Result<ColumnDef> ParseColumnDefinition(TokenStream& ts, bool in_alter);
+// A DEFAULT value, as SQL DuckDB can run ('abc', 5, NULL, CURRENT_TIMESTAMP, (expr)).
+Result<std::string> ParseDefaultValue(TokenStream& ts);
+// alter_table_parser.cpp: ALTER TABLE's column and table clauses (ADD / DROP / MODIFY / CHANGE / RENAME COLUMN,
+// COMMENT, RENAME, ALTER COLUMN ... TYPE / SET DEFAULT).
+bool IsAlterTable(const TokenStream& ts);
+Result<Statement> ParseAlterTable(TokenStream& ts);
 // A column type at the current token: INT, VARCHAR(26), DECIMAL(10,2), ARRAY<T>, MAP<K,V>, STRUCT<a T, b:T>.
 Result<TypeSpec> ParseType(TokenStream& ts, int depth = 0);
 // partition_parser.cpp: RANGE / LIST partitions. ParsePartitionClause starts at RANGE or LIST (after PARTITION BY),

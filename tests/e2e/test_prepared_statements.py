@@ -80,6 +80,26 @@ def test_jdbc_with_and_without_server_prepared_statements(s):
 
 
 @suite.test(timeout=60)
+def test_mysqldb_with_its_defaults(s):
+    import MySQLdb  # Debian's python3-mysqldb (mysqlclient): parameters are bound in the client
+    srv = s.server().start()
+    conn = MySQLdb.connect(host="127.0.0.1", port=srv.mysql_port, user="root", passwd="")
+    cur = conn.cursor()
+    cur.execute("CREATE DATABASE m")
+    cur.execute("USE m")
+    cur.execute("CREATE TABLE t (id int, s varchar(20), d date)")
+    cur.executemany("INSERT INTO t VALUES (%s, %s, %s)", [(1, "it's", "2024-05-01"), (2, None, None)])
+    conn.commit()
+    cur.execute("SELECT id, s, d FROM t WHERE id >= %s ORDER BY id", (1,))
+    rows = cur.fetchall()
+    c = Collector()
+    c.eq([(r[0], r[1], str(r[2]) if r[2] else None) for r in rows], [(1, "it's", "2024-05-01"), (2, None, None)],
+         "rows and types through MySQLdb")
+    conn.close()
+    c.done()
+
+
+@suite.test(timeout=60)
 def test_set_expressions_and_user_variables(s):
     srv = s.server().start()
     conn = srv.connect()

@@ -202,8 +202,12 @@ def main() -> int:
         with open(os.path.join(inbox, rel), "w") as f:
             f.write(text)
 
-    stopping = []
-    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1) or (_ for _ in ()).throw(KeyboardInterrupt))
+    def stop(*_):
+        raise KeyboardInterrupt
+
+    # Ctrl-C and SIGTERM stop everything started here (SIGINT also when the shell started us with it ignored).
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     broker = registry = s3 = None
     try:
         broker, bootstrap, control = start_broker(broker_bin, a.kafka_port, work)

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
+#include "common/test_points.h"
+#include "sql/parser.h"
 
 namespace sluice::catalog {
 namespace {
@@ -185,6 +187,43 @@ TEST_F(CatalogTest, RetentionPassesAndPurgeDeletes) {
   auto con = db_->Connect();
   auto left = (*con)->Query("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'shop'");
   EXPECT_EQ(*left->result_set->rows[0][0], "0");
+}
+
+sql::AlterTable ParseAlter(const std::string& text) {
+  auto st = sql::ParseStatement(text, sql::SessionContext{});
+  EXPECT_TRUE(st.ok()) << st.status().ToString();
+  return st.ok() ? std::get<sql::AlterTable>(*st) : sql::AlterTable{};
+}
+
+TEST_F(CatalogTest, AlterRebuildsInOneTransaction) {
+  ASSERT_TRUE(catalog_->CreateTable("shop", OrdersTable()).ok());
+  auto con = db_->Connect();
+  ASSERT_TRUE((*con)->Execute("INSERT INTO shop.orders VALUES (1, DATE '2020-05-08', 'a', 2.5)").ok());
+  // A failure between the copy and the swap leaves the table, its rows and its metadata as they were.
+  ASSERT_TRUE(ArmTestPoints("alter_table.inside=error").ok());
+  EXPECT_FALSE(catalog_->AlterTable("shop", ParseAlter("ALTER TABLE orders ADD COLUMN note varchar(3) AFTER pay_dt")).ok());
+  ASSERT_TRUE(ArmTestPoints("").ok());
+  auto before = catalog_->DescribeTable("shop", "orders");
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->columns.size(), 4u);
+  auto altered = catalog_->AlterTable("shop", ParseAlter("ALTER TABLE orders ADD COLUMN note varchar(3) AFTER pay_dt, "
+                                                         "MODIFY COLUMN price decimal(10,2) COMMENT 'p'"));
+  ASSERT_TRUE(altered.ok()) << altered.status().ToString();
+  auto meta = catalog_->DescribeTable("shop", "orders");
+  ASSERT_TRUE(meta.ok());
+  ASSERT_EQ(meta->columns.size(), 5u);
+  EXPECT_EQ(meta->columns[2].name, "note");
+  EXPECT_EQ(meta->columns[2].type_text, "varchar(3)");
+  EXPECT_EQ(meta->columns[4].type_text, "decimal(10,2)");
+  EXPECT_EQ(meta->columns[4].comment, "p");
+  EXPECT_EQ(meta->columns[0].comment, "Order ID");
+  EXPECT_EQ(meta->key_model, "DUPLICATE");
+  auto rows = (*con)->Query("SELECT * FROM shop.orders");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->result_set->columns[2].name, "note");
+  EXPECT_EQ(*rows->result_set->rows[0][4], "2.50");
+  EXPECT_FALSE((*con)->Execute("INSERT INTO shop.orders (order_id, pay_dt, note) VALUES (2, DATE '2020-01-01', 'abcd')").ok())
+      << "the new varchar(3) is enforced";
 }
 
 // Without a clock of its own the catalog reads the common wall clock, so a test can move it there too.

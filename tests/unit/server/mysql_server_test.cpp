@@ -673,5 +673,62 @@ TEST_F(MysqlServerTest, FiftyConcurrentClients) {
   EXPECT_TRUE(WaitForNoConnections());
 }
 
+// Prepared statements over the wire: binary rows, then a read-only cursor read with COM_STMT_FETCH.
+TEST_F(MysqlServerTest, PreparedStatementRowsAndCursor) {
+  StartServer();
+  TestClient c;
+  ASSERT_TRUE(c.Connect(server_->port()));
+  ASSERT_TRUE(c.LoginOk());
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtPrepare, "SELECT rows"));
+  auto prep = c.ReadPacket();
+  ASSERT_TRUE(prep);
+  ASSERT_EQ(static_cast<uint8_t>(prep->payload[0]), 0x00);
+  const std::string id = prep->payload.substr(1, 4);
+  EXPECT_EQ(prep->payload.substr(7, 2), std::string("\0\0", 2));  // no parameters: nothing follows
+
+  auto read_head = [&](int columns) {
+    auto count = c.ReadPacket();
+    ASSERT_TRUE(count);
+    EXPECT_EQ(static_cast<uint8_t>(count->payload[0]), columns);
+    for (int i = 0; i < columns; ++i) ASSERT_TRUE(c.ReadPacket());
+  };
+  // Without a cursor: three binary rows, then the end.
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtExecute, id + std::string("\0\1\0\0\0", 5)));
+  read_head(3);
+  auto first = c.ReadPacket();
+  ASSERT_TRUE(first);
+  // header, a 1-byte NULL bitmap (3 columns + 2), BIGINT 1, "Johann Georg Faust", TINY 1
+  EXPECT_EQ(first->payload, std::string("\0\0\1\0\0\0\0\0\0\0\x12Johann Georg Faust\1", 30));
+  auto second = c.ReadPacket();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(static_cast<uint8_t>(second->payload[1]), 1u << 3);  // column 1 (name) is NULL
+  ASSERT_TRUE(c.ReadPacket());
+  auto end = c.ReadPacket();
+  ASSERT_TRUE(end);
+  EXPECT_EQ(static_cast<uint8_t>(end->payload[0]), 0xfe);
+
+  // With a cursor: the columns now, the rows by COM_STMT_FETCH.
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtExecute, id + std::string("\1\1\0\0\0", 5)));
+  read_head(3);
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtFetch, id + std::string("\2\0\0\0", 4)));
+  ASSERT_TRUE(c.ReadPacket());
+  ASSERT_TRUE(c.ReadPacket());
+  auto more = c.ReadPacket();
+  ASSERT_TRUE(more);
+  ASSERT_EQ(static_cast<uint8_t>(more->payload[0]), 0xfe);
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtFetch, id + std::string("\2\0\0\0", 4)));
+  ASSERT_TRUE(c.ReadPacket());
+  auto last = c.ReadPacket();
+  ASSERT_TRUE(last);
+  ASSERT_EQ(static_cast<uint8_t>(last->payload[0]), 0xfe);
+  // OK-as-EOF: header, affected rows 0, insert id 0, then the status flags with LAST_ROW_SENT (0x80).
+  EXPECT_TRUE(static_cast<uint8_t>(last->payload[3]) & 0x80) << "last row sent";
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtFetch, id + std::string("\2\0\0\0", 4)));
+  Response no_cursor = c.ReadResponse();
+  ASSERT_TRUE(no_cursor.err);
+  EXPECT_EQ(no_cursor.err->code, 1421);
+}
+
+
 }  // namespace
 }  // namespace sluice::server

@@ -1,0 +1,244 @@
+#include "iceberg/jdbc_catalog.h"
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+namespace sluice::iceberg {
+
+struct JdbcCatalog::QueryResult {
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  int64_t affected = 0;
+};
+
+namespace {
+
+constexpr const char* kCreateTables =
+    "CREATE TABLE IF NOT EXISTS iceberg_tables (catalog_name VARCHAR(255) NOT NULL, table_namespace VARCHAR(255) "
+    "NOT NULL, table_name VARCHAR(255) NOT NULL, metadata_location VARCHAR(1000), previous_metadata_location "
+    "VARCHAR(1000), PRIMARY KEY (catalog_name, table_namespace, table_name))";
+constexpr const char* kCreateNamespaceProperties =
+    "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (catalog_name VARCHAR(255) NOT NULL, namespace "
+    "VARCHAR(255) NOT NULL, property_key VARCHAR(255), property_value VARCHAR(1000), PRIMARY KEY (catalog_name, "
+    "namespace, property_key))";
+
+std::string Sqlstate(PGresult* r) {
+  const char* s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  return s ? s : "";
+}
+
+std::string Oneline(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (char& c : s) {
+    if (c == '\n') c = ' ';
+  }
+  return s;
+}
+
+}  // namespace
+
+JdbcCatalog::JdbcCatalog(pg_conn* conn, std::string catalog_name, std::string where)
+    : conn_(conn), catalog_name_(std::move(catalog_name)), where_(std::move(where)) {}
+
+JdbcCatalog::~JdbcCatalog() {
+  if (conn_ != nullptr) PQfinish(conn_);
+}
+
+Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw_uri, const std::string& catalog_name,
+                                                          const std::string& user, const std::string& password) {
+  std::string uri = raw_uri.rfind("jdbc:", 0) == 0 ? raw_uri.substr(5) : raw_uri;
+  std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name"};
+  std::vector<const char*> values = {uri.c_str(), "10", "sluice"};
+  if (!user.empty()) {
+    keys.push_back("user");
+    values.push_back(user.c_str());
+  }
+  if (!password.empty()) {
+    keys.push_back("password");
+    values.push_back(password.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  // expand_dbname = 1: "dbname" holding a connection string or URI is expanded, later keys override it.
+  PGconn* conn = PQconnectdbParams(keys.data(), values.data(), 1);
+  if (conn == nullptr) return Status::Internal("libpq could not allocate a connection");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string msg = Oneline(PQerrorMessage(conn));
+    PQfinish(conn);
+    return Status::Unavailable(fmt::format(
+        "cannot connect to the Iceberg JDBC catalog's PostgreSQL: {} (check iceberg.catalog.uri, the user and "
+        "password, and that PostgreSQL accepts connections from this host)", msg));
+  }
+  // CREATE TABLE IF NOT EXISTS answers with NOTICEs, which libpq would print on stderr.
+  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  std::string where = fmt::format("{}:{}/{}", PQhost(conn) ? PQhost(conn) : "", PQport(conn) ? PQport(conn) : "",
+                                  PQdb(conn) ? PQdb(conn) : "");
+  auto catalog = std::unique_ptr<JdbcCatalog>(new JdbcCatalog(conn, catalog_name, where));
+  RETURN_IF_ERROR(catalog->EnsureTables());
+  return catalog;
+}
+
+Result<JdbcCatalog::QueryResult> JdbcCatalog::Exec(const std::string& sql, const std::vector<std::string>& params) {
+  std::vector<const char*> values;
+  for (const auto& p : params) values.push_back(p.c_str());
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (PQstatus(conn_) != CONNECTION_OK) PQreset(conn_);
+    PGresult* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                               nullptr, 0);
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+      QueryResult out;
+      for (int i = 0; i < PQntuples(r); i++) {
+        std::vector<std::optional<std::string>> row;
+        for (int c = 0; c < PQnfields(r); c++) {
+          if (PQgetisnull(r, i, c)) {
+            row.emplace_back(std::nullopt);
+          } else {
+            row.emplace_back(std::string(PQgetvalue(r, i, c), static_cast<size_t>(PQgetlength(r, i, c))));
+          }
+        }
+        out.rows.push_back(std::move(row));
+      }
+      const char* tuples = PQcmdTuples(r);
+      out.affected = tuples && *tuples ? std::stoll(tuples) : 0;
+      PQclear(r);
+      return out;
+    }
+    std::string state = r ? Sqlstate(r) : "";
+    std::string msg = Oneline(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
+    PQclear(r);
+    if (PQstatus(conn_) != CONNECTION_OK && attempt == 0) continue;  // lost connection: reconnect and retry once
+    if (state == "23505") return Status::AlreadyExists(msg);
+    if (state.rfind("08", 0) == 0 || PQstatus(conn_) != CONNECTION_OK) {
+      return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {}: {}", where_, msg));
+    }
+    if (state == "42501") {
+      return Status::AccessDenied(fmt::format(
+          "Iceberg JDBC catalog at {}: {} (the catalog's user needs SELECT, INSERT, UPDATE, DELETE on iceberg_tables "
+          "and iceberg_namespace_properties, and CREATE the first time)", where_, msg));
+    }
+    return Status::Internal(fmt::format("Iceberg JDBC catalog at {}: {}", where_, msg));
+  }
+  return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {}: the connection was lost", where_));
+}
+
+Status JdbcCatalog::EnsureTables() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const char* ddl : {kCreateTables, kCreateNamespaceProperties}) {
+    auto r = Exec(ddl, {});
+    // Two processes creating the tables at once: one of them sees a duplicate key in pg_type; the tables exist.
+    if (!r.ok() && r.status().code() != StatusCode::kAlreadyExists) return r.status();
+  }
+  auto cols = Exec("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND "
+                   "table_name = 'iceberg_tables' AND column_name = 'iceberg_type'", {});
+  if (!cols.ok()) return cols.status();
+  has_iceberg_type_ = !cols->rows.empty();
+  return Status::Ok();
+}
+
+Result<std::string> JdbcCatalog::LoadTable(const TableIdent& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string sql =
+      "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 AND "
+      "table_name = $3";
+  if (has_iceberg_type_) sql += " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+  ASSIGN_OR_RETURN(QueryResult r, Exec(sql, {catalog_name_, table.NamespaceString(), table.name}));
+  if (r.rows.empty() || !r.rows[0][0]) {
+    return Status::UnknownTable(fmt::format("Iceberg table {} does not exist in catalog {}", table.ToString(),
+                                            catalog_name_));
+  }
+  return *r.rows[0][0];
+}
+
+Result<bool> JdbcCatalog::NamespaceExists(const std::vector<std::string>& ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TableIdent t{ns, ""};
+  // As Java's JdbcUtil.namespaceExists: a namespace exists when it has properties or tables.
+  ASSIGN_OR_RETURN(QueryResult r,
+                   Exec("SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = $1 AND namespace = $2 "
+                        "UNION ALL SELECT 1 FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 "
+                        "LIMIT 1",
+                        {catalog_name_, t.NamespaceString()}));
+  return !r.rows.empty();
+}
+
+Status JdbcCatalog::CreateNamespace(const std::vector<std::string>& ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TableIdent t{ns, ""};
+  // Java's JdbcCatalog marks a namespace with the property exists = true.
+  auto r = Exec("INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) "
+                "VALUES ($1, $2, 'exists', 'true')",
+                {catalog_name_, t.NamespaceString()});
+  if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) {
+    return Status::DatabaseExists(fmt::format("Iceberg namespace {} already exists in catalog {}",
+                                              t.NamespaceString(), catalog_name_));
+  }
+  return r.status();
+}
+
+Status JdbcCatalog::CreateTable(const TableIdent& table, const std::string& metadata_location) {
+  ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(table.ns));
+  if (!ns_exists) {
+    return Status::UnknownDatabase(fmt::format("Iceberg namespace {} does not exist in catalog {}: create it first",
+                                               table.NamespaceString(), catalog_name_));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string sql = has_iceberg_type_
+                        ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+                          "previous_metadata_location, iceberg_type) VALUES ($1, $2, $3, $4, NULL, 'TABLE')"
+                        : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+                          "previous_metadata_location) VALUES ($1, $2, $3, $4, NULL)";
+  auto r = Exec(sql, {catalog_name_, table.NamespaceString(), table.name, metadata_location});
+  if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) {
+    return Status::TableExists(fmt::format("Iceberg table {} already exists in catalog {}", table.ToString(),
+                                           catalog_name_));
+  }
+  return r.status();
+}
+
+Result<CommitOutcome> JdbcCatalog::CommitTable(const TableIdent& table, const std::string& expected_metadata_location,
+                                               const std::string& new_metadata_location) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(QueryResult r,
+                   Exec("UPDATE iceberg_tables SET metadata_location = $1, previous_metadata_location = $2 WHERE "
+                        "catalog_name = $3 AND table_namespace = $4 AND table_name = $5 AND metadata_location = $2",
+                        {new_metadata_location, expected_metadata_location, catalog_name_, table.NamespaceString(),
+                         table.name}));
+  if (r.affected == 1) return CommitOutcome::kCommitted;
+  // Nothing updated: another writer moved the table on, or the table is gone.
+  ASSIGN_OR_RETURN(QueryResult exists, Exec("SELECT 1 FROM iceberg_tables WHERE catalog_name = $1 AND "
+                                            "table_namespace = $2 AND table_name = $3",
+                                            {catalog_name_, table.NamespaceString(), table.name}));
+  if (exists.rows.empty()) {
+    return Status::UnknownTable(fmt::format("Iceberg table {} was dropped from catalog {} during the commit",
+                                            table.ToString(), catalog_name_));
+  }
+  return CommitOutcome::kConflict;
+}
+
+Result<std::vector<TableIdent>> JdbcCatalog::ListTables(const std::vector<std::string>& ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  TableIdent t{ns, ""};
+  std::string sql = "SELECT table_name FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2";
+  if (has_iceberg_type_) sql += " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
+  sql += " ORDER BY table_name";
+  ASSIGN_OR_RETURN(QueryResult r, Exec(sql, {catalog_name_, t.NamespaceString()}));
+  std::vector<TableIdent> out;
+  for (const auto& row : r.rows) {
+    if (row[0]) out.push_back(TableIdent{ns, *row[0]});
+  }
+  return out;
+}
+
+Status JdbcCatalog::DropTable(const TableIdent& table) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(QueryResult r, Exec("DELETE FROM iceberg_tables WHERE catalog_name = $1 AND table_namespace = $2 "
+                                       "AND table_name = $3",
+                                       {catalog_name_, table.NamespaceString(), table.name}));
+  if (r.affected == 0) {
+    return Status::UnknownTable(fmt::format("Iceberg table {} does not exist in catalog {}", table.ToString(),
+                                            catalog_name_));
+  }
+  return Status::Ok();
+}
+
+}  // namespace sluice::iceberg

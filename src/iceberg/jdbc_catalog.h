@@ -1,0 +1,51 @@
+#pragma once
+// JdbcCatalog: Iceberg's JDBC catalog layout in PostgreSQL, spoken through libpq, so Spark's, Flink's and Trino's
+// JdbcCatalog over the same database see the same tables. Two tables, created when missing as Java's JdbcCatalog
+// does: iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location)
+// and iceberg_namespace_properties (catalog_name, namespace, property_key, property_value). A commit is one
+// UPDATE ... WHERE catalog_name, table_namespace, table_name AND metadata_location = <expected>: PostgreSQL's row
+// lock makes it a compare-and-swap, so of two racing writers exactly one updates a row.
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "iceberg/catalog.h"
+
+struct pg_conn;
+
+namespace sluice::iceberg {
+
+class JdbcCatalog : public Catalog {
+ public:
+  // `uri`: a libpq connection string or URI ("host=127.0.0.1 port=5432 dbname=lake user=sluice",
+  // "postgresql://user@host:port/db"); Iceberg's "jdbc:postgresql://..." form is accepted too (the "jdbc:" dropped,
+  // user and password given as `user` / `password`). `catalog_name` is Iceberg's catalog name (the rows' first
+  // column): engines that attach the same catalog must use the same name.
+  static Result<std::unique_ptr<JdbcCatalog>> Connect(const std::string& uri, const std::string& catalog_name,
+                                                      const std::string& user = "", const std::string& password = "");
+  ~JdbcCatalog() override;
+
+  Result<std::string> LoadTable(const TableIdent& table) override;
+  Status CreateTable(const TableIdent& table, const std::string& metadata_location) override;
+  Result<CommitOutcome> CommitTable(const TableIdent& table, const std::string& expected_metadata_location,
+                                    const std::string& new_metadata_location) override;
+  Status CreateNamespace(const std::vector<std::string>& ns) override;
+  Result<bool> NamespaceExists(const std::vector<std::string>& ns) override;
+  Result<std::vector<TableIdent>> ListTables(const std::vector<std::string>& ns) override;
+  Status DropTable(const TableIdent& table) override;
+
+ private:
+  JdbcCatalog(pg_conn* conn, std::string catalog_name, std::string where);
+  struct QueryResult;
+  // Runs one statement with text parameters; reconnects once when the connection was lost.
+  Result<QueryResult> Exec(const std::string& sql, const std::vector<std::string>& params);
+  Status EnsureTables();
+
+  std::mutex mu_;
+  pg_conn* conn_;
+  std::string catalog_name_;
+  std::string where_;  // host:port/db for messages
+  bool has_iceberg_type_ = false;  // the V1 layout's iceberg_type column exists
+};
+
+}  // namespace sluice::iceberg

@@ -1,0 +1,67 @@
+#include "iceberg/table_model.h"
+
+#include <fmt/format.h>
+
+namespace sluice::iceberg {
+
+const Field* Schema::FindById(int id) const {
+  for (const auto& f : fields) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+const Field* Schema::FindByName(const std::string& name) const {
+  for (const auto& f : fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+int Schema::HighestFieldId() const {
+  int top = 0;
+  for (const auto& f : fields) top = std::max(top, f.id);
+  return top;
+}
+
+Result<std::vector<Type>> PartitionSpec::ResultTypes(const Schema& schema) const {
+  std::vector<Type> out;
+  for (const auto& pf : fields) {
+    const Field* source = schema.FindById(pf.source_id);
+    if (source == nullptr) {
+      return Status::InvalidArgument(fmt::format(
+          "partition field '{}' reads column id {}, which the table's current schema does not have", pf.name,
+          pf.source_id));
+    }
+    ASSIGN_OR_RETURN(Type t, pf.transform.ResultType(source->type));
+    out.push_back(t);
+  }
+  return out;
+}
+
+const Schema* TableMetadata::CurrentSchema() const {
+  for (const auto& s : schemas) {
+    if (s.schema_id == current_schema_id) return &s;
+  }
+  return nullptr;
+}
+
+const PartitionSpec* TableMetadata::DefaultSpec() const {
+  for (const auto& s : partition_specs) {
+    if (s.spec_id == default_spec_id) return &s;
+  }
+  return nullptr;
+}
+
+const Snapshot* TableMetadata::CurrentSnapshot() const {
+  return current_snapshot_id ? FindSnapshot(*current_snapshot_id) : nullptr;
+}
+
+const Snapshot* TableMetadata::FindSnapshot(int64_t id) const {
+  for (const auto& s : snapshots) {
+    if (s.snapshot_id == id) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace sluice::iceberg
