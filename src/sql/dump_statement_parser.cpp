@@ -1,5 +1,6 @@
 // Statements mariadb-dump / mysqldump send that mean nothing for Sluice, and the SHOW forms of objects Sluice does
-// not have: LOCK TABLES ... / UNLOCK TABLES / FLUSH ... are accepted as no-ops (DuckDB's snapshot isolation already
+// not have: LOCK TABLES ... / UNLOCK TABLES / FLUSH ... / SAVEPOINT, RELEASE SAVEPOINT, ROLLBACK TO SAVEPOINT (which
+// --single-transaction wraps around each table's read) are accepted as no-ops (DuckDB's snapshot isolation already
 // gives the dump one consistent view per statement, and Sluice has no table locks); SHOW TRIGGERS / EVENTS /
 // PROCEDURE STATUS / FUNCTION STATUS answer empty results with MySQL's columns.
 #include "sql/ast.h"
@@ -28,6 +29,9 @@ bool IsDumpStatement(const TokenStream& ts) {
   if (a.IsWord("LOCK") && (b.IsWord("TABLES") || b.IsWord("TABLE"))) return true;
   if (a.IsWord("UNLOCK") && (b.IsWord("TABLES") || b.IsWord("TABLE"))) return true;
   if (a.IsWord("FLUSH")) return true;
+  // mariadb-dump --single-transaction reads each table between SAVEPOINT sp and ROLLBACK TO SAVEPOINT sp.
+  if (a.IsWord("SAVEPOINT") || (a.IsWord("RELEASE") && b.IsWord("SAVEPOINT"))) return true;
+  if (a.IsWord("ROLLBACK") && b.IsWord("TO")) return true;
   // ALTER TABLE t DISABLE KEYS / ENABLE KEYS (around a dump's INSERTs): Sluice keeps no secondary indexes to pause.
   if (a.IsWord("ALTER") && b.IsWord("TABLE")) {
     size_t at = 3;
@@ -59,6 +63,8 @@ Result<Statement> ParseDumpStatement(TokenStream& ts) {
   out.verb = std::string(a.raw) + " " + std::string(b.raw);
   out.note = a.IsWord("FLUSH")   ? "FLUSH has nothing to do in Sluice: tables are written through on commit"
              : a.IsWord("ALTER") ? "Sluice keeps no secondary indexes to disable"
+             : (a.IsWord("SAVEPOINT") || a.IsWord("RELEASE") || a.IsWord("ROLLBACK"))
+                 ? "Sluice has no savepoints: ROLLBACK TO SAVEPOINT undoes nothing (dump tools only read between them)"
                                  : "Sluice has no table locks; each statement reads one consistent snapshot";
   while (!ts.AtEnd()) ts.Next();
   return Statement{std::move(out)};

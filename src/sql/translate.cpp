@@ -239,6 +239,11 @@ class Translator {
       Append("AS " + std::string(t.raw), true);
       return 1;
     }
+    // START TRANSACTION WITH CONSISTENT SNAPSHOT (mariadb-dump --single-transaction): every DuckDB transaction
+    // reads one snapshot from its start, which is what the clause asks for.
+    if (t.IsWord("WITH") && n1 && n1->IsWord("CONSISTENT") && n2 && n2->IsWord("SNAPSHOT") && Prev() &&
+        Prev()->IsWord("TRANSACTION"))
+      return 3;
     if (t.IsWord("GROUP_CONCAT") && n1 && n1->IsSymbol("(") && !(Prev() && Prev()->IsSymbol("."))) {
       if (size_t used = GroupConcatCall()) return used;
     }

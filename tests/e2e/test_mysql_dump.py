@@ -100,6 +100,14 @@ def test_dump_round_trip_into_a_fresh_server(s):
                      "INFORMATION_SCHEMA.FILES", "UNLOCK TABLES"):
             check(sent.lower() in log.lower(), f"the dump did not send {sent!r} (or it was not logged)")
 
+        # --single-transaction (START TRANSACTION WITH CONSISTENT SNAPSHOT, SAVEPOINT, ROLLBACK TO SAVEPOINT) dumps
+        # the same
+        st = subprocess.run([MARIADB_DUMP, "--no-defaults", "--single-transaction", "-h127.0.0.1",
+                             f"-P{src.mysql_port}", "-uroot", "shop"], capture_output=True, timeout=120)
+        eq(st.returncode, 0, f"mariadb-dump --single-transaction (stderr: {st.stderr.decode()})")
+        body = lambda b: [line for line in b.splitlines() if not line.startswith(b"-- Dump completed")]
+        eq(body(st.stdout), body(dump), "the --single-transaction dump")
+
         dst = s.server().start()
         p = mariadb(dst, "-e", "CREATE DATABASE shop2")
         eq(p.returncode, 0, f"CREATE DATABASE shop2: {p.stderr.decode()}")
