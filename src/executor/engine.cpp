@@ -12,7 +12,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "executor/read_kafka.h"
-#include "sql/starrocks_functions.h"
+#include "transform/query_functions.h"
 #include "executor/sql_session.h"
 #include "executor/information_schema.h"
 #include "executor/volume_directory.h"
@@ -139,7 +139,8 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
                                                     std::string database) {
   ASSIGN_OR_RETURN(auto con, db_->Connect());
   RETURN_IF_ERROR(DefineReadKafkaMacro(*con));
-  for (const std::string& macro : sql::StarRocksFunctionMacros()) RETURN_IF_ERROR(con->Execute(macro));
+  // MySQL's functions as the load transforms know them (one function map), before any user SQL.
+  for (const std::string& macro : transform::QueryFunctionMacros()) RETURN_IF_ERROR(con->Execute(macro));
   RETURN_IF_ERROR(con->Execute(catalog::LoadHistoryMacroSql()));
   // The account the login matched, with the roles active at login (activate_all_roles_on_login).
   auth::Principal principal;

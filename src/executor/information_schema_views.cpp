@@ -9,7 +9,7 @@ const std::vector<InformationSchemaView>& InformationSchemaViews() {
   static const std::vector<InformationSchemaView> views = {
       Schemata(),       Tables(),        Views(),         Columns(),          Statistics(),
       KeyColumnUsage(), TableConstraints(), Routines(),   Engines(),          CharacterSets(),
-      Collations(),     UserPrivileges(), SchemaPrivileges(), TablePrivileges(),
+      Collations(),     UserPrivileges(), SchemaPrivileges(), TablePrivileges(), Files(), Partitions(), Triggers(), Events(),
   };
   return views;
 }

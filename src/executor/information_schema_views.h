@@ -19,5 +19,10 @@ InformationSchemaView Collations();
 InformationSchemaView UserPrivileges();
 InformationSchemaView SchemaPrivileges();
 InformationSchemaView TablePrivileges();
+// information_schema_dump.cpp: empty, for mariadb-dump.
+InformationSchemaView Files();
+InformationSchemaView Partitions();
+InformationSchemaView Triggers();
+InformationSchemaView Events();
 
 }  // namespace sluice::information_schema

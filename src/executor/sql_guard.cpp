@@ -1,7 +1,7 @@
 #include "executor/sql_guard.h"
 
 #include "common/ascii.h"
-#include "sql/starrocks_functions.h"
+#include "transform/query_functions.h"
 #include "sql/lexer.h"
 
 namespace sluice {
@@ -95,7 +95,7 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
   if ((scan.verb == "CREATE" || scan.verb == "ALTER" || scan.verb == "DROP") && !scan.target.empty()) {
     std::string name = AsciiLower(scan.target.back());
     bool starrocks_function = false;
-    for (std::string_view f : sql::StarRocksFunctionNames()) starrocks_function = starrocks_function || name == f;
+    for (const std::string& f : transform::QueryFunctionNames()) starrocks_function = starrocks_function || name == f;
     if (name.rfind("sluice_", 0) == 0 || name == "load_history" || name == "read_kafka" || starrocks_function)
       return Status::AccessDenied("Access denied: the name '" + scan.target.back() +
                                   "' is reserved for Sluice's own functions; choose another name");

@@ -224,7 +224,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::ShowCreateTable>(stmt) || std::holds_alternative<sql::ShowSystem>(stmt) ||
                     std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
                     std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt) ||
-                    std::holds_alternative<sql::ShowPartitions>(stmt) || std::holds_alternative<sql::ShowCatalog>(stmt);
+                    std::holds_alternative<sql::ShowPartitions>(stmt) || std::holds_alternative<sql::ShowCatalog>(stmt) ||
+                    std::holds_alternative<sql::NoOpStatement>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
@@ -313,6 +314,10 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::Kill& s) { return RunKill(s); },
           [&](const sql::AlterTablePartition& s) { return AlterPartitions(s); },
           [&](const sql::ShowPartitions& s) { return ShowPartitions(s); },
+          [&](const sql::NoOpStatement& s) -> Result<StatementResult> {
+            log::Debug("session", "conn {}: {} accepted, nothing done: {}", connection_id_, s.verb, s.note);
+            return Ok();
+          },
           [&](const sql::AlterTable& s) { return AlterTable(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },

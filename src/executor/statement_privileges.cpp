@@ -216,6 +216,7 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             return a.RequireTable(db, s.table.name, "ALTER");
           },
+          [&](const sql::NoOpStatement&) { return Status::Ok(); },  // does nothing
           [&](const sql::AlterTable& s) -> Status {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.table.db));
             return a.RequireTable(db, s.table.name, "ALTER");

@@ -201,6 +201,9 @@ std::shared_mutex& TableSchemaMutex(const std::string& target_table_sql) {
 
 bool IsTransientKeyConflict(const Status& st) {
   const std::string& m = st.message();
+  // storage/duckdb_error_table.cpp words DuckDB's "Duplicate key ... violates primary key constraint" as MySQL's
+  // ER_DUP_ENTRY; the raw form is still recognised for messages that bypass the table.
+  if (st.code() == StatusCode::kAlreadyExists && m.rfind("Duplicate entry '", 0) == 0) return true;
   return m.find("Duplicate key") != std::string::npos && m.find("constraint") != std::string::npos;
 }
 

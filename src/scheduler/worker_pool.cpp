@@ -1,6 +1,6 @@
 #include "scheduler/worker_pool.h"
 
-#include "sql/starrocks_functions.h"
+#include "transform/query_functions.h"
 #include "storage/batch_table_function.h"
 
 namespace sluice::scheduler {
@@ -11,8 +11,9 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(storage::Database& db, int
     ASSIGN_OR_RETURN(auto con, db.Connect());
     // Tasks read their decoded rows through sluice_batch(); it is registered before any task runs.
     RETURN_IF_ERROR(storage::RegisterBatchTableFunction(*con));
-    // Volume pipes run their SELECT here; it may call StarRocks' JSON functions as queries do.
-    for (const std::string& macro : sql::StarRocksFunctionMacros()) RETURN_IF_ERROR(con->Execute(macro));
+    // Volume pipes run their SELECT here; it may call the MySQL/StarRocks functions queries know. (Load SQL
+    // compiled by transform/ never calls them by these names, so defining them changes none of it.)
+    for (const std::string& macro : transform::QueryFunctionMacros()) RETURN_IF_ERROR(con->Execute(macro));
     pool->connections_.push_back(std::move(con));
   }
   for (auto& con : pool->connections_) pool->threads_.emplace_back([p = pool.get(), c = con.get()] { p->Loop(*c); });

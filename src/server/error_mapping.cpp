@@ -39,18 +39,34 @@ MysqlError ToMysqlError(const Status& status) {
       if (msg.rfind("Data too long for column '", 0) == 0) return {1406, "22001", msg};
       // ER_NO_PARTITION_FOR_GIVEN_VALUE: an INSERT row in none of the table's RANGE / LIST partitions.
       if (msg.rfind("no partition for this row: ", 0) == 0) return {1526, "HY000", msg};
+      // The wordings storage/duckdb_error_table.cpp gives DuckDB's errors, with MySQL's numbers for them.
+      if (msg.rfind("Column '", 0) == 0 && msg.find("' cannot be null") != std::string::npos)
+        return {1048, "23000", msg};  // ER_BAD_NULL_ERROR
+      if (msg.rfind("Column '", 0) == 0 && msg.find(" is ambiguous") != std::string::npos)
+        return {1052, "23000", msg};  // ER_NON_UNIQ_ERROR
+      if (msg.rfind("Expression '", 0) == 0 && msg.find("' isn't in GROUP BY") != std::string::npos)
+        return {1055, "42000", msg};  // ER_WRONG_FIELD_WITH_GROUP
+      if (msg.rfind("Incorrect ", 0) == 0 && msg.find(" value: '") != std::string::npos)
+        return {1366, "HY000", msg};  // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
       return {er::kUnknownError, "HY000", msg};
     case StatusCode::kOk:
       // A bug in the caller; still produce something a client can show.
       return {er::kUnknownError, "HY000", "internal error: success reported as an error"};
     case StatusCode::kNotFound:
       if (msg.rfind("Unknown thread id", 0) == 0) return {er::kUnknownThreadId, "HY000", msg};
+      if (msg.rfind("FUNCTION ", 0) == 0) return {1305, "42000", msg};  // ER_SP_DOES_NOT_EXIST
       break;
     case StatusCode::kAlreadyExists:
+      if (msg.rfind("Duplicate entry '", 0) == 0) return {1062, "23000", msg};  // ER_DUP_ENTRY
+      break;
+    case StatusCode::kOutOfRange:
+      if (msg.rfind("Out of range value", 0) == 0) return {1264, "22003", msg};  // ER_WARN_DATA_OUT_OF_RANGE
+      if (msg.find(" value is out of range in ") != std::string::npos)
+        return {1690, "22003", msg};  // ER_DATA_OUT_OF_RANGE
+      break;
     case StatusCode::kUnavailable:
     case StatusCode::kTimeout:
     case StatusCode::kIoError:
-    case StatusCode::kOutOfRange:
     case StatusCode::kInternal:
       break;
   }

@@ -192,6 +192,12 @@ struct Kill {
 
 struct PassThrough { std::string sql; };  // already translated for DuckDB
 
+// LOCK TABLES / UNLOCK TABLES / FLUSH ... (what dump tools send): accepted, nothing done (dump_statement_parser.cpp).
+struct NoOpStatement {
+  std::string verb;  // "LOCK TABLES", for the log
+  std::string note;  // why nothing needs doing
+};
+
 }  // namespace sluice::sql
 
 #include "sql/volume_ast.h"  // needs TypeSpec
@@ -205,6 +211,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
                                ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
-                               AlterTable, ShowCatalog>;
+                               NoOpStatement, AlterTable, ShowCatalog>;
 
 }  // namespace sluice::sql

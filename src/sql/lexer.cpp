@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "common/version.h"
+
 namespace sluice::sql {
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
@@ -23,6 +25,24 @@ bool IsIdentifierChar(char c) {
 
 bool Token::IsWord(std::string_view keyword) const {
   return kind == TokenKind::kWord && EqualsIgnoreCase(raw, keyword);
+}
+
+uint32_t ExecutableCommentVersion() {
+  static const uint32_t version = [] {
+    uint32_t parts[3] = {0, 0, 0};
+    int i = 0;
+    for (const char* p = kMysqlServerVersion; *p && i < 3; ++p) {
+      if (*p >= '0' && *p <= '9') {
+        parts[i] = parts[i] * 10 + static_cast<uint32_t>(*p - '0');
+      } else if (*p == '.') {
+        ++i;
+      } else {
+        break;
+      }
+    }
+    return parts[0] * 10000 + parts[1] * 100 + parts[2];
+  }();
+  return version;
 }
 
 namespace {
@@ -73,8 +93,12 @@ Token TokenReader::Next() {
       ++pos_;
     } else if ((c == '-' && Peek(1) == '-') || c == '#') {
       LineComment();
+    } else if (in_executable_comment_ && c == '*' && Peek(1) == '/') {
+      in_executable_comment_ = false;
+      pos_ += 2;
+      if (keep_comments_) Emit(TokenKind::kComment, pos_ - 2);
     } else if (c == '/' && Peek(1) == '*') {
-      BlockComment();
+      if (!ExecutableComment(pos_)) BlockComment();
     } else if (c == '`' || c == '\'' || c == '"') {
       Quoted(c);
     } else if (c == '$' && Peek(1) == '$') {
@@ -146,6 +170,34 @@ void TokenReader::BlockComment() {
     return Invalid(nul, kNulOutsideString);
   pos_ = close + 2;
   if (keep_comments_) Emit(TokenKind::kComment, start);
+}
+
+// `/*!NNNNN ...*/` and `/*M!NNNNN ...*/` whose version Sluice reaches: the opener (with its number) is skipped
+// like a comment and the content lexed as statement text up to the closing `*/`. False for any other comment
+// (a version above Sluice's makes the whole thing a comment, as MySQL does).
+bool TokenReader::ExecutableComment(size_t start) {
+  size_t at = start + 2;
+  if (Peek(2) == 'M' && Peek(3) == '!') {
+    at += 2;
+  } else if (Peek(2) == '!') {
+    at += 1;
+  } else {
+    return false;
+  }
+  if (in_executable_comment_ || s_.find("*/", at) == std::string_view::npos) return false;
+  uint32_t version = 0;
+  size_t digits = 0;
+  while (at < s_.size() && digits < 6 && IsDigit(s_[at])) {
+    version = version * 10 + static_cast<uint32_t>(s_[at] - '0');
+    ++at;
+    ++digits;
+  }
+  if (digits > 0 && digits < 5) return false;  // not a version: MySQL reads 5 digits (MariaDB 5 or 6)
+  if (digits > 0 && version > ExecutableCommentVersion()) return false;
+  pos_ = at;
+  in_executable_comment_ = true;
+  if (keep_comments_) Emit(TokenKind::kComment, start);
+  return true;
 }
 
 // Reads a quoted token starting at pos_ into `value`; false when the closing quote is missing.

@@ -20,7 +20,8 @@ enum class TokenKind {
   kNumber,        // 42, 1.5, 1e-3, 0x1F
   kSymbol,        // ( ) , ; . = <> := ... (one or more characters of punctuation)
   kVariable,      // @@[scope.]name or @name
-  kComment,       // only when asked for: -- x, # x, /* x */
+  kComment,       // only when asked for: -- x, # x, /* x */; also the markers `/*!NNNNN` and `*/` of an executable
+                  // comment whose content is lexed as statement text (IsExecutableCommentMarker)
   kInvalid,       // unterminated string, identifier or comment: text holds the reason
   kEnd,           // end of input; always the last token
 };
@@ -42,7 +43,20 @@ struct Token {
     return kind == TokenKind::kWord || kind == TokenKind::kQuotedIdent || kind == TokenKind::kDoubleQuoted;
   }
   bool IsString() const { return kind == TokenKind::kString || kind == TokenKind::kDoubleQuoted; }
+  // The opening `/*!NNNNN` / `/*M!NNNNN` or the closing `*/` of an executable comment that runs: not a comment
+  // for DuckDB (which would skip the content), so the translator drops it.
+  bool IsExecutableCommentMarker() const {
+    if (kind != TokenKind::kComment) return false;
+    if (raw == "*/") return true;
+    const bool opener = raw.substr(0, 3) == "/*!" || raw.substr(0, 4) == "/*M!";
+    return opener && !(raw.size() >= 4 && raw.substr(raw.size() - 2) == "*/");  // not a whole comment
+  }
 };
+
+// The version executable comments are compared with: MySQL's number for the version Sluice announces
+// (5.7.99 -> 50799). `/*!NNNNN text */` and MariaDB's `/*M!NNNNN text */` run their text when NNNNN is at most
+// this (or has no number), and are comments otherwise.
+uint32_t ExecutableCommentVersion();
 
 // Reads tokens one at a time, so a 50 MB INSERT can be split and translated without holding millions of tokens.
 // Never fails: a malformed token becomes kInvalid and swallows the rest of the input. Comments are skipped unless
@@ -61,6 +75,7 @@ class TokenReader {
   void Invalid(size_t start, std::string reason);
   void LineComment();
   void BlockComment();
+  bool ExecutableComment(size_t start);
   bool ReadQuoted(char quote, std::string* value);
   void Quoted(char quote);
   void DollarString();
@@ -78,6 +93,7 @@ class TokenReader {
   // The last token produced (comments included), for FollowsName().
   size_t last_end_ = 0;
   bool last_is_name_ = false;
+  bool in_executable_comment_ = false;  // inside a running /*! ... */: its `*/` ends it
   std::optional<Token> ready_;  // set by Emit, taken by Next
 };
 

@@ -186,6 +186,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if ((first.IsWord("PAUSE") || first.IsWord("RESUME") || first.IsWord("STOP")) && second.IsWord("ROUTINE"))
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
+  if (IsDumpStatement(ts)) return ParseDumpStatement(ts);  // before ALTER TABLE: ... DISABLE KEYS is a dump's
   if (IsAlterTablePartition(ts)) return ParseAlterTablePartition(ts);
   if (IsAlterTable(ts)) return ParseAlterTable(ts);
   if (IsShowPartitions(ts)) return ParseShowPartitions(ts);

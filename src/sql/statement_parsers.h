@@ -33,6 +33,8 @@ Result<PartitionClause> ParsePartitionClause(TokenStream& ts);
 Result<PartitionItem> ParsePartitionItem(TokenStream& ts, bool list);
 bool IsAlterTablePartition(const TokenStream& ts);
 Result<Statement> ParseAlterTablePartition(TokenStream& ts);
+bool IsDumpStatement(const TokenStream& ts);
+Result<Statement> ParseDumpStatement(TokenStream& ts);
 bool IsShowPartitions(const TokenStream& ts);
 Result<Statement> ParseShowPartitions(TokenStream& ts);
 

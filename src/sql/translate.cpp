@@ -114,7 +114,9 @@ class Translator {
       comments_.pop_front();
       if (c.offset < copied_to_) continue;  // inside tokens a rewrite dropped
       Append(sql_.substr(copied_to_, c.offset - copied_to_), false);
-      if (c.raw[0] == '#') {
+      if (c.IsExecutableCommentMarker()) {
+        Append(" ", false);  // its content is statement text now; the marker must not make DuckDB skip it
+      } else if (c.raw[0] == '#') {
         Append("--", false);
         Append(c.raw.substr(1), false);
       } else {
@@ -169,6 +171,11 @@ class Translator {
         AliasIfSelectItem(1);
         return 1;
       case TokenKind::kSymbol:
+        // MySQL's NULL-safe equality.
+        if (t.IsSymbol("<=>")) {
+          Append(" IS NOT DISTINCT FROM ", true);
+          return 1;
+        }
         TrackSymbol(t);
         break;
       case TokenKind::kWord:
@@ -231,6 +238,27 @@ class Translator {
         (!n1 || n1->IsSymbol(",") || n1->IsSymbol(")") || n1->IsSymbol(";") || n1->IsWord("FROM"))) {
       Append("AS " + std::string(t.raw), true);
       return 1;
+    }
+    // START TRANSACTION WITH CONSISTENT SNAPSHOT (mariadb-dump --single-transaction): every DuckDB transaction
+    // reads one snapshot from its start, which is what the clause asks for.
+    if (t.IsWord("WITH") && n1 && n1->IsWord("CONSISTENT") && n2 && n2->IsWord("SNAPSHOT") && Prev() &&
+        Prev()->IsWord("TRANSACTION"))
+      return 3;
+    if (t.IsWord("GROUP_CONCAT") && n1 && n1->IsSymbol("(") && !(Prev() && Prev()->IsSymbol("."))) {
+      if (size_t used = GroupConcatCall()) return used;
+    }
+    // a DIV b: MySQL's integer division, which truncates toward zero as DuckDB's // does on integers.
+    if (t.IsWord("DIV") && Prev() && n1 && EndsOperand(*Prev()) && StartsOperand(*n1)) {
+      Append("//", true);
+      return 1;
+    }
+    // SELECT SQL_NO_CACHE ... (mariadb-dump's `SELECT /*!40001 SQL_NO_CACHE */ * FROM t`): query-cache and
+    // scheduling hints mean nothing to DuckDB and are dropped.
+    if (IsSelectModifier(t) && Prev() && (Prev()->IsWord("SELECT") || IsSelectModifier(*Prev())) && n1 &&
+        StartsOperand(*n1))
+      return 1;
+    if (Prev() && Prev()->IsWord("AS")) {
+      if (size_t used = CastTarget()) return used;
     }
     if (t.IsWord("DIRECTORY") && n1 && n1->IsSymbol("(") && Prev() &&
         (Prev()->IsWord("FROM") || Prev()->IsWord("JOIN") || Prev()->IsSymbol(","))) {
@@ -337,6 +365,81 @@ class Translator {
     return 0;
   }
 
+  // After AS, the MySQL cast targets DuckDB reads otherwise (SIGNED/UNSIGNED are handled above with CastTypeFor):
+  // DECIMAL without precision -> DECIMAL(10,0) (MySQL's default; DuckDB's is (18,3)) and BINARY -> BLOB, each only
+  // when `)` follows, so an alias stays one. Returns the tokens used (0: none).
+  size_t CastTarget() {
+    const Token& t = *Ahead(0);
+    if ((t.IsWord("DECIMAL") || t.IsWord("DEC") || t.IsWord("NUMERIC")) && Ahead(1) && Ahead(1)->IsSymbol(")")) {
+      Append("DECIMAL(10,0)", true);
+      return 1;
+    }
+    if (t.IsWord("BINARY") && Ahead(1) && Ahead(1)->IsSymbol(")")) {
+      Append("BLOB", true);
+      return 1;
+    }
+    return 0;
+  }
+
+  // GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY ...] [SEPARATOR 's']) -> string_agg([DISTINCT] CAST(e AS
+  // VARCHAR), 's' [ORDER BY ...]); several expressions are concatenated, the separator defaults to ','.
+  // Each piece is translated on its own. Returns the tokens used, 0 when it is left as written.
+  size_t GroupConcatCall() {
+    constexpr size_t kMaxTokens = 100000;
+    size_t depth = 0;
+    size_t order_at = 0, separator_at = 0;  // token indexes (0: absent)
+    for (size_t i = 1; i < kMaxTokens; i++) {
+      const Token* t = Ahead(i);
+      if (t == nullptr || t->IsSymbol(";")) return 0;
+      if (t->IsSymbol("(") || t->IsSymbol("[") || t->IsSymbol("{")) depth++;
+      if (t->IsSymbol(")") || t->IsSymbol("]") || t->IsSymbol("}")) depth--;
+      if (depth == 1 && t->IsWord("ORDER") && Ahead(i + 1) && Ahead(i + 1)->IsWord("BY") && !order_at) order_at = i;
+      if (depth == 1 && t->IsWord("SEPARATOR")) separator_at = i;
+      if (depth != 0) continue;
+      auto text = [&](size_t from, size_t to) {  // source text of tokens [from, to)
+        return sql_.substr(ahead_[from].offset, ahead_[to - 1].end() - ahead_[from].offset);
+      };
+      size_t items_end = order_at ? order_at : separator_at ? separator_at : i;
+      size_t first = 2;
+      std::string distinct;
+      if (first < items_end && ahead_[first].IsWord("DISTINCT")) {
+        distinct = "DISTINCT ";
+        first++;
+      }
+      if (first >= items_end) return 0;
+      std::vector<std::string> items;
+      size_t item_from = first, d = 0;
+      for (size_t k = first; k <= items_end; k++) {
+        if (k < items_end) {
+          const Token& x = ahead_[k];
+          if (x.IsSymbol("(") || x.IsSymbol("[") || x.IsSymbol("{")) d++;
+          if (x.IsSymbol(")") || x.IsSymbol("]") || x.IsSymbol("}")) d--;
+          if (!(d == 0 && x.IsSymbol(","))) continue;
+        }
+        if (k == item_from) return 0;
+        items.push_back("CAST((" + TranslateForDuckDB(text(item_from, k), session_) + ") AS VARCHAR)");
+        item_from = k + 1;
+      }
+      std::string value = items[0];
+      if (items.size() > 1) {
+        value = "concat(";
+        for (size_t k = 0; k < items.size(); k++) value += (k ? ", " : "") + items[k];
+        value += ")";
+      }
+      std::string separator = "','";
+      if (separator_at) {
+        if (separator_at + 2 != i || !ahead_[separator_at + 1].IsString()) return 0;
+        separator = StringLiteral(ahead_[separator_at + 1].text);
+      }
+      std::string order;
+      if (order_at) order = " " + TranslateForDuckDB(text(order_at, separator_at ? separator_at : i), session_);
+      Append("string_agg(" + distinct + value + ", " + separator + order + ")", true);
+      AliasIfSelectItem(i + 1);
+      return i + 1;
+    }
+    return 0;
+  }
+
   // FROM DIRECTORY(vol), DIRECTORY(VOLUME vol) or DIRECTORY('vol') -> sluice_directory('vol'), the table function
   // that lists a volume's files. Returns the tokens used, 0 when the call has another shape.
   size_t DirectoryCall() {
@@ -353,6 +456,34 @@ class Translator {
       return 4;
     }
     return 0;
+  }
+
+  // Whether a token can end / start an operand of a binary operator (`a DIV b`): not a keyword that begins or
+  // separates clauses, so `SELECT div FROM t` keeps its column.
+  static bool IsOperatorContextWord(const Token& t) {
+    for (std::string_view w : {"SELECT", "DISTINCT", "ALL", "WHERE", "AND", "OR", "NOT", "ON", "BY", "WHEN", "THEN",
+                               "ELSE", "HAVING", "SET", "AS", "CASE", "IN", "IS", "LIKE", "BETWEEN"}) {
+      if (t.IsWord(w)) return true;
+    }
+    return IsClauseWord(t);
+  }
+  static bool EndsOperand(const Token& t) {
+    if (t.kind == TokenKind::kWord) return !IsOperatorContextWord(t);
+    return t.IsIdentifier() || t.kind == TokenKind::kNumber || t.IsString() || t.kind == TokenKind::kVariable ||
+           t.IsSymbol(")") || t.IsSymbol("]");
+  }
+  static bool StartsOperand(const Token& t) {
+    if (t.kind == TokenKind::kWord) return !IsOperatorContextWord(t);
+    return t.IsIdentifier() || t.kind == TokenKind::kNumber || t.IsString() || t.kind == TokenKind::kVariable ||
+           t.IsSymbol("(") || t.IsSymbol("-") || t.IsSymbol("+") || t.IsSymbol("*") || t.IsSymbol("[");
+  }
+
+  static bool IsSelectModifier(const Token& t) {
+    for (std::string_view w : {"SQL_NO_CACHE", "SQL_CACHE", "HIGH_PRIORITY", "SQL_BUFFER_RESULT", "SQL_SMALL_RESULT",
+                               "SQL_BIG_RESULT", "STRAIGHT_JOIN"}) {
+      if (t.IsWord(w)) return true;
+    }
+    return false;
   }
 
   static bool IsEscapeStringPrefix(const Token* prev, const Token& string) {

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "storage/duckdb_error_table.h"
 #include "storage/storage_health.h"
 
 namespace sluice::storage {
@@ -51,37 +52,41 @@ std::optional<std::string> DataTooLong(const std::string& msg) {
   return "Data too long for column '" + column + "': a value is longer than its " + limit + " bytes";
 }
 
+// DuckDB's class of the error decides the code; the message table (duckdb_error_table.cpp) words it as MySQL does.
 Status ErrorOfType(duckdb_error_type type, const std::string& raw) {
   const std::string msg = WithoutStackTrace(raw);  // DuckDB appends one to fatal and internal errors
   std::string text = StripPrefix(msg);
+  auto worded = [&](DuckDBErrorClass cls, StatusCode fallback) { return MysqlStatusFromDuckDB(cls, text, fallback); };
   switch (type) {
     case DUCKDB_ERROR_PARSER:
-      return Status::SyntaxError(text);
+      return worded(DuckDBErrorClass::kParser, StatusCode::kSyntaxError);
     case DUCKDB_ERROR_CATALOG:
-      if (Contains(msg, "Schema with name") && Contains(msg, "does not exist")) return Status::UnknownDatabase(text);
+      if (Contains(msg, "Schema with name") && Contains(msg, "does not exist"))
+        return worded(DuckDBErrorClass::kCatalog, StatusCode::kUnknownDatabase);
       if ((Contains(msg, "Table with name") || Contains(msg, "Table or view")) && Contains(msg, "does not exist"))
-        return Status::UnknownTable(text);
-      if (Contains(msg, "already exists")) return Status::AlreadyExists(text);
-      return Status::NotFound(text);
+        return worded(DuckDBErrorClass::kCatalog, StatusCode::kUnknownTable);
+      if (Contains(msg, "already exists")) return worded(DuckDBErrorClass::kCatalog, StatusCode::kAlreadyExists);
+      return worded(DuckDBErrorClass::kCatalog, StatusCode::kNotFound);
     case DUCKDB_ERROR_BINDER:
-      if (Contains(msg, "Referenced column") && Contains(msg, "not found")) return Status::UnknownColumn(text);
-      return Status::InvalidArgument(text);
+      if (Contains(msg, "Referenced column") && Contains(msg, "not found"))
+        return worded(DuckDBErrorClass::kBinder, StatusCode::kUnknownColumn);
+      return worded(DuckDBErrorClass::kBinder, StatusCode::kInvalidArgument);
     case DUCKDB_ERROR_INTERRUPT:
       return Status::Timeout("the query was interrupted");
     case DUCKDB_ERROR_IO:
-      return Status::IoError(text);
+      return Status::IoError(WithoutDuckDBDecorations(text));
     case DUCKDB_ERROR_TRANSACTION:
-      return Status::Conflict(text);
+      return Status::Conflict(WithoutDuckDBDecorations(text));
     case DUCKDB_ERROR_NOT_IMPLEMENTED:
-      return Status::NotSupported(text);
+      return worded(DuckDBErrorClass::kOther, StatusCode::kNotSupported);
     case DUCKDB_ERROR_CONSTRAINT:
       if (auto too_long = DataTooLong(msg)) return Status::InvalidArgument(*too_long);
-      return Status::InvalidArgument(text);
+      return worded(DuckDBErrorClass::kConstraint, StatusCode::kInvalidArgument);
     case DUCKDB_ERROR_INTERNAL:
     case DUCKDB_ERROR_FATAL:
       return Status::Internal(text);
     default:
-      return Status::InvalidArgument(text);
+      return worded(DuckDBErrorClass::kOther, StatusCode::kInvalidArgument);
   }
 }
 

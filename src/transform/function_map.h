@@ -28,6 +28,11 @@ struct FunctionInfo {
   int max_args;              // -1: any number
   FunctionEmitter emit;
   std::string_view duckdb;   // the mapping in words, for the module README and the user docs
+  // The same function in user SQL (the front door's queries), where argument types are known only to DuckDB:
+  // the parameter lists and bodies of a DuckDB TEMP MACRO named `name` ("(d, f) AS strftime(...)"), which every
+  // session defines (query_functions.h). nullptr where DuckDB's own function of that name already behaves as
+  // MySQL's (if, ifnull, concat_ws, ...) or where the query form is not offered.
+  std::string (*query_macro)() = nullptr;
 };
 
 // Higher-order functions (array_map, array_filter, map_filter, ...) take a lambda, whose body the compiler

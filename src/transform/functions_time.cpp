@@ -114,24 +114,61 @@ Result<TypedSql> DateAdd(std::vector<TypedSql>& a, const CallSite& site) {
   return Timestamp("(" + Ts(a[0], site) + (kSubtract ? " - " : " + ") + IntervalSql(interval) + ")");
 }
 
+// The forms of user SQL (FunctionInfo::query_macro). The format is translated when the query runs, with the
+// specifier table of the load form (time_format.cpp); the session's time zone is DuckDB's TimeZone setting.
+// DuckDB binds a macro body at CREATE when it can type it, and strftime/strptime then refuse a format that is a
+// parameter; so the value argument is written so that its type depends on the format parameter (concat(s, ''),
+// `+ ... * INTERVAL 0 SECOND`) and binding waits for the call, where a literal format is constant.
+std::string DeferredTimestamp(const std::string& d, const std::string& f) {
+  return "(TRY_CAST(" + d + " AS TIMESTAMP) + CAST(" + f + " IS NULL AS INTEGER) * INTERVAL 0 SECOND)";
+}
+std::string QueryDateFormat() {
+  return "(d, f) AS strftime(" + DeferredTimestamp("d", "f") + ", " + DuckDBTimeFormatSql("f") + ")";
+}
+std::string QueryStrToDate() { return "(s, f) AS try_strptime(concat(s, ''), " + DuckDBTimeFormatSql("f") + ")"; }
+std::string QueryFromUnixtime() {
+  return "(x) AS CAST(to_timestamp(x) AS TIMESTAMP), (x, f) AS strftime(" +
+         DeferredTimestamp("to_timestamp(x)", "f") + ", " + DuckDBTimeFormatSql("f") + ")";
+}
+std::string QueryUnixTimestamp() {
+  return "() AS CAST(floor(epoch(get_current_timestamp())) AS BIGINT), "
+         "(d) AS CAST(floor(epoch(CAST(CAST(d AS TIMESTAMP) AS TIMESTAMPTZ))) AS BIGINT), "
+         "(d, f) AS CAST(floor(epoch(CAST(try_strptime(concat(d, ''), " +
+         DuckDBTimeFormatSql("f") + ") AS TIMESTAMPTZ))) AS BIGINT)";
+}
+// date_add('2024-01-01', INTERVAL 1 DAY): DuckDB's date_add takes no string; the result is a DATETIME, as in loads.
+std::string QueryDateAdd() { return "(d, i) AS CAST(d AS TIMESTAMP) + i"; }
+std::string QueryDateSub() { return "(d, i) AS CAST(d AS TIMESTAMP) - i"; }
+std::string QueryCurDate() { return "() AS CAST(CAST(get_current_timestamp() AS TIMESTAMP) AS DATE)"; }
+std::string QueryCurTime() {
+  return "() AS CAST(date_trunc('second', CAST(get_current_timestamp() AS TIMESTAMP)) AS TIME)";
+}
+std::string QueryUtcTimestamp() {
+  return "() AS date_trunc('second', CAST(timezone('UTC', get_current_timestamp()) AS TIMESTAMP))";
+}
+// DuckDB's datediff(part, a, b) stays; MySQL's datediff(a, b) counts days from b to a.
+std::string QueryDateDiff() {
+  return "(a, b) AS date_diff('day', CAST(b AS DATE), CAST(a AS DATE)), (p, a, b) AS date_diff(p, a, b)";
+}
+
 }  // namespace
 
 void AddTimeFunctions(std::vector<FunctionInfo>* out) {
   out->push_back({"from_unixtime", 1, 2, FromUnixtime,
-                  "strftime(timezone(tz, to_timestamp(x)), fmt), without ICU for UTC and offsets (VARCHAR)"});
+                  "strftime(timezone(tz, to_timestamp(x)), fmt), without ICU for UTC and offsets (VARCHAR)", QueryFromUnixtime});
   out->push_back({"unix_timestamp", 0, 2, UnixTimestamp,
-                  "epoch(now()) / epoch(timezone(tz, x)) / epoch(timezone(tz, strptime(s, fmt))) as BIGINT"});
-  out->push_back({"str_to_date", 2, 2, StrToDate, "try_strptime(s, fmt) (DATE when fmt has no time of day)"});
-  out->push_back({"date_format", 2, 2, DateFormat, "strftime(x, fmt)"});
+                  "epoch(now()) / epoch(timezone(tz, x)) / epoch(timezone(tz, strptime(s, fmt))) as BIGINT", QueryUnixTimestamp});
+  out->push_back({"str_to_date", 2, 2, StrToDate, "try_strptime(s, fmt) (DATE when fmt has no time of day)", QueryStrToDate});
+  out->push_back({"date_format", 2, 2, DateFormat, "strftime(x, fmt)", QueryDateFormat});
   out->push_back({"now", 0, 0, Now, "date_trunc('second', timezone(tz, now()))"});
   out->push_back({"current_timestamp", 0, 0, Now, "date_trunc('second', timezone(tz, now()))"});
   out->push_back({"localtime", 0, 0, Now, "date_trunc('second', timezone(tz, now()))"});
   out->push_back({"localtimestamp", 0, 0, Now, "date_trunc('second', timezone(tz, now()))"});
-  out->push_back({"utc_timestamp", 0, 0, UtcNow, "date_trunc('second', timezone('UTC', now()))"});
-  out->push_back({"curdate", 0, 0, CurDate, "CAST(timezone(tz, now()) AS DATE)"});
+  out->push_back({"utc_timestamp", 0, 0, UtcNow, "date_trunc('second', timezone('UTC', now()))", QueryUtcTimestamp});
+  out->push_back({"curdate", 0, 0, CurDate, "CAST(timezone(tz, now()) AS DATE)", QueryCurDate});
   out->push_back({"current_date", 0, 0, CurDate, "CAST(timezone(tz, now()) AS DATE)"});
   out->push_back({"utc_date", 0, 0, UtcDate, "CAST(timezone('UTC', now()) AS DATE)"});
-  out->push_back({"curtime", 0, 0, CurTime, "CAST(timezone(tz, now()) AS TIME)"});
+  out->push_back({"curtime", 0, 0, CurTime, "CAST(timezone(tz, now()) AS TIME)", QueryCurTime});
   out->push_back({"current_time", 0, 0, CurTime, "CAST(timezone(tz, now()) AS TIME)"});
   out->push_back({"date", 1, 1, ToDate, "CAST(x AS DATE)"});
   out->push_back({"to_date", 1, 1, ToDate, "CAST(x AS DATE)"});
@@ -145,11 +182,11 @@ void AddTimeFunctions(std::vector<FunctionInfo>* out) {
   out->push_back({"hour", 1, 1, Part<kHour, 0>, "hour(x)"});
   out->push_back({"minute", 1, 1, Part<kMinute, 0>, "minute(x)"});
   out->push_back({"second", 1, 1, Part<kSecond, 0>, "second(x)"});
-  out->push_back({"datediff", 2, 2, DateDiff, "date_diff('day', b, a) (days from b to a)"});
-  out->push_back({"date_add", 2, 2, DateAdd<false>, "x + to_days(n) / to_months(n) / ... (DATETIME)"});
+  out->push_back({"datediff", 2, 2, DateDiff, "date_diff('day', b, a) (days from b to a)", QueryDateDiff});
+  out->push_back({"date_add", 2, 2, DateAdd<false>, "x + to_days(n) / to_months(n) / ... (DATETIME)", QueryDateAdd});
   out->push_back({"adddate", 2, 2, DateAdd<false>, "x + INTERVAL"});
   out->push_back({"days_add", 2, 2, DateAdd<false>, "x + to_days(n)"});
-  out->push_back({"date_sub", 2, 2, DateAdd<true>, "x - to_days(n) / to_months(n) / ... (DATETIME)"});
+  out->push_back({"date_sub", 2, 2, DateAdd<true>, "x - to_days(n) / to_months(n) / ... (DATETIME)", QueryDateSub});
   out->push_back({"subdate", 2, 2, DateAdd<true>, "x - INTERVAL"});
   out->push_back({"days_sub", 2, 2, DateAdd<true>, "x - to_days(n)"});
 }

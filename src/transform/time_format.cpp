@@ -84,4 +84,28 @@ bool TimeFormatHasTimeOfDay(std::string_view f) {
   return false;
 }
 
+std::string DuckDBTimeFormatSql(const std::string& format_sql) {
+  // Two passes so that one specifier's output is never read as another's input (MySQL's %M becomes %B, and %i
+  // becomes %M): '%%' is set aside as chr(1), each '%x' becomes chr(2) x, then each chr(2) x becomes DuckDB's.
+  std::string sql = "replace(" + format_sql + ", '%%', chr(1))";
+  std::string letters;
+  for (char c = 'A'; c <= 'z'; c++) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) continue;
+    const char* duck = Translate(c);
+    if (duck == nullptr || std::string_view(duck) == std::string(1, '%') + c) continue;  // unchanged or unknown
+    letters.push_back(c);
+    sql = "replace(" + sql + ", '%" + c + "', chr(2) || '" + c + "')";
+  }
+  for (char c : letters) {
+    const char* duck = Translate(c);
+    std::string to = *duck == '\0' ? std::string(1, c) : std::string(duck);
+    sql = "replace(" + sql + ", chr(2) || '" + c + "', '" + to + "')";
+  }
+  return "replace(" + sql + ", chr(1), '%%')";
+}
+
+std::string TimeFormatHasTimeOfDaySql(const std::string& format_sql) {
+  return "regexp_matches(" + format_sql + ", '%[HhIiklprSsTf]')";
+}
+
 }  // namespace sluice::transform

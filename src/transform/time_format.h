@@ -16,4 +16,12 @@ Result<std::string> ToDuckDBTimeFormat(std::string_view mysql_format);
 // Whether the format reads or writes a time of day (then str_to_date yields DATETIME, otherwise DATE).
 bool TimeFormatHasTimeOfDay(std::string_view mysql_format);
 
+// The same translation as DuckDB SQL, for the session macros of user SQL (date_format(d, f) with f a macro
+// parameter): nested replace() calls built from the same specifier table, which DuckDB folds to a constant when
+// the call's format is a literal (strftime takes constant formats only). Specifiers DuckDB cannot express stay
+// as written.
+std::string DuckDBTimeFormatSql(const std::string& format_sql);
+// SQL that is true when the format (SQL, evaluated at run time) reads or writes a time of day.
+std::string TimeFormatHasTimeOfDaySql(const std::string& format_sql);
+
 }  // namespace sluice::transform
