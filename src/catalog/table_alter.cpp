@@ -11,18 +11,6 @@ namespace {
 
 using Kind = sql::AlterTableClause::Kind;
 
-std::string AggregateText(sql::AggregateFunction f) {
-  switch (f) {
-    case sql::AggregateFunction::kSum: return "SUM";
-    case sql::AggregateFunction::kMax: return "MAX";
-    case sql::AggregateFunction::kMin: return "MIN";
-    case sql::AggregateFunction::kReplace: return "REPLACE";
-    case sql::AggregateFunction::kReplaceIfNotNull: return "REPLACE_IF_NOT_NULL";
-    case sql::AggregateFunction::kNone: return "";
-  }
-  return "";
-}
-
 bool SameName(const std::string& a, const std::string& b) { return AsciiLower(a) == AsciiLower(b); }
 
 bool Contains(const std::vector<std::string>& names, const std::string& n) {
@@ -140,7 +128,7 @@ class Alteration {
     col.is_key = old && old->is_key;
     col.default_sql = d.default_sql;
     col.comment = d.comment;
-    col.aggregate = AggregateText(d.aggregate);
+    col.aggregate = sql::AggregateFunctionName(d.aggregate);
     const bool aggregate_table = out_.meta.key_model == "AGGREGATE";
     if (old && !col.aggregate.empty() && col.aggregate != old->aggregate)
       return Status::InvalidArgument("Can not change aggregation type of column '" + old->name + "' (" +

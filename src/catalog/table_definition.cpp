@@ -22,18 +22,6 @@ const char* KeyModelName(sql::KeyModel m) {
   return "";
 }
 
-const char* AggregateName(sql::AggregateFunction f) {
-  switch (f) {
-    case sql::AggregateFunction::kSum: return "SUM";
-    case sql::AggregateFunction::kMax: return "MAX";
-    case sql::AggregateFunction::kMin: return "MIN";
-    case sql::AggregateFunction::kReplace: return "REPLACE";
-    case sql::AggregateFunction::kReplaceIfNotNull: return "REPLACE_IF_NOT_NULL";
-    case sql::AggregateFunction::kNone: return "";
-  }
-  return "";
-}
-
 std::string DoubleQuotedString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -121,7 +109,7 @@ Result<TableMeta> BuildTableMeta(const std::string& db, const sql::CreateTable& 
     col.is_key = key_set.count(c.name) > 0;
     ASSIGN_OR_RETURN(col.duckdb_type, ToDuckDBType(c.type));
     col.type_text = DisplayType(c.type);
-    col.aggregate = AggregateName(c.aggregate);
+    col.aggregate = sql::AggregateFunctionName(c.aggregate);
     col.default_sql = c.default_sql;
     col.comment = c.comment;
     // Keys of primary-key and unique tables identify rows, so they cannot be NULL.

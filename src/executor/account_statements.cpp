@@ -2,6 +2,7 @@
 // SYSTEM privilege GRANT (the user_admin role); a user may change their own password and see their own grants;
 // a privilege held WITH GRANT OPTION may be passed on.
 #include "executor/sql_session.h"
+#include "executor/result_rows.h"
 
 #include "common/overloaded.h"
 
@@ -38,12 +39,6 @@ Result<auth::AccountOptions> ToOptions(const sql::AccountSpec& spec) {
 }
 
 StatementResult Done() { return StatementResult{}; }
-
-StatementResult Rows(ResultSet rs) {
-  StatementResult r;
-  r.result_set = std::move(rs);
-  return r;
-}
 
 bool IsTablePrivilege(const std::string& p) {
   return p == "SELECT" || p == "INSERT" || p == "UPDATE" || p == "DELETE" || p == "ALTER" || p == "DROP";

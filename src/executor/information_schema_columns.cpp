@@ -5,6 +5,7 @@
 #include "common/ascii.h"
 #include "sql/lexer.h"
 #include "executor/information_schema_views.h"
+#include "executor/result_rows.h"
 
 namespace sluice::information_schema {
 
@@ -28,19 +29,6 @@ std::vector<int64_t> TypeArguments(const std::string& type) {
 
 bool IsString(const std::string& data_type) {
   return data_type == "varchar" || data_type == "char" || data_type == "json";
-}
-
-// A default as MySQL shows it: '0' -> 0, 'abc' -> abc; expressions stay as written.
-std::optional<std::string> DefaultValue(const std::optional<std::string>& sql) {
-  if (!sql || sql->size() < 2) return sql;
-  char q = sql->front();
-  if ((q != '\'' && q != '"') || sql->back() != q) return sql;
-  std::string out;
-  for (size_t i = 1; i + 1 < sql->size(); i++) {
-    out += (*sql)[i];
-    if ((*sql)[i] == q && i + 2 < sql->size() && (*sql)[i + 1] == q) i++;
-  }
-  return out;
 }
 
 // The key columns of a table as (column, position in the key, 1-based).
@@ -102,7 +90,7 @@ InformationSchemaView Columns() {
                   datetime_precision = std::to_string(!args.empty() ? args[0] : 0);
                 }
                 bool key = IsKeyColumn(t, c.name);
-                rows.push_back({Text("def"), t.db, t.name, c.name, Number(++position), DefaultValue(c.default_sql),
+                rows.push_back({Text("def"), t.db, t.name, c.name, Number(++position), DefaultForDisplay(c.default_sql),
                                 Text(c.nullable ? "YES" : "NO"), data_type, max_length, octets, precision, scale,
                                 datetime_precision, charset, collation, column_type, Text(key ? "PRI" : ""),
                                 c.aggregate, Text("select,insert,update,references"), c.comment, Text(""), kNull});

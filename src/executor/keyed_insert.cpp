@@ -7,6 +7,7 @@
 #include "catalog/routine_load_job.h"
 #include "load/table_write.h"
 #include "sql/lexer.h"
+#include "sql/qualified_name.h"
 #include "sql/parser.h"
 
 namespace sluice {
@@ -24,18 +25,11 @@ std::optional<PlainInsert> ParsePlainInsert(std::string_view sql) {
   sql::TokenReader reader(sql);
   if (!reader.Next().IsWord("INSERT") || !reader.Next().IsWord("INTO")) return std::nullopt;
   PlainInsert out;
-  sql::Token t = reader.Next();
-  if (!t.IsIdentifier()) return std::nullopt;
-  out.table = t.text;
-  t = reader.Next();
-  if (t.IsSymbol(".")) {
-    t = reader.Next();
-    if (!t.IsIdentifier()) return std::nullopt;
-    out.db = out.table;
-    out.table = t.text;
-    t = reader.Next();
-    if (t.IsSymbol(".")) return std::nullopt;  // catalog.db.table
-  }
+  sql::Token t;
+  auto name = sql::ReadQualifiedName(reader, t);
+  if (!name) return std::nullopt;
+  out.db = name->db;
+  out.table = name->name;
   if (t.IsSymbol("(")) {
     while (true) {
       t = reader.Next();

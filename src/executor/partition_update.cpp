@@ -5,6 +5,7 @@
 
 #include "common/ascii.h"
 #include "sql/lexer.h"
+#include "sql/qualified_name.h"
 
 namespace sluice {
 
@@ -20,17 +21,11 @@ std::optional<UpdateTarget> ParseUpdate(std::string_view sql) {
   sql::TokenReader reader(sql);
   if (!reader.Next().IsWord("UPDATE")) return std::nullopt;
   UpdateTarget out;
-  sql::Token t = reader.Next();
-  if (!t.IsIdentifier()) return std::nullopt;
-  out.table = t.text;
-  t = reader.Next();
-  if (t.IsSymbol(".")) {
-    t = reader.Next();
-    if (!t.IsIdentifier()) return std::nullopt;
-    out.db = out.table;
-    out.table = t.text;
-    t = reader.Next();
-  }
+  sql::Token t;
+  auto name = sql::ReadQualifiedName(reader, t);
+  if (!name) return std::nullopt;
+  out.db = name->db;
+  out.table = name->name;
   while (t.kind != sql::TokenKind::kEnd && !t.IsWord("SET")) t = reader.Next();  // an alias
   if (!t.IsWord("SET")) return std::nullopt;
   while (true) {

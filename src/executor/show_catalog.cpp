@@ -3,18 +3,13 @@
 // agree and see what the privileges let them see.
 #include "common/ascii.h"
 #include "common/like.h"
+#include "executor/result_rows.h"
 #include "executor/sql_session.h"
 #include "sql/lexer.h"
 
 namespace sluice {
 
 namespace {
-
-StatementResult Rows(ResultSet rs) {
-  StatementResult r;
-  r.result_set = std::move(rs);
-  return r;
-}
 
 // Column positions in the information_schema views (information_schema_*.cpp).
 constexpr size_t kSchemaAt = 1, kTableAt = 2;

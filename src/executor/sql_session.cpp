@@ -7,6 +7,7 @@
 
 #include "catalog/load_history.h"
 #include "executor/partition_update.h"
+#include "executor/result_rows.h"
 #include "common/ascii.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -19,25 +20,6 @@
 namespace sluice {
 
 namespace {
-
-StatementResult Rows(ResultSet rs) {
-  StatementResult r;
-  r.result_set = std::move(rs);
-  return r;
-}
-
-// DESC shows a default as its value ('0' -> 0), as MySQL and StarRocks do; expressions stay as written.
-std::optional<std::string> DefaultForDisplay(const std::optional<std::string>& sql) {
-  if (!sql || sql->size() < 2) return sql;
-  char q = sql->front();
-  if ((q != '\'' && q != '"') || sql->back() != q) return sql;
-  std::string out;
-  for (size_t i = 1; i + 1 < sql->size(); i++) {
-    out += (*sql)[i];
-    if ((*sql)[i] == q && i + 2 < sql->size() && (*sql)[i + 1] == q) i++;
-  }
-  return out;
-}
 
 std::string FirstWord(std::string_view sql) {
   size_t i = 0;

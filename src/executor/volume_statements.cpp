@@ -5,6 +5,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "executor/sql_session.h"
+#include "executor/result_rows.h"
 #include "load/volume_copy.h"
 #include "sql/lexer.h"
 
@@ -19,12 +20,6 @@ std::string TimeText(int64_t ms) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
   return buf;
-}
-
-StatementResult Rows(ResultSet rs) {
-  StatementResult r;
-  r.result_set = std::move(rs);
-  return r;
 }
 
 ResultSet InfoRows() {

@@ -32,6 +32,8 @@ struct TypeSpec {
 };
 
 enum class AggregateFunction { kNone, kSum, kMax, kMin, kReplace, kReplaceIfNotNull };
+// As written in CREATE TABLE: SUM, MAX, MIN, REPLACE, REPLACE_IF_NOT_NULL; "" for kNone.
+const char* AggregateFunctionName(AggregateFunction f);
 enum class KeyModel { kNone, kDuplicate, kAggregate, kUnique, kPrimary };
 
 struct ColumnDef {

@@ -10,6 +10,18 @@
 
 namespace sluice::sql {
 
+const char* AggregateFunctionName(AggregateFunction f) {
+  switch (f) {
+    case AggregateFunction::kSum: return "SUM";
+    case AggregateFunction::kMax: return "MAX";
+    case AggregateFunction::kMin: return "MIN";
+    case AggregateFunction::kReplace: return "REPLACE";
+    case AggregateFunction::kReplaceIfNotNull: return "REPLACE_IF_NOT_NULL";
+    case AggregateFunction::kNone: return "";
+  }
+  return "";
+}
+
 namespace {
 
 constexpr std::string_view kColumnAttributes =
