@@ -64,7 +64,7 @@ Database::~Database() {
 Result<std::unique_ptr<Connection>> Database::Connect() {
   duckdb_connection con = nullptr;
   if (duckdb_connect(db_, &con) != DuckDBSuccess) return Status::Internal("cannot open a DuckDB connection");
-  return std::unique_ptr<Connection>(new Connection(con, health_));
+  return std::unique_ptr<Connection>(new Connection(con, health_, write_gate_));
 }
 
 Connection::~Connection() { duckdb_disconnect(&con_); }
@@ -198,6 +198,7 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
 
 Result<StatementResult> Connection::Query(std::string_view sql) {
   RETURN_IF_ERROR(RefuseNul(sql));
+  const WriteGate::Hold admitted = AdmitWrites(sql);
   std::string text(sql);
   Prepared prepared;
   // Several statements, or ones DuckDB cannot prepare, run through duckdb_query, which also classifies errors.
@@ -243,6 +244,7 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
 
 Status Connection::Execute(std::string_view sql) {
   RETURN_IF_ERROR(RefuseNul(sql));
+  const WriteGate::Hold admitted = AdmitWrites(sql);
   duckdb_result result;
   std::string text(sql);
   duckdb_state st = duckdb_query(con_, text.c_str(), &result);

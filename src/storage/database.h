@@ -10,6 +10,8 @@
 #include "common/status.h"
 #include "common/test_points.h"
 #include "storage/storage_health.h"
+#include "storage/write_claims.h"
+#include "storage/write_gate.h"
 
 typedef struct _duckdb_database* duckdb_database;
 typedef struct _duckdb_connection* duckdb_connection;
@@ -44,6 +46,8 @@ class Database {
   Database(duckdb_database db, std::shared_ptr<StorageHealth> health);
   duckdb_database db_;
   std::shared_ptr<StorageHealth> health_;
+  // Keeps UPDATEs and appending commits of all connections apart, table by table (write_gate.h).
+  std::shared_ptr<WriteGate> write_gate_ = std::make_shared<WriteGate>();
   std::string catalog_name_;
   std::unique_ptr<Checkpointer> checkpointer_;
 };
@@ -71,11 +75,16 @@ class Connection {
 
  private:
   friend class Database;
-  Connection(duckdb_connection con, std::shared_ptr<StorageHealth> health) : con_(con), health_(std::move(health)) {}
+  Connection(duckdb_connection con, std::shared_ptr<StorageHealth> health, std::shared_ptr<WriteGate> gate)
+      : con_(con), health_(std::move(health)), write_gate_(std::move(gate)) {}
+  // Waits until `sql` may run beside the other connections' writes (write_gate.h); held while it runs.
+  WriteGate::Hold AdmitWrites(std::string_view sql) { return write_gate_->Acquire(write_claims_.For(sql)); }
   // Every DuckDB error leaves through here: a full disk or an invalidated database is noted and reworded.
   Status Checked(Status error) { return health_ ? health_->Observe(std::move(error)) : error; }
   duckdb_connection con_;
   std::shared_ptr<StorageHealth> health_;
+  std::shared_ptr<WriteGate> write_gate_;
+  WriteClaims write_claims_;
 };
 
 // Runs a function inside BEGIN ... COMMIT on `con`, rolling back when it fails. `test_point` (storage.commit or
