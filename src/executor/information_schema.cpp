@@ -3,6 +3,7 @@
 #include "executor/information_schema.h"
 
 #include <atomic>
+#include <ctime>
 #include <mutex>
 #include <random>
 
@@ -80,6 +81,29 @@ Result<const std::map<std::pair<std::string, std::string>, int64_t>*> Informatio
     row_estimates_ = std::move(out);
   }
   return &*row_estimates_;
+}
+
+Result<std::vector<std::string>> InformationSchemaReader::AllDatabases() {
+  if (!all_databases_) {
+    ASSIGN_OR_RETURN(auto all, source_.catalog->ListDatabases());
+    std::erase_if(all, [](const std::string& d) {
+      return sql::EqualsIgnoreCase(d, "main") || sql::EqualsIgnoreCase(d, kInformationSchema);
+    });
+    all_databases_ = std::move(all);
+  }
+  return *all_databases_;
+}
+
+const std::vector<scheduler::JobStatus>& InformationSchemaReader::JobStatuses() {
+  if (!job_statuses_) job_statuses_ = source_.jobs ? source_.jobs->Statuses() : std::vector<scheduler::JobStatus>{};
+  return *job_statuses_;
+}
+
+Result<std::vector<Row>> InformationSchemaReader::InternalQuery(const std::string& sql) {
+  ASSIGN_OR_RETURN(auto con, source_.db->Connect());
+  ASSIGN_OR_RETURN(auto r, con->Query(sql));
+  if (!r.result_set) return std::vector<Row>{};
+  return std::move(r.result_set->rows);
 }
 
 const InformationSchemaView* FindInformationSchemaView(std::string_view name) {
@@ -173,6 +197,25 @@ namespace information_schema {
 storage::RowsColumn Varchar(std::string name) { return {std::move(name), ValueType::kVarchar}; }
 storage::RowsColumn BigInt(std::string name) { return {std::move(name), ValueType::kBigInt}; }
 storage::RowsColumn Timestamp(std::string name) { return {std::move(name), ValueType::kTimestamp}; }
+
+std::optional<std::string> TimestampFromMs(int64_t ms) {
+  if (ms <= 0) return std::nullopt;
+  return std::to_string(ms * 1000);
+}
+
+std::optional<std::string> TimestampFromText(const std::optional<std::string>& text) {
+  if (!text || text->empty()) return std::nullopt;
+  std::tm tm{};
+  const char* end = strptime(text->c_str(), "%Y-%m-%d %H:%M:%S", &tm);
+  if (!end || *end) return std::nullopt;
+  return std::to_string(static_cast<int64_t>(timegm(&tm)) * 1000000);
+}
+
+int ColumnIndex(const ResultSet& rs, std::string_view name) {
+  for (size_t i = 0; i < rs.columns.size(); i++)
+    if (rs.columns[i].name == name) return static_cast<int>(i);
+  return -1;
+}
 
 namespace {
 

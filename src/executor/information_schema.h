@@ -22,6 +22,7 @@
 #include "common/result_set.h"
 #include "common/status.h"
 #include "executor/access_control.h"
+#include "scheduler/routine_load_manager.h"
 #include "storage/database.h"
 #include "storage/rows_table_function.h"
 
@@ -37,6 +38,10 @@ struct InformationSchemaSource {
   const AccessControl* access = nullptr;  // who asks (its active roles can change between statements)
   std::function<bool(const std::string& db)> sees_database;
   std::function<bool(const std::string& db, const std::string& table)> sees_table;
+  // The jobs views (ROUTINE_LOAD_JOBS, LOADS, PIPES, PIPE_FILES) ask the scheduler, and decide a job's rows as
+  // SHOW ROUTINE LOAD / SHOW PIPES do: a routine load by sees_table on its table, a pipe by sees_pipe.
+  scheduler::RoutineLoadManager* jobs = nullptr;
+  std::function<bool(const std::string& db, const std::string& pipe)> sees_pipe;
 };
 
 // Reads the catalog for one statement, once: the views a query names share what they read.
@@ -51,12 +56,20 @@ class InformationSchemaReader {
   Result<const std::vector<catalog::TableMeta>*> Tables();
   // DuckDB's row estimate of each table, keyed (db, table); absent for views.
   Result<const std::map<std::pair<std::string, std::string>, int64_t>*> RowEstimates();
+  // Every user database, seen or not: a job's rows are decided by its table (or pipe), not by its database.
+  Result<std::vector<std::string>> AllDatabases();
+  // Every job the scheduler has (not dropped), from memory; filter by privilege before showing anything.
+  const std::vector<scheduler::JobStatus>& JobStatuses();
+  // Rows of Sluice's own catalog (an internal query, never user SQL).
+  Result<std::vector<Row>> InternalQuery(const std::string& sql);
 
  private:
   const InformationSchemaSource& source_;
   std::optional<std::vector<std::string>> databases_;
   std::optional<std::vector<catalog::TableMeta>> tables_;
   std::optional<std::map<std::pair<std::string, std::string>, int64_t>> row_estimates_;
+  std::optional<std::vector<std::string>> all_databases_;
+  std::optional<std::vector<scheduler::JobStatus>> job_statuses_;
 };
 
 struct InformationSchemaView {
@@ -108,6 +121,12 @@ inline const std::optional<std::string> kNull = std::nullopt;
 storage::RowsColumn Varchar(std::string name);
 storage::RowsColumn BigInt(std::string name);
 storage::RowsColumn Timestamp(std::string name);
+// A Timestamp column's value: from milliseconds since the epoch (NULL for 0 or less), or from the UTC
+// "YYYY-MM-DD HH:MM:SS" text SHOW statements print (NULL for NULL or empty).
+std::optional<std::string> TimestampFromMs(int64_t ms);
+std::optional<std::string> TimestampFromText(const std::optional<std::string>& text);
+// The index of the column named `name` in a SHOW result; -1 when it has none.
+int ColumnIndex(const ResultSet& rs, std::string_view name);
 // MySQL's DATA_TYPE for a column ("int", "varchar", "datetime", "tinyint" for boolean ...).
 std::string MysqlDataType(const catalog::ColumnMeta& c);
 // The column type as MySQL's COLUMN_TYPE shows it (the type as written: varchar(26), decimal(10,2)).

@@ -10,6 +10,7 @@ const std::vector<InformationSchemaView>& InformationSchemaViews() {
       Schemata(),       Tables(),        Views(),         Columns(),          Statistics(),
       KeyColumnUsage(), TableConstraints(), Routines(),   Engines(),          CharacterSets(),
       Collations(),     UserPrivileges(), SchemaPrivileges(), TablePrivileges(), Files(), Partitions(), Triggers(), Events(),
+      RoutineLoadJobs(), Loads(),   Pipes(),         PipeFiles(),
   };
   return views;
 }

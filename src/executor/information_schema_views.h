@@ -24,5 +24,10 @@ InformationSchemaView Files();
 InformationSchemaView Partitions();
 InformationSchemaView Triggers();
 InformationSchemaView Events();
+// The jobs: information_schema_routine_loads.cpp, information_schema_loads.cpp, information_schema_pipes.cpp.
+InformationSchemaView RoutineLoadJobs();
+InformationSchemaView Loads();
+InformationSchemaView Pipes();
+InformationSchemaView PipeFiles();
 
 }  // namespace sluice::information_schema

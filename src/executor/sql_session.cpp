@@ -65,6 +65,8 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
   source.access = &access_;
   source.sees_database = [this](const std::string& d) { return SeesDatabase(d); };
   source.sees_table = [this](const std::string& d, const std::string& t) { return SeesTable(d, t); };
+  source.jobs = &routine_loads_;
+  source.sees_pipe = [this](const std::string& d, const std::string& p) { return RequireJobVisible(d, p, true).ok(); };
   information_schema_ = std::make_unique<InformationSchemaSession>(std::move(source));
   activity_ = registry_.Add(connection_id_, user_, client_host_);
   activity_->SetInterrupt([con = con_.get()] { con->Interrupt(); });

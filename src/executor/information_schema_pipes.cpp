@@ -1,0 +1,176 @@
+// information_schema.PIPES and PIPE_FILES, as StarRocks 3.2 has them, for both kinds of pipe (docs/pipes.md).
+// PIPES takes its values from SHOW PIPES and DESC PIPE EXTENDED (so they agree with them, and hold no secret: the
+// COPY statement is not shown); PIPE_FILES lists the files a volume pipe loaded or could not load, as
+// load_history keeps them (load_history_retention_days), with the identity volume_loads recorded. A Kafka pipe
+// reads no files: it has no rows in PIPE_FILES (its batches are in LOADS). A user sees the pipes SHOW PIPES shows
+// them.
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "executor/information_schema_views.h"
+#include "sql/parser.h"
+
+namespace sluice::information_schema {
+
+namespace {
+
+using nlohmann::json;
+
+struct VisiblePipe {
+  const scheduler::JobStatus* status = nullptr;  // id, table, kind, pending files
+  std::map<std::string, std::optional<std::string>> show;  // its row of SHOW PIPES, by column
+  std::map<std::string, std::string> desc;         // DESC PIPE EXTENDED, info_name -> info_value
+};
+
+const scheduler::JobStatus* FindPipeStatus(InformationSchemaReader& r, const std::string& db, const std::string& name) {
+  for (const auto& s : r.JobStatuses())
+    if (s.kind != "routine_load" && s.db == db && s.name == name) return &s;
+  return nullptr;
+}
+
+// Every live pipe the session may see, by database then name; `describe`: also DESC PIPE EXTENDED of each.
+Result<std::vector<VisiblePipe>> VisiblePipes(InformationSchemaReader& r, bool describe) {
+  const auto& s = r.source();
+  std::vector<VisiblePipe> out;
+  if (!s.jobs) return out;
+  ASSIGN_OR_RETURN(auto dbs, r.AllDatabases());
+  for (const auto& db : dbs) {
+    sql::ShowPipes show;
+    show.db = db;
+    auto rs = s.jobs->ShowPipes(show, db);
+    if (!rs.ok()) continue;
+    int name_col = ColumnIndex(*rs, "name");
+    if (name_col < 0) continue;
+    for (auto& row : rs->rows) {
+      if (!row[name_col] || !s.sees_pipe(db, *row[name_col])) continue;
+      VisiblePipe p;
+      p.status = FindPipeStatus(r, db, *row[name_col]);
+      if (!p.status) continue;  // dropped meanwhile
+      if (describe) {
+        sql::DescPipe desc;
+        desc.db = db;
+        desc.name = *row[name_col];
+        desc.extended = true;
+        auto d = s.jobs->DescPipe(desc, db);
+        if (!d.ok()) continue;
+        for (const auto& kv : d->rows)
+          if (kv.size() == 2 && kv[0]) p.desc[*kv[0]] = kv[1].value_or("");
+      }
+      for (size_t i = 0; i < rs->columns.size() && i < row.size(); i++) p.show[rs->columns[i].name] = row[i];
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> ShowValue(const VisiblePipe& p, const std::string& column) {
+  auto it = p.show.find(column);
+  return it == p.show.end() ? kNull : it->second;
+}
+
+// "2026-11-30 03:25:00", UTC, as SHOW prints times.
+std::string TimeText(int64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+int64_t Count(const std::map<std::string, std::string>& desc, const std::string& key) {
+  auto it = desc.find(key);
+  if (it == desc.end() || it->second.empty()) return 0;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    return 0;
+  }
+}
+
+// StarRocks' LOAD_STATUS: what the pipe has loaded, as JSON. Counts come from DESC PIPE EXTENDED (for a volume
+// pipe, within load_history's retention; for a Kafka pipe, its whole life).
+std::string LoadStatus(const VisiblePipe& p) {
+  json j = json::object();
+  const auto& st = *p.status;
+  if (st.kind == "volume_pipe") {
+    j["loadedFiles"] = Count(p.desc, "loaded_files");
+    j["failedFiles"] = Count(p.desc, "failed_loads");
+    j["loadingFiles"] = st.pending_files;
+    j["loadingBytes"] = st.pending_bytes;
+    j["loadedRows"] = Count(p.desc, "loaded_rows");
+    j["errorRows"] = Count(p.desc, "error_rows");
+    j["lastLoadedTime"] = st.last_load_ms > 0 ? TimeText(st.last_load_ms) : "";
+  } else {
+    j["loadedRows"] = Count(p.desc, "loaded_rows");
+    j["errorRows"] = Count(p.desc, "error_rows");
+    j["filteredRows"] = Count(p.desc, "filtered_rows");
+    j["committedBatches"] = Count(p.desc, "committed_batches");
+    j["receivedBytes"] = Count(p.desc, "received_bytes");
+  }
+  return j.dump();
+}
+
+Result<std::vector<Row>> PipeRows(InformationSchemaReader& r) {
+  ASSIGN_OR_RETURN(auto pipes, VisiblePipes(r, true));
+  std::vector<Row> rows;
+  for (const auto& p : pipes) {
+    const auto& st = *p.status;
+    auto props = p.desc.find("properties");
+    rows.push_back({st.db, Number(st.id), st.name, ShowValue(p, "status"), st.table,
+                    ShowValue(p, "pipe_kind"), Text(LoadStatus(p)), ShowValue(p, "last_error"),
+                    TimestampFromText(ShowValue(p, "created_time")),
+                    props == p.desc.end() ? kNull : Text(props->second), ShowValue(p, "comment")});
+  }
+  return rows;
+}
+
+// StarRocks' LOAD_STATE of a file: FINISHED (loaded, some rows may have been rejected) or ERROR.
+constexpr const char* kFileRowsSql =
+    "SELECT h.source, v.etag, v.size, v.last_modified, CASE WHEN h.status = 'FAILED' THEN 'ERROR' ELSE 'FINISHED' "
+    "END, h.start_time, h.end_time, h.first_error, h.loaded_rows, h.error_rows FROM __sluice.load_history h LEFT "
+    "JOIN __sluice.volume_loads v ON v.file_url = h.source AND v.target = h.db || '.' || h.table_name AND "
+    "v.loaded_at = h.end_time WHERE h.job_kind = 'PIPE' AND NOT starts_with(h.source, 'kafka://') ";
+
+Result<std::vector<Row>> PipeFileRows(InformationSchemaReader& r) {
+  ASSIGN_OR_RETURN(auto pipes, VisiblePipes(r, false));
+  std::vector<Row> rows;
+  for (const auto& p : pipes) {
+    const auto& st = *p.status;
+    if (st.kind != "volume_pipe") continue;
+    using sql::QuoteLiteral;
+    ASSIGN_OR_RETURN(auto files, r.InternalQuery(std::string(kFileRowsSql) + "AND h.db = " + QuoteLiteral(st.db) +
+                                                 " AND h.job_name = " + QuoteLiteral(st.name) +
+                                                 " AND h.table_name = " + QuoteLiteral(st.table) +
+                                                 " AND h.start_time >= " + std::to_string(st.create_time_ms) +
+                                                 " ORDER BY h.end_time, h.source"));
+    for (auto& f : files) {
+      auto ms = [&](size_t i) { return f[i] ? TimestampFromMs(std::stoll(*f[i])) : kNull; };
+      rows.push_back({st.db, Number(st.id), st.name, f[0], f[1], f[2], ms(3), f[4], ms(5), ms(5),
+                      *f[4] == "ERROR" ? kNull : ms(6), f[7], f[8], f[9]});
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+InformationSchemaView Pipes() {
+  return {"pipes",
+          {Varchar("DATABASE_NAME"), BigInt("PIPE_ID"), Varchar("PIPE_NAME"), Varchar("STATE"), Varchar("TABLE_NAME"),
+           Varchar("PIPE_KIND"), Varchar("LOAD_STATUS"), Varchar("LAST_ERROR"), Timestamp("CREATED_TIME"),
+           Varchar("PROPERTIES"), Varchar("COMMENT")},
+          PipeRows};
+}
+
+InformationSchemaView PipeFiles() {
+  return {"pipe_files",
+          {Varchar("DATABASE_NAME"), BigInt("PIPE_ID"), Varchar("PIPE_NAME"), Varchar("FILE_NAME"),
+           Varchar("FILE_VERSION"), BigInt("FILE_SIZE"), Timestamp("LAST_MODIFIED"), Varchar("LOAD_STATE"),
+           Timestamp("STAGED_TIME"), Timestamp("START_LOAD_TIME"), Timestamp("FINISH_LOAD_TIME"), Varchar("ERROR_MSG"),
+           BigInt("LOADED_ROWS"), BigInt("ERROR_ROWS")},
+          PipeFileRows};
+}
+
+}  // namespace sluice::information_schema
