@@ -150,10 +150,18 @@ function rateSeries(list) {
 // ---- charts -------------------------------------------------------------------------------------------------
 
 function niceMax(v) {
-  if (!(v > 0)) return 1;
+  if (!(v > 4)) return 4;  // counts are whole numbers: ticks 0, 1, 2, 3, 4 rather than 0.25 steps
   const p = Math.pow(10, Math.floor(Math.log10(v)));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
+}
+
+// How far back a chart reaches: the samples this page has (at least a minute), up to HISTORY_MS.
+function chartSpan(firstT, nowMs) {
+  const have = firstT ? nowMs - firstT : 0;
+  const steps = [60e3, 120e3, 180e3, HISTORY_MS];
+  for (const span of steps) if (have <= span) return span;
+  return HISTORY_MS;
 }
 
 // A line chart of series [{label, color, points: [{t, v}]}] over the last `spanMs`, ending at `nowMs`.
@@ -369,7 +377,9 @@ function renderJob(job) {
   const rate = rateOf(hist);
   const phist = partitionHistory.get(key) || [];
 
-  const head = h("section", {class: "job-head"},
+  const span = chartSpan(hist.length ? hist[0].t : 0, now);
+  const spanText = span >= 120e3 ? `last ${Math.round(span / 60e3)} minutes` : "last minute";
+  const head = h("section", {class: "job-head", "data-job": job.db + "." + job.name, "data-kind": job.kind},
     h("div", {class: "job-title"},
       h("h1", {}, job.name, h("span", {class: "dim"}, "  in " + job.db)),
       h("div", {class: "job-meta"}, statePill(job.state), kindBadge(job.kind),
@@ -385,13 +395,13 @@ function renderJob(job) {
   const isVolume = job.kind === "volume_pipe";
   const cards = h("section", {class: "cards"},
     card("Rows per second", fmtRate(rate), "last 5 s"),
-    card("Rows loaded", fmtCount(job.rows_loaded), `${fmtCount(job.rows_filtered)} filtered · since the server started`),
+    card("Rows loaded", fmtCount(job.rows_loaded), `${fmtCount(job.rows_filtered)} filtered out`),
     isVolume ? card("Files waiting", fmtCount(job.files_pending), fmtBytes(job.bytes_pending) + ` · ${fmtCount(job.files_loaded)} loaded`)
              : card("Messages behind", job.lag === null || job.lag < 0 ? "—" : fmtCount(job.lag), `${job.partitions.length} partition${job.partitions.length === 1 ? "" : "s"}`,
                     job.lag > 0 ? "info" : null),
-    card("Freshness", job.freshness_seconds === null ? "—" : fmtDuration(job.freshness_seconds), "age of the oldest unloaded data"),
+    card("Freshness", job.freshness_seconds === null ? "—" : fmtDuration(job.freshness_seconds), "oldest data not loaded"),
     card("Rejected rows", fmtCount(job.rows_error), job.rows_error ? "see below" : "none", job.rows_error ? "bad" : null),
-    card("Last commit", fmtAgo(job.last_commit_ms, now), `${fmtCount(job.tasks_committed)} tasks committed, ${fmtCount(job.tasks_aborted)} aborted`));
+    card("Last commit", fmtAgo(job.last_commit_ms, now), `${fmtCount(job.tasks_committed)} tasks · ${fmtCount(job.tasks_aborted)} aborted`));
 
   const chartWidth = Math.min(document.getElementById("app").clientWidth, 1400) - 48;
   const half = chartWidth >= 900 ? (chartWidth - 24) / 2 : chartWidth;
@@ -402,14 +412,14 @@ function renderJob(job) {
   }));
   const charts = h("section", {class: "chart-row"},
     isVolume ? null : h("div", {class: "panel chart-panel", id: "lag-chart"},
-      h("div", {class: "panel-head"}, h("h2", {}, "Lag per partition"), h("span", {class: "dim"}, "messages not loaded yet, last 5 minutes")),
-      lineChart(lagSeries, {width: half - 32, height: 220, nowMs: now, spanMs: HISTORY_MS}),
+      h("div", {class: "panel-head"}, h("h2", {}, "Lag per partition"), h("span", {class: "dim"}, "messages not loaded yet, " + spanText)),
+      lineChart(lagSeries, {width: half - 32, height: 220, nowMs: now, spanMs: span}),
       h("div", {class: "legend"}, lagSeries.map((sr) => h("span", {class: "legend-item"},
         h("i", {style: null, "data-color": sr.color}), sr.label, h("b", {}, sr.current === null ? "—" : fmtCount(sr.current)))))),
     h("div", {class: "panel chart-panel"},
-      h("div", {class: "panel-head"}, h("h2", {}, "Rows per second"), h("span", {class: "dim"}, "loaded, last 5 minutes")),
+      h("div", {class: "panel-head"}, h("h2", {}, "Rows per second"), h("span", {class: "dim"}, "loaded, " + spanText)),
       lineChart([{label: "rows/s", color: "#059669", points: rateSeries(hist)}],
-                {width: (isVolume ? chartWidth : half) - 32, height: 220, nowMs: now, spanMs: HISTORY_MS})));
+                {width: (isVolume ? chartWidth : half) - 32, height: 220, nowMs: now, spanMs: span})));
   // Colors are set from code (the CSP forbids inline style attributes).
   for (const i of charts.querySelectorAll(".legend-item i")) i.style.background = i.dataset.color;
 
