@@ -205,6 +205,11 @@ AS COPY INTO tp FROM (
         paused_ms = (time.monotonic() - t0) * 1000
         print(f"SQL RESUME seen on the pages after {resumed_ms:.0f} ms, SQL PAUSE after {paused_ms:.0f} ms")
         time.sleep(3)
+        shots = []
+        # The overview with a paused job (what "needs attention" looks like).
+        path = os.path.join(artifacts, "dashboard-overview.png")
+        web("screenshot", page="main", path=path, full_page=True)
+        shots.append(path)
         # RESUME clicked on the job page is RUNNING in SQL.
         web("click", page="job", selector='.job-actions button[data-action="resume"]')
         kh.wait_state(conn, "clicks", "RUNNING", timeout=5)
@@ -219,12 +224,9 @@ AS COPY INTO tp FROM (
         check("oops,bad" in raw or "not-a-number" in raw, f"a rejected row's data is shown: {raw[:200]}")
         check(web("count", page="job", selector="text=Recent tasks")["count"] == 1, "recent tasks are shown")
 
-        shots = []
-        for name, page in (("overview", "main"), ("job", "job")):
-            path = os.path.join(artifacts, f"dashboard-{name}.png")
-            web("screenshot", page=page, path=path, full_page=True)
-            check(os.path.getsize(path) > 10_000, f"screenshot {path} has content")
-            shots.append(path)
+        path = os.path.join(artifacts, "dashboard-job.png")
+        web("screenshot", page="job", path=path, full_page=True)
+        shots.append(path)
         # The volume pipe's page too (files instead of partitions).
         web("goto", page="job", url=base + "#/job/d/files_pipe?kind=pipe")
         web("wait", page="job", selector='.job-head[data-job="d.files_pipe"] .pill[data-state="RUNNING"]',
@@ -234,6 +236,7 @@ AS COPY INTO tp FROM (
         web("screenshot", page="job", path=path, full_page=True)
         shots.append(path)
         for path in shots:
+            check(os.path.getsize(path) > 10_000, f"screenshot {path} has content")
             print(f"screenshot: {path}")
 
         # 4. A user who may only read: the job, no button; the API refuses the action whatever the page shows.

@@ -149,11 +149,15 @@ function rateSeries(list) {
 
 // ---- charts -------------------------------------------------------------------------------------------------
 
-function niceMax(v) {
-  if (!(v > 4)) return 4;  // counts are whole numbers: ticks 0, 1, 2, 3, 4 rather than 0.25 steps
-  const p = Math.pow(10, Math.floor(Math.log10(v)));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
+// The y axis: a round step (1, 2, 2.5 or 5 times a power of ten; at least 1, counts being whole numbers) and
+// 3 to 4 intervals of it reaching past the largest value.
+function yAxis(v) {
+  const want = Math.max(1, v / 4);
+  const p = Math.pow(10, Math.floor(Math.log10(want)));
+  let step = 10 * p;
+  for (const m of [1, 2, 2.5, 5]) if (m * p >= want) { step = m * p; break; }
+  const n = Math.max(3, Math.ceil(v / step));
+  return {step, max: step * n, n};
 }
 
 // How far back a chart reaches: the samples this page has (at least a minute), up to HISTORY_MS.
@@ -170,12 +174,13 @@ function lineChart(series, {width, height, nowMs, spanMs, unit}) {
   const w = Math.max(240, width), plotW = w - pad.l - pad.r, plotH = height - pad.t - pad.b;
   let max = 0;
   for (const sr of series) for (const p of sr.points) if (p.v > max) max = p.v;
-  max = niceMax(max);
+  const axis = yAxis(max);
+  max = axis.max;
   const x = (t) => pad.l + plotW * (1 - (nowMs - t) / spanMs);
   const y = (v) => pad.t + plotH * (1 - v / max);
   const svg = s("svg", {class: "chart", width: w, height, viewBox: `0 0 ${w} ${height}`, role: "img"});
-  for (let i = 0; i <= 4; i++) {
-    const v = (max * i) / 4, yy = y(v);
+  for (let i = 0; i <= axis.n; i++) {
+    const v = axis.step * i, yy = y(v);
     svg.appendChild(s("line", {x1: pad.l, x2: w - pad.r, y1: yy, y2: yy, class: i ? "grid" : "axis"}));
     svg.appendChild(s("text", {x: pad.l - 8, y: yy + 4, class: "tick", "text-anchor": "end"}, fmtCount(v)));
   }
@@ -293,7 +298,11 @@ function lagCell(job) {
              files ? h("span", {class: "dim"}, " · " + fmtBytes(job.bytes_pending)) : null);
   }
   if (job.lag === null || job.lag === undefined || job.lag < 0) return h("span", {class: "dim"}, "—");
-  return h("span", {class: "num" + (job.lag > 0 ? "" : " dim")}, fmtCount(job.lag));
+  const lag = h("span", {class: "num" + (job.lag > 0 ? "" : " dim")}, fmtCount(job.lag));
+  // A job that does not run does not ask the broker for new offsets: its lag is the one last seen.
+  if (PAUSABLE.has(job.state)) return lag;
+  return h("span", {title: "as last seen while the job ran; a job that is not running does not read the broker's offsets"},
+           lag, h("div", {class: "sub dim"}, "last seen"));
 }
 
 function renderOverview(data) {
@@ -359,7 +368,7 @@ function renderOverview(data) {
           h("th", {}, "Last error / reason"), h("th", {}, ""))),
         h("tbody", {}, rows)));
   }
-  document.getElementById("app").replaceChildren(cards, body);
+  document.getElementById("app").replaceChildren(cards, body, footer());
 }
 
 function table(headers, rows, emptyText) {
@@ -397,11 +406,11 @@ function renderJob(job) {
     card("Rows per second", fmtRate(rate), "last 5 s"),
     card("Rows loaded", fmtCount(job.rows_loaded), `${fmtCount(job.rows_filtered)} filtered out`),
     isVolume ? card("Files waiting", fmtCount(job.files_pending), fmtBytes(job.bytes_pending) + ` · ${fmtCount(job.files_loaded)} loaded`)
-             : card("Messages behind", job.lag === null || job.lag < 0 ? "—" : fmtCount(job.lag), `${job.partitions.length} partition${job.partitions.length === 1 ? "" : "s"}`,
+             : card("Messages behind", job.lag === null || job.lag < 0 ? "—" : fmtCount(job.lag), (PAUSABLE.has(job.state) ? "" : "last seen · ") + `${job.partitions.length} partition${job.partitions.length === 1 ? "" : "s"}`,
                     job.lag > 0 ? "info" : null),
     card("Freshness", job.freshness_seconds === null ? "—" : fmtDuration(job.freshness_seconds), "oldest data not loaded"),
     card("Rejected rows", fmtCount(job.rows_error), job.rows_error ? "see below" : "none", job.rows_error ? "bad" : null),
-    card("Last commit", fmtAgo(job.last_commit_ms, now), `${fmtCount(job.tasks_committed)} tasks · ${fmtCount(job.tasks_aborted)} aborted`));
+    card("Last commit", fmtAgo(job.last_commit_ms, now), `${fmtCount(job.tasks_committed)} task${job.tasks_committed === 1 ? "" : "s"} · ${fmtCount(job.tasks_aborted)} aborted`));
 
   const chartWidth = Math.min(document.getElementById("app").clientWidth, 1400) - 48;
   const half = chartWidth >= 900 ? (chartWidth - 24) / 2 : chartWidth;
@@ -430,9 +439,10 @@ function renderJob(job) {
     h("td", {class: "right dim"}, p.last_message_ms ? fmtAgo(p.last_message_ms, now) : "—")));
   const taskRows = job.tasks.map((t) => h("tr", {},
     h("td", {class: "mono"}, String(t.task_id)),
-    h("td", {}, h("span", {class: "pill pill-sm pill-" + ({COMMITTED: "ok", RUNNING: "info", ABORTED: "bad"}[t.status] || "muted")}, t.status || "waiting")),
-    h("td", {class: "dim"}, t.started_ms ? fmtAgo(t.started_ms, now) : "—"),
-    h("td", {class: "mono"}, (t.partitions || []).join(", ") || "—"),
+    h("td", {}, h("span", {class: "pill pill-sm pill-" + ({COMMITTED: "ok", RUNNING: "info", ABORTED: "bad"}[t.status] || "muted")},
+                  t.status === "NO_DATA" ? "NO DATA" : t.status || "WAITING")),
+    h("td", {class: "dim nowrap"}, t.started_ms ? fmtAgo(t.started_ms, now) : "—"),
+    isVolume ? null : h("td", {class: "mono"}, (t.partitions || []).join(", ") || "—"),
     h("td", {class: "msg"}, t.message || "")));
   const errRows = job.recent_errors.map((e) => h("tr", {},
     h("td", {class: "dim nowrap"}, e.time),
@@ -453,7 +463,7 @@ function renderJob(job) {
           table(["Partition", {label: "Next offset", right: 1}, {label: "High watermark", right: 1}, {label: "Lag", right: 1},
                  {label: "Last message", right: 1}], partRows, "No partitions known yet.")),
     h("div", {class: "panel"}, h("div", {class: "panel-head"}, h("h2", {}, "Recent tasks"), h("span", {class: "dim"}, `${job.current_tasks} running now`)),
-      table(["Task", "Status", "Started", "Partitions", "Message"], taskRows, "No task has run yet.")));
+      table(["Task", "Status", "Started", isVolume ? null : "Partitions", "Message"].filter(Boolean), taskRows, "No task has run yet.")));
 
   const rejected = h("section", {class: "panel", id: "rejected"},
     h("div", {class: "panel-head"}, h("h2", {}, "Rejected rows"), h("span", {class: "dim"}, "newest first, up to 20")),
@@ -462,7 +472,16 @@ function renderJob(job) {
   const definition = h("section", {class: "panel"},
     h("details", {}, h("summary", {}, "Definition"), h("pre", {class: "definition"}, job.definition || "")));
 
-  document.getElementById("app").replaceChildren(head, notice || "", cards, charts, details, rejected, definition);
+  document.getElementById("app").replaceChildren(head, notice || "", cards, charts, details, rejected, definition, footer());
+}
+
+let serverVersion = "";
+function footer() {
+  return h("footer", {class: "foot"},
+    h("span", {}, serverVersion ? "Sluice " + serverVersion : "Sluice"), h("span", {class: "sep"}, "·"),
+    h("span", {}, "refreshes every second"), h("span", {class: "sep"}, "·"),
+    h("span", {}, "the same data as JSON: ", h("a", {href: "/api/jobs"}, "/api/jobs"), ", for Prometheus: ",
+      h("a", {href: "/metrics"}, "/metrics")));
 }
 
 // ---- the loop -----------------------------------------------------------------------------------------------
@@ -545,6 +564,7 @@ function tickLive() {
 window.addEventListener("hashchange", () => { window.scrollTo(0, 0); refresh(); });
 window.addEventListener("resize", () => refresh());
 document.addEventListener("DOMContentLoaded", () => {
+  getJson("/api/version").then((v) => { serverVersion = v.version || ""; }).catch(() => {});
   refresh();
   timer = setInterval(() => { refresh(); tickLive(); }, POLL_MS);
 });
