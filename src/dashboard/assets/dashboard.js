@@ -509,9 +509,12 @@ function setLive(ok, text) {
   document.getElementById("live-text").textContent = text;
 }
 
+let again = false;  // a refresh asked for while one was running (a click, a new route): run it right after
+
 async function refresh() {
-  if (inFlight) return;
+  if (inFlight) { again = true; return; }
   inFlight = true;
+  again = false;
   const r = route();
   try {
     const list = await getJson("/api/jobs");
@@ -550,6 +553,7 @@ async function refresh() {
     setLive(false, "offline");
   } finally {
     inFlight = false;
+    if (again) refresh();
   }
 }
 
