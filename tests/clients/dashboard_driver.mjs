@@ -52,6 +52,8 @@ async function run(cmd) {
     case "screenshot":
       await page.screenshot({ path: cmd.path, fullPage: !!cmd.full_page });
       return { path: cmd.path };
+    case "scroll_width":  // how wide the page's content is (more than the window: a sideways scroll bar)
+      return { width: await page.evaluate(() => document.documentElement.scrollWidth) };
     case "problems":
       return { problems: problems.get(cmd.page) || [] };
     case "close":

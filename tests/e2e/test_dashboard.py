@@ -235,6 +235,13 @@ AS COPY INTO tp FROM (
         path = os.path.join(artifacts, "dashboard-volume-pipe.png")
         web("screenshot", page="job", path=path, full_page=True)
         shots.append(path)
+        # A smaller laptop screen: the overview must still fit without scrolling sideways.
+        web("open", page="laptop", url=base, user="root", password="", width=1280, height=720)
+        web("wait", page="laptop", selector='tr.job-row[data-job="d.files_pipe"]', timeout_ms=5000)
+        path = os.path.join(artifacts, "dashboard-overview-1280.png")
+        web("screenshot", page="laptop", path=path)
+        shots.append(path)
+        eq(web("scroll_width", page="laptop")["width"] <= 1280, True, "the overview fits 1280 px without a sideways scroll")
         for path in shots:
             check(os.path.getsize(path) > 10_000, f"screenshot {path} has content")
             print(f"screenshot: {path}")
@@ -258,7 +265,7 @@ AS COPY INTO tp FROM (
         eq(kh.show_job(conn, "clicks")["State"], "RUNNING", "the job still runs after the refused POSTs")
 
         # 5. Nothing went wrong in the browser (a CSP violation is a console error).
-        for page in ("main", "job", "watcher"):
+        for page in ("main", "job", "watcher", "laptop"):
             eq(web("problems", page=page)["problems"], [], f"console errors on page {page}")
     finally:
         producer.stop.set()
