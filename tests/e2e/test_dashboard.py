@@ -238,6 +238,7 @@ AS COPY INTO tp FROM (
         # A smaller laptop screen: the overview must still fit without scrolling sideways.
         web("open", page="laptop", url=base, user="root", password="", width=1280, height=720)
         web("wait", page="laptop", selector='tr.job-row[data-job="d.files_pipe"]', timeout_ms=5000)
+        time.sleep(2.5)  # rows/s needs two samples
         path = os.path.join(artifacts, "dashboard-overview-1280.png")
         web("screenshot", page="laptop", path=path)
         shots.append(path)
