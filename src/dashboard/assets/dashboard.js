@@ -549,7 +549,8 @@ async function refresh() {
     else if (e.status === 404 && r.view === "job") {
       setBanner(`The job ${r.db}.${r.name} does not exist, or you may not see it.`);
       document.getElementById("app").replaceChildren(h("p", {class: "empty-row"}, h("a", {href: "#/"}, "← Back to all jobs")));
-    } else setBanner("Cannot reach the Sluice server: " + e.message + ". Retrying every second.");
+    } else if (e.status === 429) setBanner("The server is turning away logins from this address for a moment (too many at once, or failed logins). Retrying every second.");
+    else setBanner("Cannot reach the Sluice server: " + e.message + ". Retrying every second.");
     setLive(false, "offline");
   } finally {
     inFlight = false;
