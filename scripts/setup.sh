@@ -16,6 +16,7 @@ DEB_PACKAGES=(
   libpq-dev postgresql-15  # the Iceberg JDBC catalog (src/iceberg); tests start their own server (pg_harness.py)
   zlib1g-dev  # reading deflate-compressed Avro manifests other Iceberg writers produce
   prometheus  # promtool check metrics/rules and a real Prometheus scraping the server (test_metrics)
+  chromium  # the headless browser test_dashboard drives (through playwright-core) against the page at /
 )
 
 missing=()
@@ -59,9 +60,10 @@ if [ ! -f tools/s3rver/node_modules/s3rver/bin/s3rver.js ]; then
   (cd tools/s3rver && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-# Node clients the e2e tests drive (mysql2; icebird, the Iceberg reader), pinned by tests/clients/package.json and
-# package-lock.json.
-if [ ! -f tests/clients/node_modules/mysql2/package.json ] || [ ! -f tests/clients/node_modules/icebird/package.json ]; then
+# Node clients the e2e tests drive (mysql2; icebird, the Iceberg reader; playwright-core, which drives Debian's
+# chromium for test_dashboard), pinned by tests/clients/package.json and package-lock.json.
+if [ ! -f tests/clients/node_modules/mysql2/package.json ] || [ ! -f tests/clients/node_modules/icebird/package.json ] ||
+   [ ! -f tests/clients/node_modules/playwright-core/package.json ]; then
   echo "setup: installing the Node test clients into tests/clients"
   (cd tests/clients && npm ci --no-audit --no-fund --loglevel=error)
 fi

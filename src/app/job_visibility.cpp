@@ -24,4 +24,19 @@ bool JobVisibility::Sees(const scheduler::JobStatus& job) {
   return it->second;
 }
 
+bool JobVisibility::MayControl(const scheduler::JobStatus& job) {
+  if (superuser_) return true;
+  if (job.kind != "routine_load") {
+    if (!job.creator.empty() && job.creator == user_) return true;
+    if (accounts_.Has(who_, auth::ObjectRef{auth::ObjectKind::kPipe, job.db, job.name}, "ALTER")) return true;
+  }
+  auto key = std::make_pair(job.db, job.table);
+  auto it = insertable_.find(key);
+  if (it == insertable_.end())
+    it = insertable_
+             .emplace(key, accounts_.Has(who_, auth::ObjectRef{auth::ObjectKind::kTable, job.db, job.table}, "INSERT"))
+             .first;
+  return it->second;
+}
+
 }  // namespace sluice

@@ -15,6 +15,10 @@ class JobVisibility {
  public:
   JobVisibility(auth::AccountStore& accounts, std::string_view user);
   bool Sees(const scheduler::JobStatus& job);
+  // Whether the user may pause and resume the job: the rule of PAUSE ROUTINE LOAD and ALTER PIPE (INSERT on the
+  // job's table; for a pipe also its creator or ALTER on the pipe; everything for an administrator). Only decides
+  // what the dashboard offers: the action itself runs as SQL and is checked there.
+  bool MayControl(const scheduler::JobStatus& job);
   bool superuser() const { return superuser_; }
 
  private:
@@ -23,6 +27,7 @@ class JobVisibility {
   auth::Principal who_;
   bool superuser_ = false;
   std::map<std::pair<std::string, std::string>, bool> tables_;
+  std::map<std::pair<std::string, std::string>, bool> insertable_;
 };
 
 }  // namespace sluice

@@ -1,6 +1,7 @@
 #include "app/jobs_api.h"
 
 #include <atomic>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,12 @@ int HttpStatusOf(const Status& st) {
     case StatusCode::kDiskFull: return 503;
     default: return 500;
   }
+}
+
+// The server's clock, so a page can tell how old last_commit_ms and the task times are without trusting its own.
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 int64_t Lag(const scheduler::JobStatus& s) {
@@ -96,9 +103,13 @@ http::HttpReply ListJobs(Engine& engine, const http::HttpRequest& request) {
   auto all = engine.routine_loads().Statuses();
   JobVisibility visibility(engine.accounts(), request.user);
   json jobs = json::array();
-  for (const auto& s : all)
-    if (visibility.Sees(s)) jobs.push_back(Summary(s));
-  return JsonReply(200, json{{"jobs", jobs}});
+  for (const auto& s : all) {
+    if (!visibility.Sees(s)) continue;
+    json j = Summary(s);
+    j["may_control"] = visibility.MayControl(s);
+    jobs.push_back(std::move(j));
+  }
+  return JsonReply(200, json{{"user", request.user}, {"now_ms", NowMs()}, {"jobs", jobs}});
 }
 
 http::HttpReply ShowJob(Engine& engine, const http::HttpRequest& request) {
@@ -113,6 +124,9 @@ http::HttpReply ShowJob(Engine& engine, const http::HttpRequest& request) {
   if (!s || !visibility.Sees(*s)) return ErrorReply(404, "no job '" + name + "' in database '" + db + "' that user '" +
                                                              request.user + "' may see");
   json j = Summary(*s);
+  j["may_control"] = visibility.MayControl(*s);
+  j["user"] = request.user;
+  j["now_ms"] = NowMs();
   j["id"] = s->id;
   j["definition"] = s->definition;
   j["create_time_ms"] = s->create_time_ms;

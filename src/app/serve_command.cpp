@@ -20,6 +20,7 @@
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
 #include "app/http_wiring.h"
+#include "app/dashboard_endpoint.h"
 #include "app/jobs_api.h"
 #include "app/metrics_endpoint.h"
 #include "server/mysql_server.h"
@@ -137,6 +138,7 @@ int RunServe(const ServeOptions& options) {
   MetricsSources metrics_sources{engine->get(), &mysql, options.data_dir + "/sluice.duckdb", &duckdb_memory, started};
   http.Get("/metrics", [&](const http::HttpRequest& request) { return MetricsReply(metrics_sources, request); });
   AddJobsApi(http, **engine);
+  AddDashboard(http);
   if (Status st = http.Start(); !st.ok()) {
     log::Error("serve", "{}", st.message());
     mysql.Stop();

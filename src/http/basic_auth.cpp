@@ -70,7 +70,8 @@ bool FailedLoginDelay::Enter(std::string_view client, std::chrono::steady_clock:
   std::lock_guard lock(mu_);
   MakeRoom(now);
   Entry& e = entries_[std::string(client)];
-  if (e.waiting >= kMaxWaiting) return false;
+  if (e.failures > 0 && now - e.last > kForget) e.failures = 0;
+  if (e.waiting >= (e.failures > 0 ? kMaxWaiting : kMaxCheckingClean)) return false;
   ++e.waiting;
   if (e.failures == 0) e.last = now;
   return true;

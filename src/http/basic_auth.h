@@ -26,8 +26,11 @@ std::optional<std::string> DecodeBase64(std::string_view text);
 // 250 ms after the first, doubling up to 5 s; an address is forgotten 10 minutes after its last failure. A
 // success is never delayed, so a user who mistyped once is not slowed down; the delay is taken before the 401 is
 // sent, so a guesser learns nothing by hanging up early. A login being checked or waiting holds a connection
-// thread, so one address gets at most kMaxWaiting at once: further logins from it are refused (429) without trying
-// the password until one is answered. Thread-safe.
+// thread, so one address with failures on record gets at most kMaxWaiting at once: further logins from it are
+// refused (429) without trying the password until one is answered. An address without failures (a browser with a
+// few dashboard tabs, Prometheus and scripts behind one NAT address, each request checked in milliseconds) gets
+// kMaxCheckingClean: enough for them, while a guesser's first burst holds at most that many threads once before
+// its failures bring it down to kMaxWaiting. Thread-safe.
 class FailedLoginDelay {
  public:
   static constexpr std::chrono::milliseconds kFirst{250};
@@ -35,8 +38,10 @@ class FailedLoginDelay {
   static constexpr std::chrono::minutes kForget{10};
   static constexpr size_t kMaxAddresses = 65536;
   static constexpr uint32_t kMaxWaiting = 4;
+  static constexpr uint32_t kMaxCheckingClean = 32;
 
-  // Takes one of `client`'s kMaxWaiting slots for a login about to be checked; false when all are taken.
+  // Takes one of `client`'s slots (kMaxWaiting with failures on record, else kMaxCheckingClean) for a login about
+  // to be checked; false when all are taken.
   bool Enter(std::string_view client, std::chrono::steady_clock::time_point now);
   // Gives the slot back once the login is answered.
   void Leave(std::string_view client);

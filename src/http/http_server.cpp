@@ -49,6 +49,17 @@ httplib::Server::HandlerResponse RefuseLargeBodies(const HttpLimits& limits, con
   return httplib::Server::HandlerResponse::Unhandled;
 }
 
+// Whether a request comes from a page of another site (CSRF). Requests from curl, Prometheus or scripts carry
+// neither header and pass; a browser sends Origin with every POST (fetch or form) and Sec-Fetch-Site too.
+bool CrossSite(const httplib::Request& req, bool tls) {
+  const std::string& site = req.get_header_value("Sec-Fetch-Site");
+  if (!site.empty() && site != "same-origin" && site != "none") return true;
+  if (!req.has_header("Origin")) return false;
+  std::string origin = req.get_header_value("Origin");
+  std::string self = std::string(tls ? "https://" : "http://") + req.get_header_value("Host");
+  return origin != self;
+}
+
 }  // namespace
 
 HttpServer::HttpServer(HttpOptions options, std::function<HealthInfo()> health)
@@ -96,7 +107,16 @@ void HttpServer::Get(const std::string& path, HttpHandler handler) {
 
 void HttpServer::Post(const std::string& path, HttpHandler handler) {
   auto run = Authenticated(std::move(handler));
-  server_->Post(path, [run](const httplib::Request& req, httplib::Response& res) { run(&req, &res); });
+  server_->Post(path, [this, run](const httplib::Request& req, httplib::Response& res) {
+    if (CrossSite(req, tls())) {
+      log::Warn("http", "refused a cross-site POST to {} from {} (Origin '{}')", req.path, req.remote_addr,
+                req.get_header_value("Origin"));
+      JsonError(res, 403, "cross-site request refused: actions are accepted from this server's own dashboard page "
+                          "or from clients that send no Origin header (curl, scripts)");
+      return;
+    }
+    run(&req, &res);
+  });
 }
 
 std::function<void(const void*, void*)> HttpServer::Authenticated(HttpHandler handler) {
@@ -143,6 +163,7 @@ std::function<void(const void*, void*)> HttpServer::Authenticated(HttpHandler ha
     for (size_t i = 1; i < req.matches.size(); ++i) request.path_params.push_back(req.matches[i].str());
     HttpReply reply = handler(request);
     res.status = reply.status;
+    for (const auto& [name, value] : reply.headers) res.set_header(name, value);
     res.set_content(reply.body, reply.content_type);
   };
 }

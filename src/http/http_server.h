@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -75,6 +76,7 @@ struct HttpReply {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra response headers (e.g. the page's CSP)
 };
 using HttpHandler = std::function<HttpReply(const HttpRequest& request)>;
 
@@ -85,7 +87,10 @@ class HttpServer {
   // Adds GET `path`, open only to authenticated users (before Start). `path` is a regex over the whole path; its
   // groups are given to the handler as HttpRequest::path_params.
   void Get(const std::string& path, HttpHandler handler);
-  // Adds POST `path` the same way (actions such as pausing a job; bodies are bounded by HttpLimits).
+  // Adds POST `path` the same way (actions such as pausing a job; bodies are bounded by HttpLimits). A POST a
+  // browser sends from another site (its Origin is not this server, or Sec-Fetch-Site says cross-site) is refused
+  // with 403 before the credentials are looked at: a browser that logged in to the dashboard sends its Basic
+  // credentials with any request to this port, so another page must not be able to pause jobs through it.
   void Post(const std::string& path, HttpHandler handler);
   // Binds and starts serving on a thread of its own; fails if the port is taken or the TLS files do not load.
   Status Start();

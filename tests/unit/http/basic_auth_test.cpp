@@ -53,9 +53,27 @@ TEST(FailedLoginDelay, GrowsPerAddressAndIsForgotten) {
             std::chrono::milliseconds(250)) << "forgotten after a quiet while";
 }
 
+TEST(FailedLoginDelay, AnAddressWithoutFailuresMayHaveSeveralLoginsCheckedAtOnce) {
+  // A browser's dashboard tabs and a scraper on one host each log in with every request.
+  FailedLoginDelay d;
+  auto t = std::chrono::steady_clock::now();
+  for (uint32_t i = 0; i < FailedLoginDelay::kMaxCheckingClean; ++i) EXPECT_TRUE(d.Enter("10.0.0.1", t));
+  EXPECT_FALSE(d.Enter("10.0.0.1", t)) << "still bounded";
+  for (uint32_t i = 0; i < FailedLoginDelay::kMaxCheckingClean; ++i) d.Leave("10.0.0.1");
+  d.Fail("10.0.0.1", t);
+  for (uint32_t i = 0; i < FailedLoginDelay::kMaxWaiting; ++i) EXPECT_TRUE(d.Enter("10.0.0.1", t));
+  EXPECT_FALSE(d.Enter("10.0.0.1", t)) << "a failure on record brings the address down to kMaxWaiting";
+  for (uint32_t i = 0; i < FailedLoginDelay::kMaxWaiting; ++i) d.Leave("10.0.0.1");
+  auto later = t + FailedLoginDelay::kForget + std::chrono::seconds(1);
+  for (uint32_t i = 0; i < FailedLoginDelay::kMaxWaiting + 1; ++i) EXPECT_TRUE(d.Enter("10.0.0.1", later))
+      << "forgotten failures lift the limit again";
+}
+
 TEST(FailedLoginDelay, AnAddressHasFewLoginsWaitingAtOnce) {
   FailedLoginDelay d;
   auto t = std::chrono::steady_clock::now();
+  d.Fail("10.0.0.1", t);
+  d.Fail("10.0.0.2", t);
   for (uint32_t i = 0; i < FailedLoginDelay::kMaxWaiting; ++i) EXPECT_TRUE(d.Enter("10.0.0.1", t));
   EXPECT_FALSE(d.Enter("10.0.0.1", t));
   EXPECT_TRUE(d.Enter("10.0.0.2", t)) << "another address has its own slots";
