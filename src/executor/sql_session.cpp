@@ -30,6 +30,11 @@ std::string FirstWord(std::string_view sql) {
   return word;
 }
 
+// Statements that are queries by their first word: the ones a prepare describes.
+bool IsQueryVerb(const std::string& verb) {
+  return verb == "SELECT" || verb == "WITH" || verb == "VALUES" || verb == "FROM";
+}
+
 StatementResult Ok(uint64_t affected = 0) {
   StatementResult r;
   r.affected_rows = affected;
@@ -113,6 +118,30 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
     return Run(stmt);
   });
+}
+
+std::vector<ColumnInfo> SqlSession::ResultColumns(std::string_view statement) {
+  // The checks of Execute, in the same order, so a prepare reveals no more than the statement's execute would; but
+  // nothing runs, nothing is counted, and SHOW WARNINGS keeps the previous statement's. Only a passed-through query
+  // is described (by DuckDB's prepare of the translated text); Sluice's own statements announce their columns at
+  // execute, as do statements whose checks fail here (the execute reports the error).
+  auto described = [&]() -> Result<std::vector<ColumnInfo>> {
+    ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
+    ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
+    information_schema_->BeginStatement();
+    ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+    const auto* query = std::get_if<sql::PassThrough>(&stmt);
+    if (query == nullptr || !IsQueryVerb(FirstWord(query->sql))) return std::vector<ColumnInfo>{};
+    RETURN_IF_ERROR(information_schema_->CheckNamedViews());
+    RETURN_IF_ERROR(Authorize(stmt, scan, names));
+    return con_->ResultColumns(query->sql);
+  }();
+  if (!described.ok()) {
+    if (log::Enabled(log::Level::kDebug))
+      log::Debug("session", "conn {}: no result columns at prepare: {}", connection_id_, described.status().message());
+    return {};
+  }
+  return std::move(*described);
 }
 
 Status SqlSession::UseDatabase(std::string_view db) {

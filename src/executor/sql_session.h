@@ -38,6 +38,7 @@ class SqlSession : public Session {
   ~SqlSession() override { registry_.Remove(connection_id_); }  // before con_ goes: no interrupt after that
 
   Result<StatementResult> Execute(std::string_view statement) override;
+  std::vector<ColumnInfo> ResultColumns(std::string_view statement) override;
   Status UseDatabase(std::string_view db) override;
   Result<ResultSet> FieldList(std::string_view table) override;
   const std::string& current_database() const override { return current_db_; }
