@@ -102,7 +102,8 @@ Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
 }
 
 Result<StatementResult> SqlSession::Execute(std::string_view statement) {
-  return Supervised(statement, [&]() -> Result<StatementResult> {
+  bool own_statement = false;
+  Result<StatementResult> result = Supervised(statement, [&]() -> Result<StatementResult> {
     // The sandbox and the privileges are checked on the text as the client sent it (sql/statement_scan.h),
     // before anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
     ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
@@ -116,8 +117,29 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
       warnings_.clear();
     RETURN_IF_ERROR(information_schema_->CheckNamedViews());
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
+    own_statement = !std::holds_alternative<sql::PassThrough>(stmt);
     return Run(stmt);
   });
+  return WithoutServerPaths(std::move(result), own_statement);
+}
+
+bool SqlSession::SeesServerPaths() const {
+  return access_.HoldsEverything() || access_.Holds(auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE");
+}
+
+Result<StatementResult> SqlSession::WithoutServerPaths(Result<StatementResult> result, bool own_statement) {
+  // Errors (a full disk's above all) and what Sluice's own statements show (a job paused for the disk, SHOW
+  // WARNINGS) name the data directory for the operator who frees the space. Other accounts get "<data directory>":
+  // where the server keeps its files is not theirs to learn (DESIGN.md decision 10). The log has the full text.
+  // A passed-through query's rows are the user's data and stay as they are.
+  if (result.ok() && !(own_statement && result->result_set)) return result;
+  if (SeesServerPaths()) return result;
+  const storage::StorageHealth& health = db_.health();
+  if (!result.ok()) return Status(result.status().code(), health.WithoutDataDirectory(result.status().message()));
+  for (Row& row : result->result_set->rows)
+    for (std::optional<std::string>& cell : row)
+      if (cell) *cell = health.WithoutDataDirectory(*cell);
+  return result;
 }
 
 std::vector<ColumnInfo> SqlSession::ResultColumns(std::string_view statement) {

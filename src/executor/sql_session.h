@@ -49,6 +49,11 @@ class SqlSession : public Session {
 
  private:
   Result<StatementResult> Run(const sql::Statement& stmt);
+  // Whether the account may learn the server's paths: administrators (SYSTEM OPERATE: cluster_admin, root).
+  bool SeesServerPaths() const;
+  // For other accounts, `result` with the data directory hidden in its error or, for Sluice's own statements
+  // (`own_statement`), in its rows.
+  Result<StatementResult> WithoutServerPaths(Result<StatementResult> result, bool own_statement);
   Result<StatementResult> RunPassThrough(const sql::PassThrough& s);
   Result<StatementResult> ShowTables(const sql::ShowTables& s);
   Result<StatementResult> Describe(const sql::QualifiedName& name);
