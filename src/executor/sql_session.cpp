@@ -94,6 +94,21 @@ sql::SessionContext SqlSession::Context() const {
   return ctx;
 }
 
+Result<std::string> SqlSession::TranslateLoadSql(const std::string& text) const {
+  sql::SessionContext ctx = Context();
+  std::string named;
+  ctx.information_schema = [&named](std::string_view name) {
+    if (named.empty()) named = std::string(name);
+    return std::string("NULL");
+  };
+  std::string translated = sql::TranslateForDuckDB(text, ctx);
+  if (!named.empty())
+    return Status::NotSupported("a COPY INTO or pipe cannot read information_schema (it names " + named +
+                                "): its rows are a session's view of the catalog, which a load does not have; load "
+                                "the files, then join with information_schema in a query");
+  return translated;
+}
+
 Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
   if (!named.empty()) return named;
   if (current_db_.empty())

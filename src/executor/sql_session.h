@@ -112,6 +112,10 @@ class SqlSession : public Session {
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
+  // A COPY INTO's (or a pipe's) SELECT list or WHERE, translated for DuckDB. It runs where the session's
+  // information_schema does not exist (the load's own connection, a pipe's later tasks), so naming
+  // information_schema is refused rather than left to read nothing, or DuckDB's catalog.
+  Result<std::string> TranslateLoadSql(const std::string& text) const;
   bool Autocommit() const;
   Status SetVariable(const sql::SetVariables::Assignment& a);
   // SET's expressions (set_expression.cpp): `expression` evaluated as SELECT <expression>, through the same

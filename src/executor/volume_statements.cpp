@@ -156,8 +156,10 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
     req.target.file_columns.emplace_back(name, duck);
   }
   if (!s.select_list.empty()) {
-    req.target.select_list = sql::TranslateForDuckDB(s.select_list, Context());
-    if (!s.where.empty()) req.target.where = sql::TranslateForDuckDB(s.where, Context());
+    ASSIGN_OR_RETURN(req.target.select_list, TranslateLoadSql(s.select_list));
+    if (!s.where.empty()) {
+      ASSIGN_OR_RETURN(req.target.where, TranslateLoadSql(s.where));
+    }
   }
   req.target.continue_on_error = s.on_error == "CONTINUE";
   req.target.scratch_dir = scratch_dir_;
