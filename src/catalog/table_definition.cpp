@@ -56,7 +56,7 @@ Result<TableMeta> BuildTableMeta(const std::string& db, const sql::CreateTable& 
   std::vector<std::string> inline_pk;
   for (const auto& c : stmt.columns) {
     if (!seen.insert(AsciiLower(c.name)).second)
-      return Status::InvalidArgument("duplicate column name '" + c.name + "'");
+      return Status::AlreadyExists("Duplicate column name '" + c.name + "'");  // MySQL's 1060
     if (c.auto_increment)
       return Status::NotSupported("AUTO_INCREMENT (column '" + c.name + "') is not supported yet; load the ids from the source");
     if (c.primary_key_inline) inline_pk.push_back(c.name);

@@ -22,8 +22,10 @@ Result<StatementResult> SqlSession::RunRoutineLoad(const sql::CreatePipe& s) {
   if (s.volume_copy && !s.volume_copy->select_list.empty()) {
     // The transform form's SELECT list and WHERE run in DuckDB, as for a one-shot COPY INTO.
     auto copy = std::make_shared<sql::CopyIntoFromVolume>(*s.volume_copy);
-    copy->select_list = sql::TranslateForDuckDB(copy->select_list, Context());
-    if (!copy->where.empty()) copy->where = sql::TranslateForDuckDB(copy->where, Context());
+    ASSIGN_OR_RETURN(copy->select_list, TranslateLoadSql(copy->select_list));
+    if (!copy->where.empty()) {
+      ASSIGN_OR_RETURN(copy->where, TranslateLoadSql(copy->where));
+    }
     stmt.volume_copy = std::move(copy);
   }
   RETURN_IF_ERROR(routine_loads_.CreatePipe(stmt, db));

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result_set.h"
 #include "common/status.h"
@@ -18,6 +19,13 @@ class Session {
 
   // Runs one statement (already split; no trailing ';' needed).
   virtual Result<StatementResult> Execute(std::string_view statement) = 0;
+  // COM_STMT_PREPARE: the columns `statement` (its `?` bound as NULL) would return, found without running it, so a
+  // prepare can announce them as MySQL's does (JDBC's getMetaData() before executing). Empty when it returns no rows
+  // or when they cannot be known before it runs; the execute sends its columns either way.
+  virtual std::vector<ColumnInfo> ResultColumns(std::string_view statement) {
+    (void)statement;
+    return {};
+  }
   // COM_INIT_DB.
   virtual Status UseDatabase(std::string_view db) = 0;
   // COM_FIELD_LIST: the columns of a table in the current database (rows are empty; only columns matter).

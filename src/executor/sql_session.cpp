@@ -30,6 +30,11 @@ std::string FirstWord(std::string_view sql) {
   return word;
 }
 
+// Statements that are queries by their first word: the ones a prepare describes.
+bool IsQueryVerb(const std::string& verb) {
+  return verb == "SELECT" || verb == "WITH" || verb == "VALUES" || verb == "FROM";
+}
+
 StatementResult Ok(uint64_t affected = 0) {
   StatementResult r;
   r.affected_rows = affected;
@@ -91,6 +96,21 @@ sql::SessionContext SqlSession::Context() const {
   return ctx;
 }
 
+Result<std::string> SqlSession::TranslateLoadSql(const std::string& text) const {
+  sql::SessionContext ctx = Context();
+  std::string named;
+  ctx.information_schema = [&named](std::string_view name) {
+    if (named.empty()) named = std::string(name);
+    return std::string("NULL");
+  };
+  std::string translated = sql::TranslateForDuckDB(text, ctx);
+  if (!named.empty())
+    return Status::NotSupported("a COPY INTO or pipe cannot read information_schema (it names " + named +
+                                "): its rows are a session's view of the catalog, which a load does not have; load "
+                                "the files, then join with information_schema in a query");
+  return translated;
+}
+
 Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
   if (!named.empty()) return named;
   if (current_db_.empty())
@@ -99,7 +119,8 @@ Result<std::string> SqlSession::ResolveDb(const std::string& named) const {
 }
 
 Result<StatementResult> SqlSession::Execute(std::string_view statement) {
-  return Supervised(statement, [&]() -> Result<StatementResult> {
+  bool own_statement = false;
+  Result<StatementResult> result = Supervised(statement, [&]() -> Result<StatementResult> {
     // The sandbox and the privileges are checked on the text as the client sent it (sql/statement_scan.h),
     // before anything runs; a passed-through statement is also classified by DuckDB's own parse (Authorize).
     ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
@@ -113,8 +134,53 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
       warnings_.clear();
     RETURN_IF_ERROR(information_schema_->CheckNamedViews());
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
+    own_statement = !std::holds_alternative<sql::PassThrough>(stmt);
     return Run(stmt);
   });
+  return WithoutServerPaths(std::move(result), own_statement);
+}
+
+bool SqlSession::SeesServerPaths() const {
+  return access_.HoldsEverything() || access_.Holds(auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE");
+}
+
+Result<StatementResult> SqlSession::WithoutServerPaths(Result<StatementResult> result, bool own_statement) {
+  // Errors (a full disk's above all) and what Sluice's own statements show (a job paused for the disk, SHOW
+  // WARNINGS) name the data directory for the operator who frees the space. Other accounts get "<data directory>":
+  // where the server keeps its files is not theirs to learn (DESIGN.md decision 10). The log has the full text.
+  // A passed-through query's rows are the user's data and stay as they are.
+  if (result.ok() && !(own_statement && result->result_set)) return result;
+  if (SeesServerPaths()) return result;
+  const storage::StorageHealth& health = db_.health();
+  if (!result.ok()) return Status(result.status().code(), health.WithoutDataDirectory(result.status().message()));
+  for (Row& row : result->result_set->rows)
+    for (std::optional<std::string>& cell : row)
+      if (cell) *cell = health.WithoutDataDirectory(*cell);
+  return result;
+}
+
+std::vector<ColumnInfo> SqlSession::ResultColumns(std::string_view statement) {
+  // The checks of Execute, in the same order, so a prepare reveals no more than the statement's execute would; but
+  // nothing runs, nothing is counted, and SHOW WARNINGS keeps the previous statement's. Only a passed-through query
+  // is described (by DuckDB's prepare of the translated text); Sluice's own statements announce their columns at
+  // execute, as do statements whose checks fail here (the execute reports the error).
+  auto described = [&]() -> Result<std::vector<ColumnInfo>> {
+    ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
+    ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
+    information_schema_->BeginStatement();
+    ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
+    const auto* query = std::get_if<sql::PassThrough>(&stmt);
+    if (query == nullptr || !IsQueryVerb(FirstWord(query->sql))) return std::vector<ColumnInfo>{};
+    RETURN_IF_ERROR(information_schema_->CheckNamedViews());
+    RETURN_IF_ERROR(Authorize(stmt, scan, names));
+    return con_->ResultColumns(query->sql);
+  }();
+  if (!described.ok()) {
+    if (log::Enabled(log::Level::kDebug))
+      log::Debug("session", "conn {}: no result columns at prepare: {}", connection_id_, described.status().message());
+    return {};
+  }
+  return std::move(*described);
 }
 
 Status SqlSession::UseDatabase(std::string_view db) {

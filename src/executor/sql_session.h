@@ -38,6 +38,7 @@ class SqlSession : public Session {
   ~SqlSession() override { registry_.Remove(connection_id_); }  // before con_ goes: no interrupt after that
 
   Result<StatementResult> Execute(std::string_view statement) override;
+  std::vector<ColumnInfo> ResultColumns(std::string_view statement) override;
   Status UseDatabase(std::string_view db) override;
   Result<ResultSet> FieldList(std::string_view table) override;
   const std::string& current_database() const override { return current_db_; }
@@ -48,6 +49,11 @@ class SqlSession : public Session {
 
  private:
   Result<StatementResult> Run(const sql::Statement& stmt);
+  // Whether the account may learn the server's paths: administrators (SYSTEM OPERATE: cluster_admin, root).
+  bool SeesServerPaths() const;
+  // For other accounts, `result` with the data directory hidden in its error or, for Sluice's own statements
+  // (`own_statement`), in its rows.
+  Result<StatementResult> WithoutServerPaths(Result<StatementResult> result, bool own_statement);
   Result<StatementResult> RunPassThrough(const sql::PassThrough& s);
   Result<StatementResult> ShowTables(const sql::ShowTables& s);
   Result<StatementResult> Describe(const sql::QualifiedName& name);
@@ -106,6 +112,10 @@ class SqlSession : public Session {
   // The database a statement means: the one it names, else the session's; none -> "No database selected".
   Result<std::string> ResolveDb(const std::string& named) const;
   sql::SessionContext Context() const;
+  // A COPY INTO's (or a pipe's) SELECT list or WHERE, translated for DuckDB. It runs where the session's
+  // information_schema does not exist (the load's own connection, a pipe's later tasks), so naming
+  // information_schema is refused rather than left to read nothing, or DuckDB's catalog.
+  Result<std::string> TranslateLoadSql(const std::string& text) const;
   bool Autocommit() const;
   Status SetVariable(const sql::SetVariables::Assignment& a);
   // SET's expressions (set_expression.cpp): `expression` evaluated as SELECT <expression>, through the same

@@ -22,6 +22,40 @@ std::string TimeText(int64_t ms) {
   return buf;
 }
 
+// As MySQL's LOAD DATA warns of the rows it could not take, a file with skipped rows (ON_ERROR = CONTINUE) or one
+// that could not be read is a Warning for SHOW WARNINGS, besides its row in the result: clients and tools that
+// read only the warning count see that something was left out. At most MySQL's max_error_count (64) are listed.
+// Returns how many there are.
+uint16_t CopyWarnings(const ResultSet& files, std::vector<Row>& warnings) {
+  constexpr size_t kMaxListed = 64;
+  uint16_t count = 0;
+  for (const Row& row : files.rows) {
+    const std::string file = row[0].value_or("");
+    const std::string status = row[1].value_or("");
+    const std::string first_error = row[4].value_or("");
+    std::string message;
+    std::string code;
+    if (status == "PARTIALLY_LOADED") {
+      code = "1366";  // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, LOAD DATA's warning for a bad value
+      // first_error names its line already ("line 3: ...").
+      message = "'" + file + "': " + row[3].value_or("0") + " row(s) skipped (ON_ERROR = CONTINUE)";
+      if (!first_error.empty()) {
+        message += "; the first: " + first_error;
+      } else if (row[5]) {
+        message += "; the first at line " + *row[5];
+      }
+    } else if (status == "LOAD_FAILED") {
+      code = "1105";
+      message = "'" + file + "' was not loaded" + (first_error.empty() ? "" : ": " + first_error);
+    } else {
+      continue;
+    }
+    if (count < UINT16_MAX) count++;
+    if (warnings.size() < kMaxListed) warnings.push_back({std::string("Warning"), code, std::move(message)});
+  }
+  return count;
+}
+
 ResultSet InfoRows() {
   ResultSet rs;
   rs.AddColumn("info_name");
@@ -122,8 +156,10 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
     req.target.file_columns.emplace_back(name, duck);
   }
   if (!s.select_list.empty()) {
-    req.target.select_list = sql::TranslateForDuckDB(s.select_list, Context());
-    if (!s.where.empty()) req.target.where = sql::TranslateForDuckDB(s.where, Context());
+    ASSIGN_OR_RETURN(req.target.select_list, TranslateLoadSql(s.select_list));
+    if (!s.where.empty()) {
+      ASSIGN_OR_RETURN(req.target.where, TranslateLoadSql(s.where));
+    }
   }
   req.target.continue_on_error = s.on_error == "CONTINUE";
   req.target.scratch_dir = scratch_dir_;
@@ -137,7 +173,10 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
   for (const auto& row : rs.rows) total += std::stoll(row[2].value_or("0"));
   log::Info("copy", "COPY INTO {}.{} FROM VOLUME {}: {} file(s), {} row(s)", req.target.db, req.target.table,
             req.volume.info.name, rs.rows.size(), total);
-  return Rows(std::move(rs));
+  const uint16_t warnings = CopyWarnings(rs, warnings_);
+  StatementResult r = Rows(std::move(rs));
+  r.warnings = warnings;
+  return r;
 }
 
 }  // namespace sluice

@@ -58,6 +58,7 @@ MysqlError ToMysqlError(const Status& status) {
       break;
     case StatusCode::kAlreadyExists:
       if (msg.rfind("Duplicate entry '", 0) == 0) return {1062, "23000", msg};  // ER_DUP_ENTRY
+      if (msg.rfind("Duplicate column name '", 0) == 0) return {1060, "42S21", msg};  // ER_DUP_FIELDNAME
       break;
     case StatusCode::kOutOfRange:
       if (msg.rfind("Out of range value", 0) == 0) return {1264, "22003", msg};  // ER_WARN_DATA_OUT_OF_RANGE

@@ -1,8 +1,10 @@
 // Prepared statements over the MySQL protocol: COM_STMT_PREPARE, _EXECUTE, _SEND_LONG_DATA, _RESET, _CLOSE and
-// _FETCH. Sluice does not plan a statement at prepare time: it keeps the text and the positions of its `?`
-// markers, and at each execute binds the parameters as literals (statement_params.h) and runs the text through
-// the session like COM_QUERY -- the same parser, privilege checks, sandbox and translation. So a prepare
-// announces no result columns; every execute that returns rows sends its column definitions, then binary rows.
+// _FETCH. Sluice does not keep a plan from prepare time: it keeps the text and the positions of its `?` markers,
+// and at each execute binds the parameters as literals (statement_params.h) and runs the text through the session
+// like COM_QUERY -- the same parser, privilege checks, sandbox and translation. A prepare announces a query's result
+// columns as MySQL does (drivers read them before the first execute: JDBC's getMetaData(), mysql2's prepare()),
+// from the session's description of the text with every marker bound as NULL; every execute that returns rows sends
+// its column definitions again, then binary rows.
 #include <fmt/format.h>
 
 #include "common/log.h"
@@ -44,6 +46,8 @@ Status Connection::HandleStmtPrepare(std::string_view sql) {
   if (statement.markers.size() > 0xffff)
     return SendError(er::kSyntaxError, "42000", "a prepared statement may have at most 65535 parameters");
   const uint16_t params = static_cast<uint16_t>(statement.markers.size());
+  std::vector<ColumnInfo> columns = ResultColumnsAtPrepare(statement);
+  if (columns.size() > 0xffff) columns.clear();  // more than the OK can count: the execute sends them
   uint32_t id = statements_.Add(std::move(statement));
   if (id == 0)
     return SendError(er::kTooManyPreparedStatements, "42000",
@@ -53,18 +57,37 @@ Status Connection::HandleStmtPrepare(std::string_view sql) {
   std::string ok;
   PutU8(ok, kOkHeader);
   PutU32(ok, id);
-  PutU16(ok, 0);  // columns: known at execute, not here
+  PutU16(ok, static_cast<uint16_t>(columns.size()));
   PutU16(ok, params);
   PutU8(ok, 0);   // reserved
   PutU16(ok, 0);  // warnings
   RETURN_IF_ERROR(channel_.Write(ok));
-  if (params == 0) return Status::Ok();
-  ColumnInfo param;
-  param.name = "?";
-  param.type = ValueType::kVarchar;
-  for (uint16_t i = 0; i < params; ++i) RETURN_IF_ERROR(channel_.Write(EncodeColumnDefinition(param)));
-  if (!(capabilities_ & cap::kDeprecateEof)) RETURN_IF_ERROR(channel_.Write(EncodeEof(0, StatusFlags())));
+  // The parameters' definitions, then the columns', each list ended by an EOF unless CLIENT_DEPRECATE_EOF.
+  const bool eof = !(capabilities_ & cap::kDeprecateEof);
+  if (params > 0) {
+    ColumnInfo param;
+    param.name = "?";
+    param.type = ValueType::kVarchar;
+    for (uint16_t i = 0; i < params; ++i) RETURN_IF_ERROR(channel_.Write(EncodeColumnDefinition(param)));
+    if (eof) RETURN_IF_ERROR(channel_.Write(EncodeEof(0, StatusFlags())));
+  }
+  if (!columns.empty()) {
+    for (const ColumnInfo& column : columns) RETURN_IF_ERROR(channel_.Write(EncodeColumnDefinition(column)));
+    if (eof) RETURN_IF_ERROR(channel_.Write(EncodeEof(0, StatusFlags())));
+  }
   return Status::Ok();
+}
+
+std::vector<ColumnInfo> Connection::ResultColumnsAtPrepare(const PreparedStatement& statement) {
+  const std::vector<std::string> nulls(statement.markers.size(), "NULL");
+  Result<std::string> text = sql::BindPlaceholders(statement.sql, statement.markers, nulls);
+  if (!text.ok()) return {};
+  try {
+    return session_->ResultColumns(*text);
+  } catch (const std::exception& e) {
+    log::Error("server", "conn {}: describing a prepared statement failed with an exception: {}", id_, e.what());
+    return {};
+  }
 }
 
 Status Connection::HandleStmtExecute(std::string_view body) {

@@ -217,6 +217,12 @@ class Translator {
     if (n1 && n1->IsSymbol("(") && IsDriverCall(t) && !(Prev() && Prev()->IsSymbol("."))) {
       if (size_t used = HigherOrderCall(RewriteDriverCall)) return used;
     }
+    if (n1 && n1->IsSymbol("(") && t.IsWord("STR_TO_DATE") && !(Prev() && Prev()->IsSymbol("."))) {
+      if (size_t used = HigherOrderCall(RewriteStrToDate)) {
+        AliasIfSelectItem(used);  // named as written, as MySQL names it, not after the CAST around it
+        return used;
+      }
+    }
     // CAST(x AS SIGNED [INTEGER]) / AS UNSIGNED [INTEGER]: MySQL's integer cast types.
     if (Prev() && Prev()->IsWord("AS")) {
       if (std::optional<std::string> type = CastTypeFor(t)) {

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "sql/time_format_parts.h"
+
 namespace sluice::sql {
 
 namespace {
@@ -63,6 +65,22 @@ std::optional<std::string> TargetType(std::string_view text) {
 }
 
 }  // namespace
+
+std::optional<std::string> RewriteStrToDate(const Token& name, std::string_view args, const SessionContext& session) {
+  (void)name;
+  std::optional<std::vector<std::string_view>> split = TopLevelArguments(args);
+  if (!split || split->size() != 2) return std::nullopt;
+  std::vector<Token> format = Tokenize((*split)[1]);
+  const bool literal = !format.empty() &&
+                       (format[0].kind == TokenKind::kString || format[0].kind == TokenKind::kDoubleQuoted) &&
+                       (format.size() == 1 || format[1].kind == TokenKind::kEnd);
+  if (!literal) return std::nullopt;
+  const TimeFormatParts parts = PartsOfTimeFormat(format[0].text);
+  const char* type = !parts.time_of_day ? "DATE" : !parts.date ? "TIME" : nullptr;
+  if (type == nullptr) return std::nullopt;
+  return "CAST(str_to_date(" + TranslateForDuckDB((*split)[0], session) + ", " + QuoteLiteral(format[0].text) +
+         ") AS " + type + ")";
+}
 
 bool IsDriverCall(const Token& t) { return t.IsWord("CONVERT") || t.IsWord("LOCATE"); }
 

@@ -11,6 +11,11 @@
 
 namespace sluice::sql {
 
+// STR_TO_DATE(s, 'format') with a literal format: MySQL's result type follows the format, DATE without a time of
+// day and TIME without a date (`CAST(str_to_date(s, 'format') AS DATE)` / `AS TIME` around the session's macro, which
+// yields a DATETIME). nullopt for a DATETIME format, or a format that is not a literal (which the macro refuses).
+std::optional<std::string> RewriteStrToDate(const Token& name, std::string_view args, const SessionContext& session);
+
 // Whether `t` names one of the calls RewriteDriverCall knows (CONVERT, LOCATE).
 bool IsDriverCall(const Token& t);
 

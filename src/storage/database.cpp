@@ -156,6 +156,27 @@ Status RefuseNul(std::string_view sql) {
 
 }  // namespace
 
+Result<std::vector<ColumnInfo>> Connection::ResultColumns(std::string_view sql) {
+  RETURN_IF_ERROR(RefuseNul(sql));
+  std::string text(sql);
+  Prepared prepared;
+  if (duckdb_prepare(con_, text.c_str(), &prepared.stmt) != DuckDBSuccess) {
+    const char* error = duckdb_prepare_error(prepared.stmt);
+    return ErrorFromMessage(error ? error : "the statement could not be prepared");
+  }
+  std::vector<ColumnInfo> columns;
+  if (duckdb_prepared_statement_type(prepared.stmt) != DUCKDB_STATEMENT_TYPE_SELECT) return columns;
+  const idx_t n = duckdb_prepared_statement_column_count(prepared.stmt);
+  for (idx_t c = 0; c < n; c++) {
+    duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(prepared.stmt, c);
+    const char* name = duckdb_prepared_statement_column_name(prepared.stmt, c);  // ours to free
+    columns.push_back(DescribeColumn(name, lt));
+    duckdb_free(const_cast<char*>(name));
+    duckdb_destroy_logical_type(&lt);
+  }
+  return columns;
+}
+
 Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
   std::string text(sql);
   Prepared prepared;

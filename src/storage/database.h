@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result_set.h"
 #include "common/status.h"
@@ -66,6 +67,9 @@ class Connection {
   Result<StatementResult> QueryStreaming(std::string_view sql);
   // Runs SQL whose result does not matter.
   Status Execute(std::string_view sql);
+  // The columns a single SELECT would return (names and types as Query gives them), found by preparing it: nothing
+  // runs. Empty for a statement that returns no rows; an error when DuckDB cannot prepare it.
+  Result<std::vector<ColumnInfo>> ResultColumns(std::string_view sql);
   // Interrupts the statement running on this connection, from another thread.
   void Interrupt();
   // Whether schema.table is a table, by a catalog lookup: no query, so cheap enough to ask after every idle task.

@@ -3,6 +3,8 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <utility>
 
 #include "common/log.h"
@@ -50,8 +52,67 @@ std::pair<uint64_t, uint64_t> DiskSpace(const std::string& path) {
   return {static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize, static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize};
 }
 
+namespace {
+
+// Characters that continue a path or a name: a match of the directory must not be preceded or followed by one
+// (except '/' after it, which starts a path below it).
+bool IsPathChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/' || c == '~' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+std::string WithoutTrailingSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+}  // namespace
+
+std::string ReplaceDirectories(const std::string& message, const std::vector<std::string>& paths,
+                               std::string_view with) {
+  std::string out;
+  size_t at = 0;
+  while (at < message.size()) {
+    bool replaced = false;
+    if (at == 0 || !IsPathChar(message[at - 1])) {
+      for (const std::string& path : paths) {  // the longest first
+        if (path.empty() || path == "/" || path == "." || message.compare(at, path.size(), path) != 0) continue;
+        const size_t end = at + path.size();
+        // A '.' that ends a sentence ends the path too ("... holding /srv/data."), one that goes on does not.
+        const bool sentence_dot = end < message.size() && message[end] == '.' &&
+                                  (end + 1 == message.size() || !IsPathChar(message[end + 1]));
+        if (end < message.size() && message[end] != '/' && !sentence_dot && IsPathChar(message[end])) continue;
+        out += with;
+        at = end;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back(message[at++]);
+  }
+  return out;
+}
+
 StorageHealth::StorageHealth(std::string data_dir, DiskPolicy policy)
-    : data_dir_(std::move(data_dir)), policy_(policy), required_free_bytes_(policy.min_free_bytes) {}
+    : data_dir_(std::move(data_dir)), policy_(policy), required_free_bytes_(policy.min_free_bytes) {
+  if (!data_dir_.empty()) {
+    data_dir_spellings_.push_back(WithoutTrailingSlashes(data_dir_));
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(data_dir_, ec).lexically_normal();
+    if (!ec) data_dir_spellings_.push_back(WithoutTrailingSlashes(absolute.string()));
+    absolute = std::filesystem::weakly_canonical(data_dir_, ec);
+    if (!ec) data_dir_spellings_.push_back(WithoutTrailingSlashes(absolute.string()));
+  }
+  // The longest first, so that a relative spelling never cuts into an absolute one.
+  std::sort(data_dir_spellings_.begin(), data_dir_spellings_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  data_dir_spellings_.erase(std::unique(data_dir_spellings_.begin(), data_dir_spellings_.end()),
+                            data_dir_spellings_.end());
+}
+
+std::string StorageHealth::WithoutDataDirectory(const std::string& message) const {
+  return ReplaceDirectories(message, data_dir_spellings_, "<data directory>");
+}
 
 uint64_t StorageHealth::FreeBytes() {
   std::lock_guard<std::mutex> lock(mu_);

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/status.h"
 
@@ -43,12 +45,18 @@ class StorageHealth {
   const DiskPolicy& policy() const { return policy_; }
   // "12 MiB free of 64 MiB" style text for messages.
   std::string DescribeSpace();
+  // `message` with the data directory's path, as given and as an absolute path, written as "<data directory>"
+  // (a file in it stays named: "<data directory>/sluice.db.wal"). The messages above name the directory for whoever
+  // frees the space; clients without administrator rights see them this way, as they should not learn where the
+  // server keeps its files (DESIGN.md decision 10). The log keeps the full text.
+  std::string WithoutDataDirectory(const std::string& message) const;
 
  private:
   void NoteDiskFull(const std::string& detail);
   void NoteInvalidated(const std::string& detail);
 
   const std::string data_dir_;
+  std::vector<std::string> data_dir_spellings_;  // data_dir_ as given and absolute, longest first
   const DiskPolicy policy_;
   std::atomic<bool> invalidated_{false};
   std::atomic<bool> disk_full_logged_{false};
@@ -67,6 +75,11 @@ class StorageHealth {
 
 // DuckDB's text without its "Stack Trace:" part and the "FATAL Error: " style prefix noise clients should not see.
 std::string WithoutStackTrace(const std::string& message);
+// `message` with each mention of a directory of `paths` (longest first) replaced by `with`: a mention is the whole
+// path, not part of a longer name or path ("/data" in "/data2" or "/x/data" is none); a path below it keeps its
+// rest ("/data/sluice.db" -> "<with>/sluice.db"). One pass, so `with` itself is never matched.
+std::string ReplaceDirectories(const std::string& message, const std::vector<std::string>& paths,
+                               std::string_view with);
 // The free and total bytes of the file system holding `path`; {UINT64_MAX, 0} if it cannot be read.
 std::pair<uint64_t, uint64_t> DiskSpace(const std::string& path);
 

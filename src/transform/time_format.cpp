@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "sql/time_format_parts.h"
+
 namespace sluice::transform {
 
 namespace {
@@ -74,15 +76,7 @@ Result<std::string> ToDuckDBTimeFormat(std::string_view f) {
   return out;
 }
 
-bool TimeFormatHasTimeOfDay(std::string_view f) {
-  if (f == "yyyy-MM-dd HH:mm:ss") return true;
-  for (size_t i = 0; i + 1 < f.size(); i++) {
-    if (f[i] != '%') continue;
-    char spec = f[++i];
-    if (std::string_view("HhIiklprSsTf").find(spec) != std::string_view::npos) return true;
-  }
-  return false;
-}
+bool TimeFormatHasTimeOfDay(std::string_view f) { return sql::PartsOfTimeFormat(f).time_of_day; }
 
 std::string DuckDBTimeFormatSql(const std::string& format_sql) {
   // Two passes so that one specifier's output is never read as another's input (MySQL's %M becomes %B, and %i

@@ -8,6 +8,7 @@ import java.sql.Date;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
@@ -52,6 +53,14 @@ public class JdbcClient {
           out(label + ".rows", sb);
         }
       }
+      // getMetaData() before the first execute: the columns the server announced at prepare.
+      try (PreparedStatement p = c.prepareStatement("SELECT id, s AS name, d, dec, count(*) OVER () AS n FROM t WHERE id = ?")) {
+        out(label + ".metadata_before_execute", columns(p.getMetaData()));
+        p.setInt(1, 1);
+        try (ResultSet r = p.executeQuery()) {
+          out(label + ".metadata_after_execute", columns(r.getMetaData()));
+        }
+      }
       try (PreparedStatement p = c.prepareStatement("SELECT count(*) FROM t WHERE s = ?")) {
         p.setString(1, "' OR '1'='1");
         try (ResultSet r = p.executeQuery()) {
@@ -67,6 +76,17 @@ public class JdbcClient {
         out(label + ".error", e.getErrorCode());
       }
     }
+  }
+
+  // "name:TYPE,..." as the driver reports them; "null" when it has none.
+  static String columns(ResultSetMetaData md) throws Exception {
+    if (md == null) return "null";
+    StringBuilder sb = new StringBuilder();
+    for (int i = 1; i <= md.getColumnCount(); i++) {
+      if (i > 1) sb.append(',');
+      sb.append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i));
+    }
+    return sb.toString();
   }
 
   public static void main(String[] args) throws Exception {

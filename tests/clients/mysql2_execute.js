@@ -45,6 +45,24 @@ async function main() {
   // An injection attempt through a parameter stays a value.
   const [inj] = await conn.execute('SELECT count(*) AS n FROM typed WHERE s = ?', ["' OR '1'='1"]);
   out('injection', inj[0].n);
+  // prepare() hands back the result columns the server announced, before any execute.
+  const prepared = await conn.prepare('SELECT id, s AS name, d FROM typed WHERE id = ?');
+  out('prepared_columns', prepared.statement.columns.map((c) => [c.name, c.columnType]));
+  const [fromPrepared] = await prepared.execute([1]);
+  out('prepared_rows', fromPrepared.map((x) => [x.id, x.name]));
+  prepared.close();
+  // A prepare tells no more than the execute would: without SELECT on the table, no columns, and the execute's 1142.
+  await conn.query("CREATE USER 'outsider'@'%' IDENTIFIED BY 'pw'");
+  const other = await mysql.createConnection({ host: '127.0.0.1', port, user: 'outsider', password: 'pw' });
+  const hidden = await other.prepare('SELECT * FROM ps.typed WHERE id = ?');
+  out('unprivileged_prepared_columns', hidden.statement.columns.length);
+  try {
+    await hidden.execute([1]);
+    out('unprivileged_execute', null);
+  } catch (e) {
+    out('unprivileged_execute', e.errno);
+  }
+  await other.end();
   // Sluice's own statements prepare too.
   const [show] = await conn.execute('SHOW TABLES');
   out('show_tables', show.map((x) => Object.values(x)[0]));

@@ -172,6 +172,17 @@ FROM KAFKA ("kafka_broker_list" = "{b.bootstrap}", "kafka_topic" = "events",
         c = Collector()
         c.contains(job["ReasonOfStateChanged"], os.path.join(disk.path, "data"), "the reason names the directory")
         c.contains(job["ReasonOfStateChanged"], "resumes by itself", "the reason says what happens next")
+        # An account without administrator rights that may see the job reads the same reason without the server's
+        # path (DESIGN.md decision 10); the log keeps it.
+        kh.query(conn, "CREATE USER 'watcher'@'%' IDENTIFIED BY 'pw'")
+        kh.query(conn, "GRANT SELECT ON d.events TO 'watcher'@'%'")
+        watcher = srv.connect(user="watcher", password="pw", database="d")
+        seen = kh.show_job(watcher, "rl")["ReasonOfStateChanged"]
+        c.contains(seen, "disk full", "the watcher reads why the job waits")
+        c.contains(seen, "<data directory>", "in place of the path")
+        c.check(disk.path not in seen, f"no server path for the watcher: {seen!r}")
+        watcher.close()
+        c.check(disk.path in srv.log_text(), "the log names the directory")
         kp, vp = pipe_row(conn, "kp"), pipe_row(conn, "vp")
         c.eq(kp.get("status"), "RUNNING", "a Kafka pipe waiting for the disk is not FAILED")
         c.eq(vp.get("status"), "RUNNING", "a volume pipe waiting for the disk is not FAILED")

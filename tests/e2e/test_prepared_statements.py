@@ -51,6 +51,12 @@ def test_mysql2_execute_every_parameter_type(s):
     c.eq(got.get("again"), [2], "the cached statement runs again with new values")
     c.eq(got.get("literal_marker"), {"q": "?", "p": "x"}, "a ? inside a string is not a parameter")
     c.eq(got.get("injection"), 0, "a parameter is a value, never SQL")
+    # MYSQL_TYPE_LONG 3, VAR_STRING 253, DATE 10: announced by COM_STMT_PREPARE, before any execute
+    c.eq(got.get("prepared_columns"), [["id", 3], ["name", 253], ["d", 10]],
+         "prepare() gets the result columns from the server")
+    c.eq(got.get("prepared_rows"), [[1, "it's a \\ \"test\" 文"]], "the prepared statement then executes")
+    c.eq(got.get("unprivileged_prepared_columns"), 0, "no columns of a table the account may not read")
+    c.eq(got.get("unprivileged_execute"), 1142, "its execute is refused with MySQL's 1142")
     c.eq(got.get("show_tables"), ["typed"], "Sluice's own statements can be prepared")
     c.eq(got.get("error"), 1146, "an unknown table is MySQL's 1146")
     log = srv.log_text()
@@ -72,6 +78,11 @@ def test_jdbc_with_and_without_server_prepared_statements(s):
         c.eq(got.get(f"{mode}.rows"), rows, f"{mode}: every value round-trips")
         c.eq(got.get(f"{mode}.injection"), "0", f"{mode}: a parameter is a value")
         c.eq(got.get(f"{mode}.error"), "1146", f"{mode}: errors keep their MySQL number")
+        # Connector/J asks the server (COM_STMT_PREPARE) in both modes; the prepare's columns are the execute's.
+        c.eq(got.get(f"{mode}.metadata_before_execute"), "id:INTEGER,name:TEXT,d:DATE,dec:DECIMAL,n:BIGINT",
+             f"{mode}: getMetaData() before executeQuery() has the columns")
+        c.eq(got.get(f"{mode}.metadata_after_execute"), got.get(f"{mode}.metadata_before_execute"),
+             f"{mode}: the same columns after executeQuery()")
     log = srv.log_text()
     c.check("prepare: INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?)" in log,
             "useServerPrepStmts=true used COM_STMT_PREPARE")

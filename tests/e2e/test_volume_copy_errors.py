@@ -92,6 +92,19 @@ def short_csv_row_error_is_whole_and_in_sluice_words(s: TestSuite):
         check(isinstance(rej[0][2], datetime.datetime), f"created_at is a TIMESTAMP: {rej[0][2]!r}")
         eq(q(conn, "SELECT DISTINCT typeof(created_at) FROM __sluice.volume_rejected_rows"), [("TIMESTAMP",)],
            "created_at's type")
+
+        # the skipped row is also a warning, as in MySQL's LOAD DATA: its count comes with the result, its text in
+        # SHOW WARNINGS, until the next statement
+        with conn.cursor() as cur:
+            cur.execute(COPY + " ON_ERROR = CONTINUE FORCE = TRUE")
+            eq(cur._result.warning_count, 1, "the result's warning count")
+        warned = [tuple(r) for r in q(conn, "SHOW WARNINGS")]
+        eq(len(warned), 1, f"one warning for the file: {warned}")
+        eq(warned[0][:2], ("Warning", 1366), "Level and Code")
+        check(warned[0][2].startswith("'short.csv': 1 row(s) skipped (ON_ERROR = CONTINUE); the first: line 3: "),
+              f"the message: {warned[0][2]!r}")
+        q(conn, "SELECT 1")
+        eq(len(q(conn, "SHOW WARNINGS")), 0, "the next statement starts a new list")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -94,6 +94,14 @@ class FakeSession : public Session {
     }
     return Status::SyntaxError("syntax error at line 1, column 1: unexpected '" + std::string(statement) + "'");
   }
+  std::vector<ColumnInfo> ResultColumns(std::string_view statement) override {
+    if (statement != "SELECT rows") return {};
+    ResultSet rs;
+    rs.AddColumn("id", ValueType::kBigInt);
+    rs.AddColumn("name");
+    rs.AddColumn("ok", ValueType::kBoolean);
+    return rs.columns;
+  }
   Status UseDatabase(std::string_view db) override {
     if (db == "missing") return Status::UnknownDatabase("Unknown database 'missing'");
     db_ = std::string(db);

@@ -684,7 +684,14 @@ TEST_F(MysqlServerTest, PreparedStatementRowsAndCursor) {
   ASSERT_TRUE(prep);
   ASSERT_EQ(static_cast<uint8_t>(prep->payload[0]), 0x00);
   const std::string id = prep->payload.substr(1, 4);
-  EXPECT_EQ(prep->payload.substr(7, 2), std::string("\0\0", 2));  // no parameters: nothing follows
+  EXPECT_EQ(prep->payload.substr(5, 2), std::string("\3\0", 2));  // the session described three columns
+  EXPECT_EQ(prep->payload.substr(7, 2), std::string("\0\0", 2));  // no parameters: the columns follow at once
+  // DEPRECATE_EOF: three column definitions and no EOF; the next packet is the execute's.
+  for (const char* name : {"id", "name", "ok"}) {
+    auto def = c.ReadPacket();
+    ASSERT_TRUE(def);
+    EXPECT_NE(def->payload.find(name), std::string::npos) << name;
+  }
 
   auto read_head = [&](int columns) {
     auto count = c.ReadPacket();

@@ -72,6 +72,7 @@ TEST(ErrorMappingTest, StatusCodes) {
       {Status::OutOfRange("s"), 1105, "HY000"},
       {Status::InvalidArgument("No database selected"), 1046, "3D000"},
       {Status::InvalidArgument("No database selected; USE one first"), 1046, "3D000"},
+      {Status::AlreadyExists("Duplicate column name 'n'"), 1060, "42S21"},
   };
   for (const Case& c : cases) {
     MysqlError e = ToMysqlError(c.status);
