@@ -139,7 +139,7 @@ def catalog_database_table_insert_select(t):
 
         # privileges by name: SELECT granted, INSERT not
         cur.execute("CREATE USER reader IDENTIFIED BY 'pw'")
-        cur.execute("GRANT SELECT ON TABLE lake.db.events TO USER reader")
+        cur.execute("GRANT SELECT ON ALL TABLES IN DATABASE lake.db TO USER reader")
         rcon = server.connect(user="reader", password="pw")
         rcur = rcon.cursor()
         eq(q(rcur, "SELECT count(*) FROM lake.db.events"), [(102,)], "a reader with SELECT reads")
