@@ -238,9 +238,12 @@ std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::S
   }
   if (const auto* s = std::get_if<sql::PassThrough>(&stmt)) {
     if (!lakes_) return std::nullopt;
-    bool names_lake = false;
-    for (const auto& chain : scan.names) {
-      if (chain.parts.size() == 3 && !chain.called && lakes_->IsExternalCatalog(chain.parts[0])) names_lake = true;
+    // The same token scan the rewrite uses decides whether the statement names an Iceberg table.
+    auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
+    bool names_lake = !lakehouse::FindLakeReferences(s->sql, is_external).empty();
+    if (!names_lake) {
+      auto insert = lakehouse::ParseLakeInsert(s->sql, is_external);
+      names_lake = !insert.ok() || insert->has_value();
     }
     if (!names_lake) return std::nullopt;
     return run([&]() { return RunLakePassThrough(*s, scan, names); });
