@@ -174,8 +174,8 @@ Result<Statement> ParseCreateRoutineLoad(TokenStream& ts) {
   RETURN_IF_ERROR(ParseJobName(ts, &st.db, &st.job_name));
   RETURN_IF_ERROR(ts.ExpectWord("ON"));
   ASSIGN_OR_RETURN(st.table, ts.ExpectIdentifier("a table name"));
-  if (ts.PeekSymbol(".")) {
-    // ON catalog.db.table (or db.table): StarRocks takes the database from the job's name; a table of an external
+  if (ts.PeekSymbol(".") && ts.Peek(1).IsIdentifier() && ts.PeekSymbol(".", 2)) {
+    // ON catalog.db.table (db.table stays a syntax error, as in StarRocks): StarRocks takes the database from the job's name; a table of an external
     // catalog is an Iceberg table, which loads cannot write yet.
     return Status::NotSupported("ROUTINE LOAD ... ON takes a table of the job's database (name the database in "
                                 "the job's name: CREATE ROUTINE LOAD db.job ON t); loads into Iceberg tables are "
