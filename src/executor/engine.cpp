@@ -74,6 +74,11 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     std::filesystem::permissions(scratch_root, std::filesystem::perms::owner_all, ec);
     std::filesystem::permissions(engine->scratch_dir_, std::filesystem::perms::owner_all, ec);
   }
+  ASSIGN_OR_RETURN(engine->external_catalogs_, catalog::ExternalCatalogStore::Open(*engine->db_, secrets_key_file));
+  // Data files of Iceberg tables a SELECT reads are copied here (inside the scratch folder, where DuckDB may read),
+  // at most 1 GiB of them kept between statements.
+  engine->lakes_ = std::make_unique<lakehouse::LakeCatalogs>(*engine->external_catalogs_,
+                                                             engine->scratch_dir_ + "iceberg-cache", 1ull << 30);
   ASSIGN_OR_RETURN(engine->accounts_, auth::AccountStore::Open(*engine->db_, security.root_password, security.root_plugin));
   RETURN_IF_ERROR(RegisterVolumeDirectoryFunction(*engine->db_, *engine->volumes_));
   RETURN_IF_ERROR(RegisterInformationSchemaFunctions(*engine->db_));
@@ -149,6 +154,7 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
   auto session = std::make_unique<SqlSession>(*db_, *catalog_, *routine_loads_, registry_, std::move(con), connection_id,
                                               std::move(user), std::move(client_host), *volumes_, scratch_dir_, *settings_,
                                               *accounts_, *guard_, std::move(principal));
+  session->set_lakes(lakes_.get());
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
   return std::unique_ptr<Session>(std::move(session));
 }

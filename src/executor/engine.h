@@ -12,7 +12,9 @@
 #include "auth/account_store.h"
 #include "catalog/catalog.h"
 #include "catalog/server_settings.h"
+#include "catalog/external_catalog_store.h"
 #include "catalog/volume_store.h"
+#include "lakehouse/lake_catalogs.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "executor/sql_guard.h"
@@ -63,6 +65,8 @@ class Engine : public SessionFactory {
   std::unique_ptr<catalog::Catalog> catalog_;
   std::unique_ptr<scheduler::RoutineLoadManager> routine_loads_;
   std::unique_ptr<catalog::VolumeStore> volumes_;
+  std::unique_ptr<catalog::ExternalCatalogStore> external_catalogs_;
+  std::unique_ptr<lakehouse::LakeCatalogs> lakes_;
   std::unique_ptr<catalog::ServerSettings> settings_;
   std::unique_ptr<auth::AccountStore> accounts_;
   std::unique_ptr<SqlGuard> guard_;

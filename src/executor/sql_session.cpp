@@ -133,6 +133,7 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
     if (!show || (show->what != sql::ShowSystem::What::kWarnings && show->what != sql::ShowSystem::What::kErrors))
       warnings_.clear();
     RETURN_IF_ERROR(information_schema_->CheckNamedViews());
+    if (auto lake = RunLakeStatement(stmt, scan, names)) return std::move(*lake);
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
     own_statement = !std::holds_alternative<sql::PassThrough>(stmt);
     return Run(stmt);
@@ -275,6 +276,8 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::ShowStorageObjects>(stmt) ||
                     std::holds_alternative<sql::DescribeStorageObject>(stmt) || std::holds_alternative<sql::Kill>(stmt) ||
                     std::holds_alternative<sql::ShowPartitions>(stmt) || std::holds_alternative<sql::ShowCatalog>(stmt) ||
+                    std::holds_alternative<sql::ShowExternalCatalogs>(stmt) ||
+                    std::holds_alternative<sql::ShowCreateCatalog>(stmt) ||
                     std::holds_alternative<sql::NoOpStatement>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
@@ -369,6 +372,10 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             return Ok();
           },
           [&](const sql::AlterTable& s) { return AlterTable(s); },
+          [&](const sql::CreateExternalCatalog& s) { return RunCatalog(s); },
+          [&](const sql::DropExternalCatalog& s) { return RunCatalog(s); },
+          [&](const sql::ShowExternalCatalogs& s) { return RunCatalog(s); },
+          [&](const sql::ShowCreateCatalog& s) { return RunCatalog(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);

@@ -20,6 +20,7 @@
 #include "scheduler/routine_load_manager.h"
 #include "executor/session_variables.h"
 #include "executor/sql_guard.h"
+#include "lakehouse/lake_catalogs.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
 #include "sql/statement_scan.h"
@@ -46,6 +47,8 @@ class SqlSession : public Session {
   void AttachClient(std::function<void()> close, std::function<bool()> client_gone) override;
   bool killed() const override { return activity_->close_requested(); }
   void EnableRowStreaming() override { stream_rows_ = true; }
+  // The engine's doors to external (Iceberg) catalogs; without them CREATE EXTERNAL CATALOG is refused.
+  void set_lakes(lakehouse::LakeCatalogs* lakes);
 
  private:
   Result<StatementResult> Run(const sql::Statement& stmt);
@@ -96,6 +99,17 @@ class SqlSession : public Session {
   Result<StatementResult> RunRoutineLoad(const sql::CreateVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::DropVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowVclusters& s);
+  // lake_statements.cpp: external catalogs, and statements that name their databases and tables. RunLakeStatement
+  // authorizes and runs such a statement; nullopt when the statement names no external catalog.
+  Result<StatementResult> RunCatalog(const sql::CreateExternalCatalog& s);
+  Result<StatementResult> RunCatalog(const sql::DropExternalCatalog& s);
+  Result<StatementResult> RunCatalog(const sql::ShowExternalCatalogs& s);
+  Result<StatementResult> RunCatalog(const sql::ShowCreateCatalog& s);
+  std::optional<Result<StatementResult>> RunLakeStatement(const sql::Statement& stmt, const sql::StatementScan& scan,
+                                                          const NameCheck& names);
+  Result<StatementResult> RunLakePassThrough(const sql::PassThrough& s, const sql::StatementScan& scan,
+                                             const NameCheck& names);
+  Status RequireCatalogKnown(const std::string& name);
   // statement_privileges.cpp: what a statement needs before it runs, and what SHOW leaves out.
   Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const NameCheck& names);
   Result<KnownTables> ReadKnownTables();
@@ -150,6 +164,7 @@ class SqlSession : public Session {
   std::unique_ptr<InformationSchemaSession> information_schema_;  // after access_: its source points there
   std::shared_ptr<SessionActivity> activity_;  // what SHOW PROCESSLIST shows and KILL stops
   bool stream_rows_ = false;
+  lakehouse::LakeCatalogs* lakes_ = nullptr;
   std::vector<Row> warnings_;  // the last statement's (Level, Code, Message), for SHOW WARNINGS
 };
 

@@ -233,6 +233,21 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             if (a.Sees(Table(db, s.table.name))) return Status::Ok();
             return auth::TableDenied(a.principal(), "SELECT", db, s.table.name);
           },
+          // External catalogs hold credentials and open doors to storage: administrators make them (and see
+          // their definition, masked); everyone sees their names (SHOW CATALOGS).
+          [&](const sql::CreateExternalCatalog&) {
+            return a.RequireSystem("CREATE EXTERNAL CATALOG", "external catalogs are made by administrators: GRANT "
+                                                              "CREATE EXTERNAL CATALOG ON SYSTEM TO USER ...");
+          },
+          [&](const sql::DropExternalCatalog&) {
+            return a.RequireSystem("CREATE EXTERNAL CATALOG", "external catalogs are dropped by administrators: "
+                                                              "GRANT CREATE EXTERNAL CATALOG ON SYSTEM TO USER ...");
+          },
+          [&](const sql::ShowExternalCatalogs&) { return Status::Ok(); },
+          [&](const sql::ShowCreateCatalog&) {
+            return a.RequireSystem("CREATE EXTERNAL CATALOG", "a catalog's definition is shown to administrators: "
+                                                              "GRANT CREATE EXTERNAL CATALOG ON SYSTEM TO USER ...");
+          },
       },
       stmt);
 }

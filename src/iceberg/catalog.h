@@ -34,6 +34,10 @@ class Catalog {
                                             const std::string& new_metadata_location) = 0;
   virtual Status CreateNamespace(const std::vector<std::string>& ns) = 0;
   virtual Result<bool> NamespaceExists(const std::vector<std::string>& ns) = 0;
+  // Every namespace (levels joined by '.'), sorted.
+  virtual Result<std::vector<std::string>> ListNamespaces() = 0;
+  // Forgets an empty namespace: InvalidArgument while it has tables, UnknownDatabase when it does not exist.
+  virtual Status DropNamespace(const std::vector<std::string>& ns) = 0;
   virtual Result<std::vector<TableIdent>> ListTables(const std::vector<std::string>& ns) = 0;
   // Forgets the table (its files stay: purging is table care's job). UnknownTable when it is not there.
   virtual Status DropTable(const TableIdent& table) = 0;

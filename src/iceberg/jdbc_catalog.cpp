@@ -161,6 +161,36 @@ Result<bool> JdbcCatalog::NamespaceExists(const std::vector<std::string>& ns) {
   return !r.rows.empty();
 }
 
+Result<std::vector<std::string>> JdbcCatalog::ListNamespaces() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(QueryResult r,
+                   Exec("SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = $1 UNION "
+                        "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = $1 ORDER BY 1",
+                        {catalog_name_}));
+  std::vector<std::string> out;
+  for (const auto& row : r.rows)
+    if (row[0]) out.push_back(*row[0]);
+  return out;
+}
+
+Status JdbcCatalog::DropNamespace(const std::vector<std::string>& ns) {
+  ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
+  TableIdent t{ns, ""};
+  if (!exists) {
+    return Status::UnknownDatabase(fmt::format("Iceberg namespace {} does not exist in catalog {}",
+                                               t.NamespaceString(), catalog_name_));
+  }
+  ASSIGN_OR_RETURN(auto tables, ListTables(ns));
+  if (!tables.empty()) {
+    return Status::InvalidArgument(fmt::format("Iceberg namespace {} still has {} table(s): drop them first",
+                                               t.NamespaceString(), tables.size()));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto r = Exec("DELETE FROM iceberg_namespace_properties WHERE catalog_name = $1 AND namespace = $2",
+                {catalog_name_, t.NamespaceString()});
+  return r.status();
+}
+
 Status JdbcCatalog::CreateNamespace(const std::vector<std::string>& ns) {
   std::lock_guard<std::mutex> lock(mu_);
   TableIdent t{ns, ""};

@@ -31,6 +31,8 @@ class JdbcCatalog : public Catalog {
                                     const std::string& new_metadata_location) override;
   Status CreateNamespace(const std::vector<std::string>& ns) override;
   Result<bool> NamespaceExists(const std::vector<std::string>& ns) override;
+  Result<std::vector<std::string>> ListNamespaces() override;
+  Status DropNamespace(const std::vector<std::string>& ns) override;
   Result<std::vector<TableIdent>> ListTables(const std::vector<std::string>& ns) override;
   Status DropTable(const TableIdent& table) override;
 

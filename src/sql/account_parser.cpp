@@ -224,14 +224,16 @@ Result<GrantObject> ParseAllIn(TokenStream& ts, GrantObjectKind kind) {
   RETURN_IF_ERROR(ts.ExpectWord("IN"));
   if (ts.AcceptWords({"ALL", "DATABASES"})) return o;
   RETURN_IF_ERROR(ts.ExpectWord("DATABASE"));
-  ASSIGN_OR_RETURN(o.db, ts.ExpectIdentifier("a database name"));
+  ASSIGN_OR_RETURN(QualifiedName db, ts.ExpectQualifiedName("a database name"));
+  o.db = db.db.empty() ? db.name : db.db + "." + db.name;  // catalog.db: an external catalog's database
   return o;
 }
 
 Result<GrantObject> ParseNamedObject(TokenStream& ts, GrantObjectKind kind) {
   GrantObject o{kind, "", ""};
-  ASSIGN_OR_RETURN(QualifiedName n, ts.ExpectQualifiedName("a name"));
-  o.db = n.db;
+  // catalog.db.t: a table of an external catalog, whose privileges are kept under the database "catalog.db".
+  ASSIGN_OR_RETURN(QualifiedName n, ts.ExpectTableName("a name"));
+  o.db = n.catalog.empty() || AsciiLower(n.catalog) == "default_catalog" ? n.db : n.catalog + "." + n.db;
   o.name = n.name;
   return o;
 }
@@ -245,8 +247,8 @@ Result<GrantObject> ParseGrantObject(TokenStream& ts) {
     return GrantObject{GrantObjectKind::kCatalog, "", ""};
   }
   if (ts.AcceptWord("DATABASE")) {
-    ASSIGN_OR_RETURN(std::string db, ts.ExpectIdentifier("a database name"));
-    return GrantObject{GrantObjectKind::kDatabase, db, ""};
+    ASSIGN_OR_RETURN(QualifiedName db, ts.ExpectQualifiedName("a database name"));
+    return GrantObject{GrantObjectKind::kDatabase, db.db.empty() ? db.name : db.db + "." + db.name, ""};
   }
   if (ts.AcceptWord("TABLE")) return ParseNamedObject(ts, GrantObjectKind::kTable);
   if (ts.AcceptWord("VIEW")) return ParseNamedObject(ts, GrantObjectKind::kTable);

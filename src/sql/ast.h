@@ -15,11 +15,16 @@
 
 namespace sluice::sql {
 
-// `db.name` or `name`; db empty when not written.
+// `db.name` or `name`; db empty when not written. `catalog.db.name` (ExpectTableName) names a table of an
+// external catalog (CREATE EXTERNAL CATALOG); catalog is empty otherwise.
 struct QualifiedName {
   std::string db;
   std::string name;
-  std::string ToString() const { return db.empty() ? name : db + "." + name; }
+  std::string catalog;
+  std::string ToString() const {
+    std::string out = db.empty() ? name : db + "." + name;
+    return catalog.empty() ? out : catalog + "." + out;
+  }
 };
 
 // A column type as written, normalized to upper case: name "VARCHAR" with params {26};
@@ -94,11 +99,14 @@ struct CreateTable {
   std::string source_text;                 // the whole statement as the user wrote it
 };
 
-struct CreateDatabase { std::string name; bool if_not_exists = false; };
-struct DropDatabase { std::string name; bool if_exists = false; bool force = false; };
+// `catalog` is set for CREATE DATABASE catalog.db / DROP DATABASE catalog.db / SHOW DATABASES FROM catalog /
+// SHOW TABLES FROM catalog.db (an external catalog's namespace); empty otherwise.
+struct CreateDatabase { std::string name; bool if_not_exists = false; std::string catalog; };
+struct DropDatabase { std::string name; bool if_exists = false; bool force = false; std::string catalog; };
 struct UseDatabase { std::string name; };
-struct ShowDatabases { std::optional<std::string> like; };
+struct ShowDatabases { std::optional<std::string> like; std::string catalog; };
 struct ShowTables {
+  std::string catalog;
   std::string db;                          // FROM/IN db; empty = current
   bool full = false;
   bool history = false;                    // SHOW TABLES HISTORY: dropped tables still restorable
@@ -206,6 +214,19 @@ struct NoOpStatement {
 
 namespace sluice::sql {
 
+// CREATE EXTERNAL CATALOG [IF NOT EXISTS] name [COMMENT '...'] PROPERTIES ("k" = "v", ...) (StarRocks' grammar);
+// the properties are kept as written, catalog/ validates them.
+struct CreateExternalCatalog {
+  std::string name;
+  bool if_not_exists = false;
+  std::string comment;
+  std::vector<std::pair<std::string, std::string>> properties;
+};
+// SHOW CATALOGS, SHOW CREATE CATALOG name, DROP CATALOG [IF EXISTS] name.
+struct ShowExternalCatalogs {};
+struct ShowCreateCatalog { std::string name; };
+struct DropExternalCatalog { std::string name; bool if_exists = false; };
+
 using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDatabase, ShowDatabases, ShowTables,
                                DescribeTable, ShowCreateTable, CreateTable, DropTable, UndropTable, SetVariables,
                                ShowSystem, CreateRoutineLoad, AlterRoutineLoad, ControlRoutineLoad, ShowRoutineLoad,
@@ -213,6 +234,7 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
                                ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
-                               NoOpStatement, AlterTable, ShowCatalog>;
+                               NoOpStatement, AlterTable, ShowCatalog, CreateExternalCatalog,
+                               ShowExternalCatalogs, ShowCreateCatalog, DropExternalCatalog>;
 
 }  // namespace sluice::sql

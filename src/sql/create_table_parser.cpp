@@ -430,7 +430,7 @@ Result<CreateTable> ParseCreateTable(TokenStream& ts) {
   RETURN_IF_ERROR(ts.ExpectWord("TABLE"));
   CreateTable ct;
   ct.if_not_exists = ts.AcceptWords({"IF", "NOT", "EXISTS"});
-  ASSIGN_OR_RETURN(ct.table, ts.ExpectQualifiedName("a table name"));
+  ASSIGN_OR_RETURN(ct.table, ts.ExpectTableName("a table name"));
   if (!ts.PeekSymbol("(")) return ts.ErrorExpecting({"'('", "AS", "LIKE"});
   KeyClause key;
   RETURN_IF_ERROR(ParseElements(ts, &ct, &key));

@@ -27,7 +27,9 @@ Result<Statement> ParseCreateDatabase(TokenStream& ts) {
   ts.Next();  // DATABASE | SCHEMA
   CreateDatabase st;
   st.if_not_exists = ts.AcceptWords({"IF", "NOT", "EXISTS"});
-  ASSIGN_OR_RETURN(st.name, ts.ExpectIdentifier("a database name"));
+  ASSIGN_OR_RETURN(QualifiedName name, ts.ExpectQualifiedName("a database name"));
+  st.catalog = name.db;
+  st.name = name.name;
   RETURN_IF_ERROR(ts.ExpectEnd());
   return Statement{std::move(st)};
 }
@@ -37,7 +39,9 @@ Result<Statement> ParseDropDatabase(TokenStream& ts) {
   ts.Next();  // DATABASE | SCHEMA
   DropDatabase st;
   st.if_exists = ts.AcceptWords({"IF", "EXISTS"});
-  ASSIGN_OR_RETURN(st.name, ts.ExpectIdentifier("a database name"));
+  ASSIGN_OR_RETURN(QualifiedName name, ts.ExpectQualifiedName("a database name"));
+  st.catalog = name.db;
+  st.name = name.name;
   st.force = ts.AcceptWord("FORCE");
   if (!ts.AtEnd()) return ts.ErrorExpecting({"FORCE", "end of statement"});
   return Statement{std::move(st)};
@@ -48,7 +52,7 @@ Result<Statement> ParseDropTable(TokenStream& ts) {
   ts.Next();  // TABLE
   DropTable st;
   st.if_exists = ts.AcceptWords({"IF", "EXISTS"});
-  ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
+  ASSIGN_OR_RETURN(st.table, ts.ExpectTableName("a table name"));
   st.force = ts.AcceptWord("FORCE");
   if (!ts.AtEnd()) return ts.ErrorExpecting({"FORCE", "end of statement"});
   return Statement{std::move(st)};
@@ -90,7 +94,7 @@ Result<Statement> ParseKill(TokenStream& ts) {
 Result<Statement> ParseDescribe(TokenStream& ts) {
   ts.Next();  // DESC | DESCRIBE
   DescribeTable st;
-  ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
+  ASSIGN_OR_RETURN(st.table, ts.ExpectTableName("a table name"));
   RETURN_IF_ERROR(ts.ExpectEnd());
   return Statement{std::move(st)};
 }
@@ -192,6 +196,7 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   if (IsShowPartitions(ts)) return ParseShowPartitions(ts);
   if (IsAccountStatement(ts)) return ParseAccountStatement(ts);
   if (IsPipeStatement(ts)) return ParsePipeStatement(ts);
+  if (IsExternalCatalogStatement(ts)) return ParseExternalCatalogStatement(ts);
   if (IsCreateStorageObject(ts)) return ParseCreateStorageObject(ts);
   if (IsShowStorageObjects(ts)) return ParseShowStorageObjects(ts);
   if (IsStorageObjectStatement(ts)) return ParseDescribeOrDropStorageObject(ts);

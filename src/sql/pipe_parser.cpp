@@ -176,7 +176,11 @@ Result<Statement> ParseCreatePipe(TokenStream& ts) {
   const Token& copy = ts.Peek();
   RETURN_IF_ERROR(ts.ExpectWord("COPY"));
   RETURN_IF_ERROR(ts.ExpectWord("INTO"));
-  ASSIGN_OR_RETURN(QualifiedName table, ts.ExpectQualifiedName("the target table"));
+  ASSIGN_OR_RETURN(QualifiedName table, ts.ExpectTableName("the target table"));
+  if (!table.catalog.empty() && AsciiLower(table.catalog) != "default_catalog")
+    return Status::NotSupported("loads into Iceberg tables are not supported yet: a pipe loads into a table of "
+                                "default_catalog (INTO db.table); INSERT INTO " + table.ToString() +
+                                " SELECT ... writes one commit");
   s.table_db = table.db;
   s.table = table.name;
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));

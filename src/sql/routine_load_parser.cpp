@@ -6,16 +6,6 @@
 
 namespace sluice::sql {
 
-namespace {
-
-// db.job or job.
-Status ParseJobName(TokenStream& ts, std::string* db, std::string* name) {
-  ASSIGN_OR_RETURN(QualifiedName q, ts.ExpectQualifiedName("a routine load name"));
-  *db = q.db;
-  *name = q.name;
-  return Status::Ok();
-}
-
 // ( "key" = "value" [, ...] ): keys and values quoted with ' or ", keys also as bare names.
 Result<PropertyList> ParsePropertyList(TokenStream& ts, std::string_view clause) {
   RETURN_IF_ERROR(ts.ExpectSymbol("("));
@@ -45,6 +35,17 @@ Result<PropertyList> ParsePropertyList(TokenStream& ts, std::string_view clause)
     if (!ts.AcceptSymbol(",")) return ts.ErrorExpecting({"','", "')'"});
   }
 }
+
+namespace {
+
+// db.job or job.
+Status ParseJobName(TokenStream& ts, std::string* db, std::string* name) {
+  ASSIGN_OR_RETURN(QualifiedName q, ts.ExpectQualifiedName("a routine load name"));
+  *db = q.db;
+  *name = q.name;
+  return Status::Ok();
+}
+
 
 // The text of an expression that runs until a top-level ',' or ')' or one of the stop words.
 Result<std::string> CaptureExpression(TokenStream& ts, std::string_view what,
@@ -173,6 +174,13 @@ Result<Statement> ParseCreateRoutineLoad(TokenStream& ts) {
   RETURN_IF_ERROR(ParseJobName(ts, &st.db, &st.job_name));
   RETURN_IF_ERROR(ts.ExpectWord("ON"));
   ASSIGN_OR_RETURN(st.table, ts.ExpectIdentifier("a table name"));
+  if (ts.PeekSymbol(".") && ts.Peek(1).IsIdentifier() && ts.PeekSymbol(".", 2)) {
+    // ON catalog.db.table (db.table stays a syntax error, as in StarRocks): StarRocks takes the database from the job's name; a table of an external
+    // catalog is an Iceberg table, which loads cannot write yet.
+    return Status::NotSupported("ROUTINE LOAD ... ON takes a table of the job's database (name the database in "
+                                "the job's name: CREATE ROUTINE LOAD db.job ON t); loads into Iceberg tables are "
+                                "not supported yet");
+  }
   RETURN_IF_ERROR(ParseLoadProperties(ts, st.load));
   if (ts.AcceptWord("PROPERTIES")) {
     ASSIGN_OR_RETURN(st.job_properties, ParsePropertyList(ts, "PROPERTIES"));

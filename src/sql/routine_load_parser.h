@@ -9,5 +9,8 @@ Result<Statement> ParseAlterRoutineLoad(TokenStream& ts);           // ALTER ROU
 Result<Statement> ParseControlRoutineLoad(TokenStream& ts);         // PAUSE | RESUME | STOP ROUTINE LOAD
 Result<Statement> ParseShowRoutineLoad(TokenStream& ts);            // SHOW [ALL|CREATE] ROUTINE LOAD [TASK]
 bool IsShowRoutineLoad(const TokenStream& ts);
+// ( "key" = "value" [, ...] ): keys and values quoted with ' or ", keys also as bare names. `clause` names the
+// clause in errors ("PROPERTIES").
+Result<PropertyList> ParsePropertyList(TokenStream& ts, std::string_view clause);
 
 }  // namespace sluice::sql

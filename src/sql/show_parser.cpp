@@ -74,7 +74,9 @@ Result<Statement> ShowTablesStatement(TokenStream& ts, bool full) {
   st.full = full;
   st.history = ts.AcceptWord("HISTORY");
   if (ts.AcceptWord("FROM") || ts.AcceptWord("IN")) {
-    ASSIGN_OR_RETURN(st.db, ts.ExpectIdentifier("a database name"));
+    ASSIGN_OR_RETURN(QualifiedName name, ts.ExpectQualifiedName("a database name"));
+    st.catalog = name.db;
+    st.db = name.name;
   }
   ASSIGN_OR_RETURN(st.like, OptionalLike(ts));
   RETURN_IF_ERROR(ts.ExpectEnd());
@@ -143,6 +145,9 @@ Result<Statement> ParseShow(TokenStream& ts) {
   if (t.IsWord("DATABASES") || t.IsWord("SCHEMAS")) {
     ts.Next();
     ShowDatabases st;
+    if (ts.AcceptWord("FROM") || ts.AcceptWord("IN")) {
+      ASSIGN_OR_RETURN(st.catalog, ts.ExpectIdentifier("a catalog name"));
+    }
     ASSIGN_OR_RETURN(st.like, OptionalLike(ts));
     RETURN_IF_ERROR(ts.ExpectEnd());
     return Statement{std::move(st)};
@@ -169,7 +174,7 @@ Result<Statement> ParseShow(TokenStream& ts) {
     ts.Next();
     if (!ts.AcceptWord("TABLE")) return ts.ErrorExpecting({"TABLE", "DATABASE", "ROUTINE LOAD"});
     ShowCreateTable st;
-    ASSIGN_OR_RETURN(st.table, ts.ExpectQualifiedName("a table name"));
+    ASSIGN_OR_RETURN(st.table, ts.ExpectTableName("a table name"));
     RETURN_IF_ERROR(ts.ExpectEnd());
     return Statement{std::move(st)};
   }

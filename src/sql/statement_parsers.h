@@ -33,6 +33,9 @@ Result<PartitionClause> ParsePartitionClause(TokenStream& ts);
 Result<PartitionItem> ParsePartitionItem(TokenStream& ts, bool list);
 bool IsAlterTablePartition(const TokenStream& ts);
 Result<Statement> ParseAlterTablePartition(TokenStream& ts);
+// catalog_parser.cpp: CREATE EXTERNAL CATALOG, SHOW CATALOGS, SHOW CREATE CATALOG, DROP CATALOG.
+bool IsExternalCatalogStatement(const TokenStream& ts);
+Result<Statement> ParseExternalCatalogStatement(TokenStream& ts);
 bool IsDumpStatement(const TokenStream& ts);
 Result<Statement> ParseDumpStatement(TokenStream& ts);
 bool IsShowPartitions(const TokenStream& ts);

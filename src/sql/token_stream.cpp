@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "common/ascii.h"
+
 namespace sluice::sql {
 
 namespace {
@@ -102,6 +104,18 @@ Result<QualifiedName> TokenStream::ExpectQualifiedName(std::string_view what) {
   if (AcceptSymbol(".")) {
     name.db = std::move(name.name);
     ASSIGN_OR_RETURN(name.name, ExpectIdentifier(what));
+  }
+  return name;
+}
+
+Result<QualifiedName> TokenStream::ExpectTableName(std::string_view what) {
+  ASSIGN_OR_RETURN(QualifiedName name, ExpectQualifiedName(what));
+  if (!name.db.empty() && AcceptSymbol(".")) {
+    name.catalog = std::move(name.db);
+    name.db = std::move(name.name);
+    ASSIGN_OR_RETURN(name.name, ExpectIdentifier(what));
+    // default_catalog.db.t is db.t: StarRocks' name for the catalog of the server's own tables.
+    if (AsciiLower(name.catalog) == "default_catalog") name.catalog.clear();
   }
   return name;
 }

@@ -41,6 +41,8 @@ class TokenStream {
   // A name: bare word, `backticked` or "double quoted". `what` names it in errors ("a table name").
   Result<std::string> ExpectIdentifier(std::string_view what);
   Result<QualifiedName> ExpectQualifiedName(std::string_view what);
+  // A table name that may also name its catalog: t, db.t or catalog.db.t.
+  Result<QualifiedName> ExpectTableName(std::string_view what);
   // '...' or "...".
   Result<std::string> ExpectString(std::string_view what);
   // A non-negative integer that fits in int64.

@@ -175,7 +175,11 @@ bool IsCopyInto(const TokenStream& ts) { return ts.PeekWord("COPY") && ts.PeekWo
 Result<Statement> ParseCopyInto(TokenStream& ts) {
   Skip(ts, 2);  // COPY INTO
   CopyIntoFromVolume st;
-  ASSIGN_OR_RETURN(QualifiedName table, ts.ExpectQualifiedName("a table name"));
+  ASSIGN_OR_RETURN(QualifiedName table, ts.ExpectTableName("a table name"));
+  if (!table.catalog.empty() && AsciiLower(table.catalog) != "default_catalog")
+    return Status::NotSupported("loads into Iceberg tables are not supported yet: COPY INTO loads into a table of "
+                                "default_catalog (INTO db.table); INSERT INTO " + table.ToString() +
+                                " SELECT ... writes one commit");
   st.db = table.db;
   st.table = table.name;
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));

@@ -1,0 +1,237 @@
+#include "catalog/external_catalog_store.h"
+
+#include <algorithm>
+
+#include "common/ascii.h"
+#include "common/secret_names.h"
+#include "common/secret_redaction.h"
+#include "sql/parser.h"
+
+namespace sluice::catalog {
+
+namespace {
+
+using sql::QuoteLiteral;
+
+std::string NameMatch(const std::string& column, const std::string& name) {
+  return "lower(" + column + ") = lower(" + QuoteLiteral(name) + ")";
+}
+
+// The URI is sealed too: a libpq URI or connection string may carry a password.
+bool IsSealed(const std::string& key) { return IsSecretName(key) || key == "iceberg.catalog.uri"; }
+
+std::string Display(const std::string& key, const std::string& value) {
+  if (key == "iceberg.catalog.uri") return RedactSecrets(value);
+  return IsSecretName(key) ? std::string(kMask) : value;
+}
+
+}  // namespace
+
+const std::vector<PropertySpec>& ExternalCatalogProperties() {
+  static const std::vector<PropertySpec> kProperties = {
+      {"type", PropertyType::kEnum, "", 0, 0, {"iceberg"}, false, "the kind of catalog: iceberg"},
+      {"iceberg.catalog.type", PropertyType::kEnum, "", 0, 0, {"jdbc", "rest"}, false,
+       "jdbc (Iceberg's JDBC catalog tables in PostgreSQL); rest is not supported yet"},
+      {"iceberg.catalog.uri", PropertyType::kString, "", 0, 0, {}, false,
+       "the PostgreSQL database: jdbc:postgresql://host:port/db, postgresql://user@host:port/db or a libpq "
+       "connection string"},
+      {"iceberg.catalog.warehouse", PropertyType::kString, "", 0, 0, {}, false,
+       "where new tables are placed: s3://bucket/path"},
+      {"iceberg.catalog.name", PropertyType::kString, "", 0, 0, {}, false,
+       "the catalog_name other engines use for the same JDBC catalog (default: the catalog's own name)"},
+      {"iceberg.catalog.jdbc.user", PropertyType::kString, "", 0, 0, {}, false, "PostgreSQL user"},
+      {"iceberg.catalog.jdbc.password", PropertyType::kString, "", 0, 0, {}, false, "PostgreSQL password"},
+      {"aws.s3.endpoint", PropertyType::kString, "", 0, 0, {}, false,
+       "the S3 endpoint, e.g. http://127.0.0.1:9000 (default: AWS in aws.s3.region)"},
+      {"aws.s3.region", PropertyType::kString, "us-east-1", 0, 0, {}, false, "the S3 region"},
+      {"aws.s3.access_key", PropertyType::kString, "", 0, 0, {}, false, "the S3 access key id"},
+      {"aws.s3.secret_key", PropertyType::kString, "", 0, 0, {}, false, "the S3 secret key"},
+      {"aws.s3.enable_path_style_access", PropertyType::kBool, "true", 0, 0, {}, false,
+       "path-style requests (the only style Sluice's S3 client sends)"},
+  };
+  return kProperties;
+}
+
+Result<std::unique_ptr<ExternalCatalogStore>> ExternalCatalogStore::Open(storage::Database& db,
+                                                                         const std::string& secrets_key_file) {
+  ASSIGN_OR_RETURN(auto con, db.Connect());
+  ASSIGN_OR_RETURN(auto secrets, SecretBox::Open(secrets_key_file));
+  auto store = std::unique_ptr<ExternalCatalogStore>(new ExternalCatalogStore(std::move(con), std::move(secrets)));
+  RETURN_IF_ERROR(storage::InTransaction(*store->con_, [&] {
+    return store->con_->Execute(
+        "CREATE SCHEMA IF NOT EXISTS __sluice;"
+        "CREATE TABLE IF NOT EXISTS __sluice.external_catalogs (name VARCHAR NOT NULL, type VARCHAR NOT NULL, "
+        "comment VARCHAR NOT NULL, created_at BIGINT NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS __sluice.external_catalog_properties (catalog VARCHAR NOT NULL, "
+        "position INTEGER NOT NULL, key VARCHAR NOT NULL, value VARCHAR NOT NULL);");
+  }));
+  return store;
+}
+
+Status ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt, int64_t now_ms) {
+  const std::string where = "CREATE EXTERNAL CATALOG " + stmt.name;
+  if (AsciiLower(stmt.name) == kDefaultCatalog)
+    return Status::InvalidArgument("default_catalog is the catalog of Sluice's own databases: choose another name");
+  std::vector<std::pair<std::string, std::string>> props;
+  for (const auto& [given_key, value] : stmt.properties) {
+    std::string key = AsciiLower(given_key);
+    const PropertySpec* spec = FindProperty(ExternalCatalogProperties(), key);
+    if (!spec) {
+      std::string known;
+      for (const auto& p : ExternalCatalogProperties()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+      return Status::InvalidArgument(where + ": unknown property \"" + given_key + "\"; an Iceberg catalog takes " +
+                                     known);
+    }
+    for (const auto& [k, v] : props)
+      if (k == key) return Status::InvalidArgument(where + ": property \"" + key + "\" is given twice");
+    ASSIGN_OR_RETURN(std::string normalized, ValidateProperty(*spec, value));
+    props.emplace_back(key, std::move(normalized));
+  }
+  auto get = [&](const std::string& key) -> std::string {
+    for (const auto& [k, v] : props)
+      if (k == key) return v;
+    return "";
+  };
+  if (get("type").empty())
+    return Status::InvalidArgument(where + " needs \"type\" = \"iceberg\" (the only kind of external catalog)");
+  if (get("iceberg.catalog.type").empty())
+    return Status::InvalidArgument(where + " needs \"iceberg.catalog.type\" = \"jdbc\"");
+  if (get("iceberg.catalog.type") == "rest")
+    return Status::NotSupported("\"iceberg.catalog.type\" = \"rest\" is not supported yet; use jdbc (Iceberg's JDBC "
+                                "catalog in PostgreSQL)");
+  std::vector<std::string> missing;
+  for (const char* k : {"iceberg.catalog.uri", "iceberg.catalog.warehouse", "aws.s3.access_key", "aws.s3.secret_key"})
+    if (get(k).empty()) missing.push_back(k);
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "\"" : ", \"") + m + "\"";
+    return Status::InvalidArgument(where + " is missing " + list +
+                                   ": a JDBC Iceberg catalog needs iceberg.catalog.uri, iceberg.catalog.warehouse, "
+                                   "aws.s3.access_key and aws.s3.secret_key");
+  }
+  const std::string warehouse = get("iceberg.catalog.warehouse");
+  const size_t scheme = warehouse.rfind("s3://", 0) == 0 ? 5 : warehouse.rfind("s3a://", 0) == 0 ? 6 : 0;
+  if (scheme == 0 || warehouse.size() == scheme || warehouse[scheme] == '/')
+    return Status::InvalidArgument(where + ": \"iceberg.catalog.warehouse\" must be an S3 location such as "
+                                   "'s3://bucket/warehouse', not '" + warehouse + "'");
+  if (get("aws.s3.enable_path_style_access") == "false")
+    return Status::NotSupported(where + ": Sluice's S3 client sends path-style requests only; leave out "
+                                "\"aws.s3.enable_path_style_access\" or set it to \"true\"");
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " +
+                                       NameMatch("name", stmt.name)));
+  if (r.result_set->rows[0][0] != std::optional<std::string>("0")) {
+    if (stmt.if_not_exists) return Status::Ok();
+    return Status::AlreadyExists("a catalog named '" + stmt.name +
+                                 "' already exists: DROP CATALOG it first or choose another name");
+  }
+  std::string sql = "BEGIN TRANSACTION; INSERT INTO __sluice.external_catalogs VALUES (" + QuoteLiteral(stmt.name) +
+                    ", 'iceberg', " + QuoteLiteral(stmt.comment) + ", " + std::to_string(now_ms) + ");";
+  int position = 0;
+  for (const auto& [k, v] : props) {
+    sql += "INSERT INTO __sluice.external_catalog_properties VALUES (" + QuoteLiteral(stmt.name) + ", " +
+           std::to_string(position++) + ", " + QuoteLiteral(k) + ", " +
+           QuoteLiteral(IsSealed(k) ? secrets_->Seal(v) : v) + ");";
+  }
+  sql += "COMMIT;";
+  Status st = con_->Execute(sql);
+  if (!st.ok()) (void)con_->Execute("ROLLBACK");
+  return st;
+}
+
+Status ExternalCatalogStore::Drop(const std::string& name, bool if_exists) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " +
+                                       NameMatch("name", name)));
+  if (r.result_set->rows[0][0] == std::optional<std::string>("0")) {
+    if (if_exists) return Status::Ok();
+    return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
+  }
+  // The catalog's tables stay where they are (in PostgreSQL and S3): only Sluice's door to them goes.
+  return storage::InTransaction(*con_, [&] {
+    return con_->Execute("DELETE FROM __sluice.external_catalog_properties WHERE " + NameMatch("catalog", name) +
+                         "; DELETE FROM __sluice.external_catalogs WHERE " + NameMatch("name", name));
+  });
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ExternalCatalogStore::PropertiesLocked(
+    const std::string& name) {
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT key, value FROM __sluice.external_catalog_properties WHERE " +
+                                       NameMatch("catalog", name) + " ORDER BY position"));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& row : r.result_set->rows) {
+    std::string key = *row[0];
+    std::string value = *row[1];
+    if (IsSealed(key)) {
+      ASSIGN_OR_RETURN(value, secrets_->Unseal(value));
+    }
+    out.emplace_back(std::move(key), std::move(value));
+  }
+  return out;
+}
+
+Result<std::vector<ExternalCatalogInfo>> ExternalCatalogStore::List() {
+  std::vector<ExternalCatalogInfo> out;
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name FROM __sluice.external_catalogs ORDER BY name"));
+    for (const auto& row : r.result_set->rows) names.push_back(*row[0]);
+  }
+  for (const auto& n : names) {
+    ASSIGN_OR_RETURN(auto info, Describe(n));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+bool ExternalCatalogStore::Exists(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto r = con_->Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " + NameMatch("name", name));
+  return r.ok() && r->result_set && r->result_set->rows[0][0] != std::optional<std::string>("0");
+}
+
+Result<ExternalCatalogInfo> ExternalCatalogStore::Describe(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, type, comment, created_at FROM __sluice.external_catalogs "
+                                       "WHERE " + NameMatch("name", name)));
+  if (r.result_set->rows.empty())
+    return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
+  ExternalCatalogInfo info;
+  const auto& row = r.result_set->rows[0];
+  info.name = *row[0];
+  info.type = *row[1];
+  info.comment = *row[2];
+  info.created_ms = row[3] ? std::stoll(*row[3]) : 0;
+  ASSIGN_OR_RETURN(auto props, PropertiesLocked(info.name));
+  for (auto& [k, v] : props) info.properties.emplace_back(k, Display(k, v));
+  return info;
+}
+
+Result<ExternalCatalogConfig> ExternalCatalogStore::Resolve(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name FROM __sluice.external_catalogs WHERE " +
+                                       NameMatch("name", name)));
+  if (r.result_set->rows.empty())
+    return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
+  ExternalCatalogConfig c;
+  c.name = *r.result_set->rows[0][0];
+  c.iceberg_name = c.name;
+  ASSIGN_OR_RETURN(auto props, PropertiesLocked(c.name));
+  for (const auto& [k, v] : props) {
+    if (k == "iceberg.catalog.uri") c.uri = v;
+    else if (k == "iceberg.catalog.warehouse") c.warehouse = v;
+    else if (k == "iceberg.catalog.name") c.iceberg_name = v;
+    else if (k == "iceberg.catalog.jdbc.user") c.jdbc_user = v;
+    else if (k == "iceberg.catalog.jdbc.password") c.jdbc_password = v;
+    else if (k == "aws.s3.endpoint") c.s3.endpoint = v;
+    else if (k == "aws.s3.region") c.s3.region = v;
+    else if (k == "aws.s3.access_key") c.s3.access_id = v;
+    else if (k == "aws.s3.secret_key") c.s3.access_key = v;
+  }
+  while (!c.warehouse.empty() && c.warehouse.back() == '/') c.warehouse.pop_back();
+  if (c.s3.endpoint.empty()) c.s3.endpoint = "https://s3." + c.s3.region + ".amazonaws.com";
+  return c;
+}
+
+}  // namespace sluice::catalog

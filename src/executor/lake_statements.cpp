@@ -1,0 +1,294 @@
+// External catalogs and their Iceberg tables at the front door (src/lakehouse): CREATE EXTERNAL CATALOG, SHOW
+// CATALOGS, SHOW CREATE CATALOG, DROP CATALOG; and every statement that names catalog.db or catalog.db.table of
+// an external catalog: CREATE / DROP DATABASE, SHOW DATABASES FROM, SHOW TABLES FROM, CREATE / DROP TABLE, DESC,
+// SHOW CREATE TABLE, INSERT INTO ... SELECT | VALUES and queries that read such tables.
+//
+// Privileges (docs/security.md): creating, dropping and showing the definition of an external catalog, and
+// creating or dropping its databases, need the system privilege CREATE EXTERNAL CATALOG. Its tables take the same
+// privileges as Sluice's own, granted by name with the database written catalog.db: GRANT SELECT ON TABLE
+// lake.db.t, GRANT CREATE TABLE ON DATABASE lake.db, GRANT INSERT ON ALL TABLES IN DATABASE lake.db.
+#include "common/clock.h"
+#include "common/like.h"
+#include "common/log.h"
+#include "common/secret_redaction.h"
+#include "executor/sql_session.h"
+#include "sql/lexer.h"
+#include "lakehouse/lake_ddl.h"
+#include "lakehouse/lake_insert.h"
+#include "lakehouse/lake_read.h"
+
+namespace sluice {
+
+namespace {
+
+using auth::ObjectKind;
+using auth::ObjectRef;
+
+StatementResult Done(uint64_t affected = 0) {
+  StatementResult r;
+  r.affected_rows = affected;
+  return r;
+}
+
+StatementResult RowsOf(ResultSet rs) {
+  StatementResult r;
+  r.result_set = std::move(rs);
+  return r;
+}
+
+std::string LakeDb(const std::string& catalog, const std::string& db) { return catalog + "." + db; }
+
+constexpr const char* kCatalogAdmin =
+    "external catalogs are made by administrators: GRANT CREATE EXTERNAL CATALOG ON SYSTEM TO USER ...";
+
+}  // namespace
+
+void SqlSession::set_lakes(lakehouse::LakeCatalogs* lakes) { lakes_ = lakes; }
+
+Status SqlSession::RequireCatalogKnown(const std::string& name) {
+  if (lakes_ && lakes_->IsExternalCatalog(name)) return Status::Ok();
+  return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
+}
+
+Result<StatementResult> SqlSession::RunCatalog(const sql::CreateExternalCatalog& s) {
+  if (!lakes_) return Status::NotSupported("external catalogs are not available in this server");
+  RETURN_IF_ERROR(lakes_->store().Create(s, WallClockMs()));
+  return Done();
+}
+
+Result<StatementResult> SqlSession::RunCatalog(const sql::DropExternalCatalog& s) {
+  if (!lakes_) return Status::NotSupported("external catalogs are not available in this server");
+  RETURN_IF_ERROR(lakes_->store().Drop(s.name, s.if_exists));
+  lakes_->Forget(s.name);
+  return Done();
+}
+
+Result<StatementResult> SqlSession::RunCatalog(const sql::ShowExternalCatalogs&) {
+  ResultSet rs;
+  for (const char* c : {"Catalog", "Type", "Comment"}) rs.AddColumn(c);
+  rs.rows.push_back({std::string(catalog::kDefaultCatalog), std::string("Internal"),
+                     std::string("An internal catalog contains this cluster's self-managed tables.")});
+  if (lakes_) {
+    ASSIGN_OR_RETURN(auto catalogs, lakes_->store().List());
+    for (const auto& c : catalogs) rs.rows.push_back({c.name, std::string("Iceberg"), c.comment});
+  }
+  return RowsOf(std::move(rs));
+}
+
+Result<StatementResult> SqlSession::RunCatalog(const sql::ShowCreateCatalog& s) {
+  if (!lakes_) return Status::NotFound("Unknown catalog '" + s.name + "'");
+  ASSIGN_OR_RETURN(auto info, lakes_->store().Describe(s.name));
+  std::string text = "CREATE EXTERNAL CATALOG `" + info.name + "`\n";
+  if (!info.comment.empty()) text += "COMMENT " + sql::QuoteLiteral(info.comment) + "\n";
+  text += "PROPERTIES (";
+  for (size_t i = 0; i < info.properties.size(); i++) {
+    const auto& [k, v] = info.properties[i];
+    text += std::string(i ? ",\n" : "\n") + "\"" + k + "\" = \"" + v + "\"";
+  }
+  text += "\n)";
+  ResultSet rs;
+  rs.AddColumn("Catalog");
+  rs.AddColumn("Create Catalog");
+  rs.rows.push_back({info.name, text});
+  return RowsOf(std::move(rs));
+}
+
+std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::Statement& stmt,
+                                                                    const sql::StatementScan& scan,
+                                                                    const NameCheck& names) {
+  const bool root = access_.HoldsEverything();
+  auto table_ref = [](const sql::QualifiedName& q) {
+    return lakehouse::LakeTableRef{q.catalog, q.db, q.name};
+  };
+  auto need_table = [&](const lakehouse::LakeTableRef& r, std::string_view privilege) -> Status {
+    if (root) return Status::Ok();
+    return access_.RequireTable(LakeDb(r.catalog, r.db), r.table, privilege);
+  };
+  auto sees_table = [&](const lakehouse::LakeTableRef& r) -> Status {
+    if (root || access_.Sees(ObjectRef{ObjectKind::kTable, LakeDb(r.catalog, r.db), r.table})) return Status::Ok();
+    return auth::TableDenied(access_.principal(), "SELECT", LakeDb(r.catalog, r.db), r.table);
+  };
+  auto need_admin = [&]() -> Status {
+    if (root) return Status::Ok();
+    return access_.RequireSystem("CREATE EXTERNAL CATALOG", kCatalogAdmin);
+  };
+  auto lake = [&](const std::string& catalog) -> std::optional<Status> {
+    if (catalog.empty()) return std::nullopt;
+    return RequireCatalogKnown(catalog);
+  };
+  using R = std::optional<Result<StatementResult>>;
+  auto run = [&](auto&& body) -> R { return R(body()); };
+
+  if (const auto* s = std::get_if<sql::CreateDatabase>(&stmt)) {
+    auto known = lake(s->catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      RETURN_IF_ERROR(need_admin());
+      CommitOpenTransaction();
+      ASSIGN_OR_RETURN(bool existed, lakehouse::CreateLakeDatabase(*lakes_, s->catalog, s->name, s->if_not_exists));
+      if (existed) {
+        Note(1007, "Can't create database '" + LakeDb(s->catalog, s->name) + "'; database exists");
+        StatementResult r = Done();
+        r.warnings = 1;
+        return r;
+      }
+      return Done(1);
+    });
+  }
+  if (const auto* s = std::get_if<sql::DropDatabase>(&stmt)) {
+    auto known = lake(s->catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      RETURN_IF_ERROR(need_admin());
+      CommitOpenTransaction();
+      ASSIGN_OR_RETURN(bool missing, lakehouse::DropLakeDatabase(*lakes_, s->catalog, s->name, s->if_exists));
+      if (missing) {
+        Note(1008, "Can't drop database '" + LakeDb(s->catalog, s->name) + "'; database doesn't exist");
+        StatementResult r = Done();
+        r.warnings = 1;
+        return r;
+      }
+      return Done();
+    });
+  }
+  if (const auto* s = std::get_if<sql::ShowDatabases>(&stmt)) {
+    if (s->catalog.empty() || sql::EqualsIgnoreCase(s->catalog, catalog::kDefaultCatalog)) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(RequireCatalogKnown(s->catalog));
+      ASSIGN_OR_RETURN(auto dbs, lakehouse::ListLakeDatabases(*lakes_, s->catalog));
+      ResultSet rs;
+      rs.AddColumn("Database");
+      for (auto& d : dbs)
+        if ((!s->like || LikeMatch(d, *s->like)) && SeesDatabase(LakeDb(s->catalog, d))) rs.rows.push_back({d});
+      return RowsOf(std::move(rs));
+    });
+  }
+  if (const auto* s = std::get_if<sql::ShowTables>(&stmt)) {
+    auto known = lake(s->catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      if (s->history) return Status::NotSupported("SHOW TABLES HISTORY lists Sluice's dropped tables only");
+      ASSIGN_OR_RETURN(auto tables, lakehouse::ListLakeTables(*lakes_, s->catalog, s->db));
+      ResultSet rs;
+      rs.AddColumn("Tables_in_" + s->db);
+      if (s->full) rs.AddColumn("Table_type");
+      for (auto& t : tables) {
+        if ((s->like && !LikeMatch(t, *s->like)) || !SeesTable(LakeDb(s->catalog, s->db), t)) continue;
+        Row row{t};
+        if (s->full) row.push_back(std::string("BASE TABLE"));
+        rs.rows.push_back(std::move(row));
+      }
+      return RowsOf(std::move(rs));
+    });
+  }
+  if (const auto* s = std::get_if<sql::CreateTable>(&stmt)) {
+    auto known = lake(s->table.catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      if (!root) RETURN_IF_ERROR(access_.RequireDatabase(LakeDb(s->table.catalog, s->table.db), "CREATE TABLE"));
+      CommitOpenTransaction();
+      RETURN_IF_ERROR(lakehouse::CreateLakeTable(*lakes_, *s));
+      return Done();
+    });
+  }
+  if (const auto* s = std::get_if<sql::DropTable>(&stmt)) {
+    auto known = lake(s->table.catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      RETURN_IF_ERROR(need_table(table_ref(s->table), "DROP"));
+      CommitOpenTransaction();
+      ASSIGN_OR_RETURN(bool missing, lakehouse::DropLakeTable(*lakes_, table_ref(s->table), s->if_exists));
+      if (missing) {
+        Note(1051, "Unknown table '" + s->table.ToString() + "'");
+        StatementResult r = Done();
+        r.warnings = 1;
+        return r;
+      }
+      return Done();
+    });
+  }
+  if (const auto* s = std::get_if<sql::DescribeTable>(&stmt)) {
+    auto known = lake(s->table.catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      RETURN_IF_ERROR(sees_table(table_ref(s->table)));
+      ASSIGN_OR_RETURN(ResultSet rs, lakehouse::DescribeLakeTable(*lakes_, table_ref(s->table)));
+      return RowsOf(std::move(rs));
+    });
+  }
+  if (const auto* s = std::get_if<sql::ShowCreateTable>(&stmt)) {
+    auto known = lake(s->table.catalog);
+    if (!known) return std::nullopt;
+    return run([&]() -> Result<StatementResult> {
+      RETURN_IF_ERROR(*known);
+      RETURN_IF_ERROR(sees_table(table_ref(s->table)));
+      ASSIGN_OR_RETURN(std::string text, lakehouse::ShowCreateLakeTable(*lakes_, table_ref(s->table)));
+      ResultSet rs;
+      rs.AddColumn("Table");
+      rs.AddColumn("Create Table");
+      rs.rows.push_back({s->table.name, text});
+      return RowsOf(std::move(rs));
+    });
+  }
+  if (const auto* s = std::get_if<sql::PassThrough>(&stmt)) {
+    if (!lakes_) return std::nullopt;
+    // The same token scan the rewrite uses decides whether the statement names an Iceberg table.
+    auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
+    bool names_lake = !lakehouse::FindLakeReferences(s->sql, is_external).empty();
+    if (!names_lake) {
+      auto insert = lakehouse::ParseLakeInsert(s->sql, is_external);
+      names_lake = !insert.ok() || insert->has_value();
+    }
+    if (!names_lake) return std::nullopt;
+    return run([&]() { return RunLakePassThrough(*s, scan, names); });
+  }
+  return std::nullopt;
+}
+
+Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s, const sql::StatementScan& scan,
+                                                       const NameCheck& names) {
+  const std::string& verb = scan.verb;
+  if (verb != "SELECT" && verb != "WITH" && verb != "INSERT" && verb != "FROM" && verb != "VALUES" &&
+      verb != "TABLE" && !verb.empty()) {
+    return Status::NotSupported(verb + " on an Iceberg table is not supported yet: Iceberg tables are read by "
+                                "SELECT and written by INSERT INTO catalog.db.table SELECT ... / VALUES ...");
+  }
+  auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
+  ASSIGN_OR_RETURN(auto insert, lakehouse::ParseLakeInsert(s.sql, is_external));
+  const std::string& reads = insert ? insert->query : s.sql;
+  auto refs = lakehouse::FindLakeReferences(reads, is_external);
+  if (!access_.HoldsEverything()) {
+    if (insert)
+      RETURN_IF_ERROR(access_.RequireTable(LakeDb(insert->target.catalog, insert->target.db), insert->target.table,
+                                           "INSERT"));
+    for (const auto& r : refs)
+      RETURN_IF_ERROR(access_.RequireTable(LakeDb(r.ref.catalog, r.ref.db), r.ref.table, "SELECT"));
+  }
+  ASSIGN_OR_RETURN(std::string rewritten, lakehouse::RewriteLakeReads(*lakes_, reads, refs));
+  // The rest of the statement (Sluice's own tables it reads or writes) is checked as any statement is, on the
+  // rewritten text; the sandbox was checked on the text as sent.
+  const std::string checked = insert ? "SELECT * FROM (" + rewritten + ")" : rewritten;
+  ASSIGN_OR_RETURN(sql::StatementScan rescan, sql::ScanStatement(checked));
+  RETURN_IF_ERROR(Authorize(sql::Statement{sql::PassThrough{checked}}, rescan, names));
+  if (!insert) {
+    if (log::Enabled(log::Level::kDebug))
+      log::Debug("session", "conn {} reads Iceberg tables: {}", connection_id_, RedactSecrets(s.sql));
+    return RunPassThrough(sql::PassThrough{rewritten});
+  }
+  if (in_transaction_)
+    return Status::NotSupported("INSERT into the Iceberg table " + insert->target.ToString() +
+                                " commits on its own: run it outside BEGIN ... COMMIT");
+  insert->query = rewritten;
+  ASSIGN_OR_RETURN(uint64_t rows, lakehouse::RunLakeInsert(*lakes_, *con_, *insert, scratch_dir_ + "iceberg-write"));
+  log::Info("session", "conn {} committed {} row(s) to Iceberg table {}", connection_id_, rows,
+            insert->target.ToString());
+  return Done(rows);
+}
+
+}  // namespace sluice

@@ -1,0 +1,161 @@
+"""Iceberg tables from SQL at the front door (issue 16, parts 1 and 2), against PostgreSQL 15 (the JDBC catalog),
+s3rver (the files) and npm's icebird (a reader Sluice did not write):
+- CREATE EXTERNAL CATALOG over the MySQL protocol, SHOW CATALOGS, SHOW CREATE CATALOG without the secret key;
+- CREATE DATABASE lake.db, SHOW DATABASES FROM lake, CREATE TABLE lake.db.events ... PARTITION BY (day(ts)),
+  SHOW TABLES FROM, DESC, SHOW CREATE TABLE;
+- two INSERT statements (SELECT from a Sluice table, and VALUES): two snapshots, one data file per day;
+- SELECT through Sluice gives exact counts and sums (also with an alias, a WHERE, a join to a Sluice table);
+- icebird reads the same rows from the metadata location PostgreSQL holds;
+- what is refused (a NULL in a NOT NULL column, UPDATE, a user without INSERT), and DROP TABLE.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import TestSuite, check, eq  # noqa: E402
+from pg_harness import Postgres  # noqa: E402
+from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
+
+suite = TestSuite("test_iceberg_sql")
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLIENTS = os.path.normpath(os.path.join(HERE, "..", "clients"))
+BUCKET = "lake"
+SECRET = "S3RVER"  # s3rver accepts only its own key pair
+
+
+def icebird(s3: S3rver, table_location: str, metadata_location: str) -> dict:
+    name = metadata_location.rsplit("/", 1)[1]
+    r = subprocess.run(["node", os.path.join(CLIENTS, "icebird_read.mjs"), s3.endpoint, table_location, name],
+                       capture_output=True, text=True, timeout=120, cwd=CLIENTS)
+    if r.returncode != 0:
+        raise AssertionError(f"icebird failed: {r.stderr}")
+    return json.loads(r.stdout)
+
+
+def q(cur, sql: str) -> list[tuple]:
+    cur.execute(sql)
+    return list(cur.fetchall())
+
+
+def error_of(cur, sql: str) -> str:
+    try:
+        cur.execute(sql)
+    except Exception as e:  # pymysql's OperationalError / ProgrammingError
+        return str(e)
+    raise AssertionError(f"expected an error from: {sql}")
+
+
+@suite.test(timeout=400)
+def catalog_database_table_insert_select(t):
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        server = suite.server().start()
+        con = server.connect()
+        cur = con.cursor()
+        cur.execute(f"""CREATE EXTERNAL CATALOG lake COMMENT 'the lake' PROPERTIES (
+            "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
+            "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
+            "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
+            "aws.s3.enable_path_style_access" = "true")""")
+        eq(q(cur, "SHOW CATALOGS")[1], ("lake", "Iceberg", "the lake"), "SHOW CATALOGS")
+        create_catalog = q(cur, "SHOW CREATE CATALOG lake")[0][1]
+        check('"aws.s3.secret_key" = "******"' in create_catalog, f"the secret key is masked: {create_catalog}")
+        check(f'"aws.s3.endpoint" = "{s3.endpoint}"' in create_catalog, "the endpoint is shown")
+
+        cur.execute("CREATE DATABASE lake.db")
+        eq(q(cur, "SHOW DATABASES FROM lake"), [("db",)], "SHOW DATABASES FROM lake")
+        check("database exists" in error_of(cur, "CREATE DATABASE lake.db"), "CREATE DATABASE twice")
+        cur.execute("CREATE DATABASE IF NOT EXISTS lake.db")
+        cur.execute("CREATE TABLE lake.db.events (id BIGINT NOT NULL, name VARCHAR(64), ts DATETIME, "
+                    "amount DECIMAL(10,2) COMMENT 'euros') PARTITION BY (day(ts))")
+        eq(q(cur, "SHOW TABLES FROM lake.db"), [("events",)], "SHOW TABLES FROM lake.db")
+        eq([r[:3] for r in q(cur, "DESC lake.db.events")],
+           [("id", "bigint", "NO"), ("name", "varchar", "YES"), ("ts", "datetime", "YES"),
+            ("amount", "decimal(10,2)", "YES")], "DESC lake.db.events")
+        eq(q(cur, "DESC lake.db.events")[2][5], "partition: day", "DESC shows the partition transform")
+        create_table = q(cur, "SHOW CREATE TABLE lake.db.events")[0][1]
+        check("PARTITION BY (day(ts))" in create_table and f"s3://{BUCKET}/wh/db/events" in create_table,
+              f"SHOW CREATE TABLE: {create_table}")
+        # Iceberg's JDBC layout, as any engine's JdbcCatalog reads it, under the catalog's name
+        eq(pg.psql("SELECT catalog_name, table_namespace, table_name FROM iceberg_tables"),
+           [["lake", "db", "events"]], "iceberg_tables")
+
+        # an empty table reads as no rows
+        eq(q(cur, "SELECT count(*) FROM lake.db.events"), [(0,)], "empty table")
+
+        # first INSERT: from a Sluice table, over three days (30 minutes apart)
+        cur.execute("CREATE DATABASE shop")
+        cur.execute("CREATE TABLE shop.src (id BIGINT, name VARCHAR(64), ts DATETIME, amount DECIMAL(10,2))")
+        cur.execute("INSERT INTO shop.src SELECT range, 'name-' || range, TIMESTAMP '2024-05-01 00:00:00' + "
+                    "to_minutes(range * 30), range * 1.25 FROM range(100)")
+        eq(cur.execute("INSERT INTO lake.db.events SELECT id, name, ts, amount FROM shop.src"), 100,
+           "rows of the first INSERT")
+        # second INSERT: VALUES with a column list, a third day, a NULL name
+        eq(cur.execute("INSERT INTO lake.db.events (id, ts, amount) VALUES (1000, '2024-05-03 10:00:00', 2.50), "
+                       "(1001, '2024-05-03 11:00:00', 3.50)"), 2, "rows of the second INSERT")
+
+        eq(q(cur, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount), count(name) FROM lake.db.events"),
+           [(102, 102, Decimal(4950 + 2001), Decimal("6187.50") + Decimal("6.00"), 100)],
+           "count, distinct, sums through Sluice")
+        eq(q(cur, "SELECT e.name, e.amount FROM lake.db.events AS e WHERE e.id = 7"),
+           [("name-7", Decimal("8.75"))], "an alias and a WHERE")
+        eq(q(cur, "SELECT CAST(ts AS DATE) AS d, count(*) FROM lake.db.events GROUP BY d ORDER BY d"),
+           [(__import__("datetime").date(2024, 5, 1), 48), (__import__("datetime").date(2024, 5, 2), 48),
+            (__import__("datetime").date(2024, 5, 3), 6)], "rows per day")
+        eq(q(cur, "SELECT count(*) FROM lake.db.events e JOIN shop.src s ON s.id = e.id"), [(100,)],
+           "a join with a Sluice table")
+        cur.execute("USE shop")
+        eq(q(cur, "SELECT count(*) FROM lake.db.events events WHERE amount > 100"), [(19,)],
+           "from another database, alias named like the table")
+        # an Iceberg table can be copied into a Sluice table
+        cur.execute("CREATE TABLE shop.copy (id BIGINT)")
+        eq(cur.execute("INSERT INTO shop.copy SELECT id FROM lake.db.events"), 102, "INSERT INTO a Sluice table")
+
+        # the same rows through icebird, from the metadata PostgreSQL points at
+        metadata = pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'events'")[0][0]
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata)
+        ids = sorted(int(r["id"]) for r in got["rows"])
+        eq(ids, list(range(100)) + [1000, 1001], "icebird reads exactly the inserted ids")
+        eq(sum(Decimal(str(r["amount"])) for r in got["rows"]), Decimal("6193.50"), "icebird's sum of amount")
+        eq(got["snapshots"], 2, "one snapshot per INSERT")
+        eq(got["summary"]["total-records"], "102", "total-records")
+        eq(got["summary"]["added-records"], "2", "added-records of the second INSERT")
+        files = [f for m in got["manifests"] for f in m["files"]]
+        eq(sorted(int(f["records"]) for f in files), [2, 4, 48, 48], "one data file per day and INSERT")
+        check(all("/data/ts_day=2024-05-0" in f["path"] for f in files), "files laid out by partition")
+
+        # refused, with what to do
+        check("NOT NULL" in error_of(cur, "INSERT INTO lake.db.events (name) VALUES ('x')"), "NOT NULL column")
+        check("NOT NULL" in error_of(cur, "INSERT INTO lake.db.events VALUES (NULL, 'x', NULL, 1)"), "NULL value")
+        check("not supported yet" in error_of(cur, "UPDATE lake.db.events SET name = 'y'"), "UPDATE")
+        check("Unknown table" in error_of(cur, "SELECT * FROM lake.db.nope"), "unknown table")
+        check("2 column(s) for 4 target column(s)" in error_of(cur, "INSERT INTO lake.db.events VALUES (1, 'x')"), "column count")
+        eq(q(cur, "SELECT count(*) FROM lake.db.events"), [(102,)], "nothing committed by refused statements")
+
+        # privileges by name: SELECT granted, INSERT not
+        cur.execute("CREATE USER reader IDENTIFIED BY 'pw'")
+        cur.execute("GRANT SELECT ON ALL TABLES IN DATABASE lake.db TO USER reader")
+        rcon = server.connect(user="reader", password="pw")
+        rcur = rcon.cursor()
+        eq(q(rcur, "SELECT count(*) FROM lake.db.events"), [(102,)], "a reader with SELECT reads")
+        check("INSERT" in error_of(rcur, "INSERT INTO lake.db.events VALUES (5000, 'x', NULL, 1)"),
+              "a reader cannot INSERT")
+        check("CREATE EXTERNAL CATALOG" in error_of(rcur, "CREATE DATABASE lake.other"), "nor create databases")
+        rcon.close()
+
+        cur.execute("DROP TABLE lake.db.events")
+        eq(q(cur, "SHOW TABLES FROM lake.db"), [], "dropped")
+        cur.execute("DROP DATABASE lake.db")
+        eq(q(cur, "SHOW DATABASES FROM lake"), [], "database dropped")
+        cur.execute("DROP CATALOG lake")
+        eq(len(q(cur, "SHOW CATALOGS")), 1, "catalog dropped")
+        con.close()
+
+
+if __name__ == "__main__":
+    sys.exit(suite.run())
