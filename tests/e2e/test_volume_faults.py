@@ -498,6 +498,8 @@ def wrong_credentials_403(s: TestSuite):
         t.proxy.remove(denied)
         q(t.conn, f"ALTER PIPE {t.pipe_name} SET PIPE_EXECUTION_PAUSED = false")
         wait_exact(t.conn, t.table, ids, "resumed: the files load once")
+        # The purge follows the load's commit: the last files' deletes may still be on their way.
+        wait_for(lambda: objects(t.s3, t.bucket) == [], "the resumed files purged")
         t.guard.done(expect_checked=5)
     finally:
         t.close()
