@@ -20,7 +20,6 @@
 
 namespace sluice::scheduler {
 
-std::string FormatTimeMs(int64_t ms);  // "2026-11-30 03:25:00", UTC; "" for 0
 const char* JobKind(const catalog::RoutineLoadDefinition& def);  // "pipe" or "routine load", for log lines
 
 // Reasons of jobs paused because the database cannot take writes (storage_gate.cpp); they resume by themselves.
