@@ -4,11 +4,10 @@
 // load_history keeps them (load_history_retention_days), with the identity volume_loads recorded. A Kafka pipe
 // reads no files: it has no rows in PIPE_FILES (its batches are in LOADS). A user sees the pipes SHOW PIPES shows
 // them.
-#include <ctime>
-
 #include <nlohmann/json.hpp>
 
 #include "executor/information_schema_views.h"
+#include "scheduler/routine_load_manager.h"
 #include "sql/parser.h"
 
 namespace sluice::information_schema {
@@ -69,16 +68,6 @@ std::optional<std::string> ShowValue(const VisiblePipe& p, const std::string& co
   return it == p.show.end() ? kNull : it->second;
 }
 
-// "2026-11-30 03:25:00", UTC, as SHOW prints times.
-std::string TimeText(int64_t ms) {
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
-
 int64_t Count(const std::map<std::string, std::string>& desc, const std::string& key) {
   auto it = desc.find(key);
   if (it == desc.end() || it->second.empty()) return 0;
@@ -101,7 +90,7 @@ std::string LoadStatus(const VisiblePipe& p) {
     j["loadingBytes"] = st.pending_bytes;
     j["loadedRows"] = Count(p.desc, "loaded_rows");
     j["errorRows"] = Count(p.desc, "error_rows");
-    j["lastLoadedTime"] = st.last_load_ms > 0 ? TimeText(st.last_load_ms) : "";
+    j["lastLoadedTime"] = scheduler::FormatTimeMs(st.last_load_ms);
   } else {
     j["loadedRows"] = Count(p.desc, "loaded_rows");
     j["errorRows"] = Count(p.desc, "error_rows");

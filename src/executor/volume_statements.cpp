@@ -7,20 +7,12 @@
 #include "executor/sql_session.h"
 #include "executor/result_rows.h"
 #include "load/volume_copy.h"
+#include "scheduler/routine_load_manager.h"
 #include "sql/lexer.h"
 
 namespace sluice {
 
 namespace {
-
-std::string TimeText(int64_t ms) {
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
 
 // As MySQL's LOAD DATA warns of the rows it could not take, a file with skipped rows (ON_ERROR = CONTINUE) or one
 // that could not be read is a Warning for SHOW WARNINGS, besides its row in the result: clients and tools that
@@ -94,7 +86,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::ShowStorageObjects& s) 
     rs.columns[4].type = ValueType::kTimestamp;
     for (const auto& c : list)
       if ((!s.like || LikeMatch(c.name, *s.like)) && SeesStorageObject(true, c.name))
-        rs.rows.push_back({c.name, c.type, c.endpoint, c.region, TimeText(c.created_ms), c.comment});
+        rs.rows.push_back({c.name, c.type, c.endpoint, c.region, scheduler::FormatTimeMs(c.created_ms), c.comment});
   } else {
     ASSIGN_OR_RETURN(auto list, volumes_.ListVolumes());
     for (const char* c : {"name", "location", "connection", "recursive", "created_time", "comment"}) rs.AddColumn(c);
@@ -102,7 +94,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::ShowStorageObjects& s) 
     for (const auto& v : list)
       if ((!s.like || LikeMatch(v.name, *s.like)) && SeesStorageObject(false, v.name))
         rs.rows.push_back({v.name, v.location, v.connection.empty() ? std::nullopt : Text(v.connection),
-                           Text(v.recursive ? "true" : "false"), TimeText(v.created_ms), v.comment});
+                           Text(v.recursive ? "true" : "false"), scheduler::FormatTimeMs(v.created_ms), v.comment});
   }
   return Rows(std::move(rs));
 }
@@ -120,7 +112,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::DescribeStorageObject& 
       add("region", c.region);
       add("access_id", c.access_id_masked);
       add("access_key", "******");
-      add("created_time", TimeText(c.created_ms));
+      add("created_time", scheduler::FormatTimeMs(c.created_ms));
       add("comment", c.comment);
       return Rows(std::move(rs));
     }
@@ -134,7 +126,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::DescribeStorageObject& 
     add("type", v.location.rfind("s3://", 0) == 0 ? "S3" : "LOCAL");
     add("connection", v.connection);
     add("recursive", v.recursive ? "true" : "false");
-    add("created_time", TimeText(v.created_ms));
+    add("created_time", scheduler::FormatTimeMs(v.created_ms));
     add("comment", v.comment);
     return Rows(std::move(rs));
   }

@@ -20,7 +20,6 @@
 
 namespace sluice::scheduler {
 
-std::string FormatTimeMs(int64_t ms);  // "2026-11-30 03:25:00", UTC; "" for 0
 const char* JobKind(const catalog::RoutineLoadDefinition& def);  // "pipe" or "routine load", for log lines
 
 // Reasons of jobs paused because the database cannot take writes (storage_gate.cpp); they resume by themselves.
@@ -84,6 +83,8 @@ class JobRegistry {
   void RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskGroup> group, int64_t version,
                storage::Connection& con);
   void CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version);
+  // idle_lag_refresh.cpp: keeps the high watermarks of jobs that are not running current, on lag_refresher_.
+  void IdleLagLoop();
   // The pause reason for an OutOfRange task failure, with the statements that repair it.
   std::string OutOfRangeReasonLocked(const JobRuntime& job, const TaskGroup& group, const Status& st);
   // Why a job with pause_on_fatal_parse_error paused, with the ALTER that skips the message.
@@ -156,6 +157,7 @@ class JobRegistry {
   std::map<std::string, int> vclusters_;  // name -> size (tasks at once); "default" is the worker pool
   std::atomic<int64_t> next_task_id_{1};
   std::thread scheduler_;
+  std::thread lag_refresher_;
 };
 
 }  // namespace sluice::scheduler

@@ -104,6 +104,9 @@ std::vector<JobStatus> JobRegistry::Statuses(bool definitions) {
       }
     } else {
       std::vector<int32_t> parts = job->current_partitions.empty() ? d.partitions : job->current_partitions;
+      // Paused since before a restart, the job never learned its partitions; its lag refresh knows them.
+      if (parts.empty())
+        for (const auto& [p, high] : job->latest_offsets) parts.push_back(p);
       bool all_known = !parts.empty();
       double freshness = 0;
       for (int32_t p : parts) {

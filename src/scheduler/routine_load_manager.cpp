@@ -102,6 +102,7 @@ Status JobRegistry::Start() {
   RETURN_IF_ERROR(LoadVclusters());
   ASSIGN_OR_RETURN(pool_, WorkerPool::Start(db_, std::max(1, options_.worker_threads)));
   scheduler_ = std::thread([this] { SchedulerLoop(); });
+  lag_refresher_ = std::thread([this] { IdleLagLoop(); });
   log::Info("scheduler", "{} routine load job(s) loaded; {} worker(s)", stored.size(), pool_->size());
   return Status::Ok();
 }
@@ -115,6 +116,7 @@ void JobRegistry::Stop() {
   }
   cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
+  if (lag_refresher_.joinable()) lag_refresher_.join();
   if (pool_) pool_->Stop();
 }
 

@@ -23,6 +23,9 @@ class VolumeStore;
 
 namespace sluice::scheduler {
 
+// A time as SHOW and the job views print it: "2026-11-30 03:25:00", UTC; "" for 0 (never).
+std::string FormatTimeMs(int64_t ms);
+
 struct SchedulerOptions {
   // Worker slots shared by every job's tasks.
   int worker_threads = 4;

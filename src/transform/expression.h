@@ -26,7 +26,7 @@ enum class ExprKind {
   kBetween,   // children[0] [NOT] BETWEEN children[1] AND children[2]
   kLike,      // children[0] [NOT] LIKE children[1] [ESCAPE children[2]]
   kCase,      // CASE [operand] WHEN a THEN b ... [ELSE c] END: children = [operand] a b ... [c]
-  kCast,      // CAST(children[0] AS cast_type), also CONVERT(children[0], cast_type) and children[0]::cast_type
+  kCast,      // CAST(children[0] AS cast_type), also TRY_CAST(...), CONVERT(children[0], cast_type) and x::cast_type
   kInterval,  // INTERVAL children[0] <unit>: `text` is the unit in upper case (DAY, HOUR, ...)
   kSubscript, // children[0][children[1]]: a JSON key or index, a map key, a list index (Lakehouse `j['a']`)
   kArray,     // [children...]: an array literal, StarRocks' `[1, 2, 3]`

@@ -410,8 +410,11 @@ class Parser {
   Result<ExprPtr> ParseWord() {
     const Token& t = Peek();
     if (Peek(1).IsSymbol("(")) {
-      if (t.IsWord("CAST")) return ParseCast(/*convert=*/false);
-      if (t.IsWord("CONVERT")) return ParseCast(/*convert=*/true);
+      if (t.IsWord("CAST")) return ParseCast("CAST", /*convert=*/false);
+      // A failed CAST in a load expression is already NULL (never a failed batch), which is what DuckDB's and
+      // Snowflake's TRY_CAST promise: the same node.
+      if (t.IsWord("TRY_CAST")) return ParseCast("TRY_CAST", /*convert=*/false);
+      if (t.IsWord("CONVERT")) return ParseCast("CONVERT", /*convert=*/true);
       return ParseCall();
     }
     if (t.IsWord("NULL") || t.IsWord("TRUE") || t.IsWord("FALSE")) {
@@ -511,8 +514,8 @@ class Parser {
     return Finish(std::move(node));
   }
 
-  // CAST(expr AS type) and MySQL's CONVERT(expr, type).
-  Result<ExprPtr> ParseCast(bool convert) {
+  // CAST(expr AS type), TRY_CAST(expr AS type) and MySQL's CONVERT(expr, type); `keyword` names it in errors.
+  Result<ExprPtr> ParseCast(const std::string& keyword, bool convert) {
     ExprPtr node = NewNode(ExprKind::kCast, Next());
     Next();  // (
     ASSIGN_OR_RETURN(ExprPtr operand, ParseOr());
@@ -520,10 +523,10 @@ class Parser {
     if (convert) {
       RETURN_IF_ERROR(ExpectSymbol(",", " in CONVERT(expr, type)"));
     } else {
-      RETURN_IF_ERROR(ExpectWord("AS", " in CAST(expr AS type)"));
+      RETURN_IF_ERROR(ExpectWord("AS", " in " + keyword + "(expr AS type)"));
     }
     ASSIGN_OR_RETURN(node->cast_type, ParseTypeName());
-    RETURN_IF_ERROR(ExpectSymbol(")", convert ? " to close CONVERT(" : " to close CAST("));
+    RETURN_IF_ERROR(ExpectSymbol(")", " to close " + keyword + "("));
     return Finish(std::move(node));
   }
 

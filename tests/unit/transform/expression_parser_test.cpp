@@ -125,6 +125,8 @@ TEST(ExpressionParserTest, CaseCastInterval) {
   EXPECT_EQ(Parsed("CAST(a AS SIGNED INTEGER)"), "(CAST `a` AS SIGNED)");
   EXPECT_EQ(Parsed("CAST(a AS datetime)"), "(CAST `a` AS DATETIME)");
   EXPECT_EQ(Parsed("CONVERT(a, int)"), "(CAST `a` AS INT)");
+  EXPECT_EQ(Parsed("TRY_CAST(a AS bigint)"), "(CAST `a` AS BIGINT)");  // a failed CAST is NULL already
+  EXPECT_EQ(Parsed("try_cast(value::STRING as decimal(10, 2)) + 1"), "(+ (CAST (CAST `value` AS STRING) AS DECIMAL(10,2)) 1)");
   EXPECT_EQ(Parsed("date_add(d, INTERVAL 1 DAY)"), "date_add(`d`, (INTERVAL 1 DAY))");
   EXPECT_EQ(Parsed("d - interval n hours"), "(- `d` (INTERVAL `n` HOUR))");
 }
@@ -154,6 +156,8 @@ TEST(ExpressionParserTest, SyntaxErrorsNamePositionAndExpectation) {
             "syntax error at column 19: expected END to close CASE (or another WHEN/ELSE), found the end of the "
             "expression");
   EXPECT_EQ(ErrorOf("CAST(a int)"), "syntax error at column 8: expected AS in CAST(expr AS type), found 'int'");
+  EXPECT_EQ(ErrorOf("TRY_CAST(a int)"),
+            "syntax error at column 12: expected AS in TRY_CAST(expr AS type), found 'int'");
   EXPECT_EQ(ErrorOf("CAST(a AS 1)"), "syntax error at column 11: expected a type name, found '1'");
   EXPECT_EQ(ErrorOf("a BETWEEN 1 OR 2"),
             "syntax error at column 13: expected AND in BETWEEN ... AND ..., found 'OR'");

@@ -235,6 +235,10 @@ const std::vector<Case>& FunctionCases() {
       {"cast(f as int)", nullptr, "INTEGER"},  // '3.75' is not an integer (DuckDB alone would say 4)
       {"cast('12.0' as int)", "12", "INTEGER"},
       {"cast(n as bigint) + 1", "43", "BIGINT"},
+      {"try_cast(n as bigint) + 1", "43", "BIGINT"},
+      {"try_cast(s as bigint)", nullptr, "BIGINT"},  // 'Hello World': NULL, the row still loads
+      {"try_cast(f as int)", nullptr, "INTEGER"},
+      {"try_cast(s as date)", nullptr, "DATE"},
       {"cast(num as varchar)", "7"},
       {"cast(price as string)", "19.5"},
       {"cast(d as date)", "2020-05-08", "DATE"},
