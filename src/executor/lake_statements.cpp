@@ -128,10 +128,7 @@ std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::S
       CommitOpenTransaction();
       ASSIGN_OR_RETURN(bool existed, lakehouse::CreateLakeDatabase(*lakes_, s->catalog, s->name, s->if_not_exists));
       if (existed) {
-        Note(1007, "Can't create database '" + LakeDb(s->catalog, s->name) + "'; database exists");
-        StatementResult r = Done();
-        r.warnings = 1;
-        return r;
+        return OkWithNote(1007, "Can't create database '" + LakeDb(s->catalog, s->name) + "'; database exists");
       }
       return Done(1);
     });
@@ -145,10 +142,7 @@ std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::S
       CommitOpenTransaction();
       ASSIGN_OR_RETURN(bool missing, lakehouse::DropLakeDatabase(*lakes_, s->catalog, s->name, s->if_exists));
       if (missing) {
-        Note(1008, "Can't drop database '" + LakeDb(s->catalog, s->name) + "'; database doesn't exist");
-        StatementResult r = Done();
-        r.warnings = 1;
-        return r;
+        return OkWithNote(1008, "Can't drop database '" + LakeDb(s->catalog, s->name) + "'; database doesn't exist");
       }
       return Done();
     });
@@ -204,10 +198,7 @@ std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::S
       CommitOpenTransaction();
       ASSIGN_OR_RETURN(bool missing, lakehouse::DropLakeTable(*lakes_, table_ref(s->table), s->if_exists));
       if (missing) {
-        Note(1051, "Unknown table '" + s->table.ToString() + "'");
-        StatementResult r = Done();
-        r.warnings = 1;
-        return r;
+        return OkWithNote(1051, "Unknown table '" + s->table.ToString() + "'");
       }
       return Done();
     });

@@ -287,10 +287,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             bool existed = s.if_not_exists && catalog_.DatabaseExists(s.name);
             RETURN_IF_ERROR(catalog_.CreateDatabase(s.name, s.if_not_exists));
             if (existed) {
-              Note(1007, "Can't create database '" + s.name + "'; database exists");
-              StatementResult r = Ok();
-              r.warnings = 1;
-              return r;
+              return OkWithNote(1007, "Can't create database '" + s.name + "'; database exists");
             }
             return Ok(1);
           },
@@ -298,10 +295,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             bool missing = s.if_exists && !catalog_.DatabaseExists(s.name);
             RETURN_IF_ERROR(catalog_.DropDatabase(s.name, s.if_exists));
             if (missing) {
-              Note(1008, "Can't drop database '" + s.name + "'; database doesn't exist");
-              StatementResult r = Ok();
-              r.warnings = 1;
-              return r;
+              return OkWithNote(1008, "Can't drop database '" + s.name + "'; database doesn't exist");
             }
             routine_loads_.TargetDropped(s.name, "");
             if (s.name == current_db_) {
@@ -338,10 +332,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
             RETURN_IF_ERROR(catalog_.DropTable(db, s.table.name, s.if_exists, s.force));
             routine_loads_.TargetDropped(db, s.table.name);
             if (missing) {
-              Note(1051, "Unknown table '" + db + "." + s.table.name + "'");
-              StatementResult r = Ok();
-              r.warnings = 1;
-              return r;
+              return OkWithNote(1051, "Unknown table '" + db + "." + s.table.name + "'");
             }
             return Ok();
           },
@@ -616,6 +607,13 @@ Result<StatementResult> SqlSession::ShowSystem(const sql::ShowSystem& s) {
 
 void SqlSession::Note(uint16_t code, std::string message) {
   warnings_.push_back({std::string("Note"), std::to_string(code), std::move(message)});
+}
+
+StatementResult SqlSession::OkWithNote(uint16_t code, std::string message) {
+  Note(code, std::move(message));
+  StatementResult r;
+  r.warnings = 1;
+  return r;
 }
 
 Result<StatementResult> SqlSession::RunRoutineLoad(const sql::CreateRoutineLoad& s) {

@@ -70,6 +70,8 @@ class SqlSession : public Session {
   Result<StatementResult> ShowFullColumns(const sql::QualifiedName& name);
   // A Note for SHOW WARNINGS (as MySQL gives for DROP ... IF EXISTS of nothing); `r` carries the count.
   void Note(uint16_t code, std::string message);
+  // Records that Note and answers OK with one warning: IF [NOT] EXISTS statements that found nothing to do.
+  StatementResult OkWithNote(uint16_t code, std::string message);
   // runaway_work.cpp: KILL, SHOW PROCESSLIST, and the statement bracket that query_timeout and KILL act on.
   Result<StatementResult> RunKill(const sql::Kill& s);
   ResultSet ShowProcesslist(bool full) const;
