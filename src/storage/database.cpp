@@ -145,6 +145,20 @@ duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* resu
   return st;
 }
 
+// A prepared statement's result columns: names and types as the client will see them.
+std::vector<ColumnInfo> PreparedColumns(duckdb_prepared_statement stmt) {
+  std::vector<ColumnInfo> columns;
+  const idx_t n = duckdb_prepared_statement_column_count(stmt);
+  for (idx_t c = 0; c < n; c++) {
+    duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(stmt, c);
+    const char* name = duckdb_prepared_statement_column_name(stmt, c);  // ours to free
+    columns.push_back(DescribeColumn(name, lt));
+    duckdb_free(const_cast<char*>(name));
+    duckdb_destroy_logical_type(&lt);
+  }
+  return columns;
+}
+
 // DuckDB's C API takes SQL as a C string: text after a NUL byte would be dropped silently (a DELETE's
 // `\0 AND id < 0` would vanish and the DELETE would remove more rows). The lexer refuses a NUL a client sends; this
 // keeps one that reached generated SQL (a MySQL '\0' escape inside a string, say) from being cut.
@@ -164,17 +178,8 @@ Result<std::vector<ColumnInfo>> Connection::ResultColumns(std::string_view sql) 
     const char* error = duckdb_prepare_error(prepared.stmt);
     return ErrorFromMessage(error ? error : "the statement could not be prepared");
   }
-  std::vector<ColumnInfo> columns;
-  if (duckdb_prepared_statement_type(prepared.stmt) != DUCKDB_STATEMENT_TYPE_SELECT) return columns;
-  const idx_t n = duckdb_prepared_statement_column_count(prepared.stmt);
-  for (idx_t c = 0; c < n; c++) {
-    duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(prepared.stmt, c);
-    const char* name = duckdb_prepared_statement_column_name(prepared.stmt, c);  // ours to free
-    columns.push_back(DescribeColumn(name, lt));
-    duckdb_free(const_cast<char*>(name));
-    duckdb_destroy_logical_type(&lt);
-  }
-  return columns;
+  if (duckdb_prepared_statement_type(prepared.stmt) != DUCKDB_STATEMENT_TYPE_SELECT) return std::vector<ColumnInfo>{};
+  return PreparedColumns(prepared.stmt);
 }
 
 Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
@@ -186,16 +191,10 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
   }
   // Every column is rendered as text by DuckDB (one cheap string read per value here); the clients see the
   // original types. BLOB would render escaped, so results with one keep the materialized path, which reads raw bytes.
-  std::vector<ColumnInfo> original;
-  const idx_t n = duckdb_prepared_statement_column_count(prepared.stmt);
-  for (idx_t c = 0; c < n; c++) {
-    duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(prepared.stmt, c);
-    const char* name = duckdb_prepared_statement_column_name(prepared.stmt, c);  // ours to free
-    original.push_back(DescribeColumn(name, lt));
-    duckdb_free(const_cast<char*>(name));
-    duckdb_destroy_logical_type(&lt);
-    if (original.back().type == ValueType::kBlob) return Query(sql);
-  }
+  std::vector<ColumnInfo> original = PreparedColumns(prepared.stmt);
+  const idx_t n = original.size();
+  if (std::any_of(original.begin(), original.end(), [](const ColumnInfo& c) { return c.type == ValueType::kBlob; }))
+    return Query(sql);
   duckdb_destroy_prepare(&prepared.stmt);
   std::string wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
   if (duckdb_prepare(con_, wrapped.c_str(), &prepared.stmt) != DuckDBSuccess ||
@@ -238,13 +237,7 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
     bool cast = false;
     for (idx_t c = 0; c < n; c++) cast |= NeedsTextCast(duckdb_prepared_statement_column_type(prepared.stmt, c));
     if (cast) {
-      for (idx_t c = 0; c < n; c++) {
-        duckdb_logical_type lt = duckdb_prepared_statement_column_logical_type(prepared.stmt, c);
-        const char* name = duckdb_prepared_statement_column_name(prepared.stmt, c);  // ours to free
-        original.push_back(DescribeColumn(name, lt));
-        duckdb_free(const_cast<char*>(name));
-        duckdb_destroy_logical_type(&lt);
-      }
+      original = PreparedColumns(prepared.stmt);
       duckdb_destroy_prepare(&prepared.stmt);
       std::string wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
       if (duckdb_prepare(con_, wrapped.c_str(), &prepared.stmt) != DuckDBSuccess) {
