@@ -258,10 +258,21 @@ Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s
     if (insert)
       RETURN_IF_ERROR(access_.RequireTable(LakeDb(insert->target.catalog, insert->target.db), insert->target.table,
                                            "INSERT"));
-    for (const auto& r : refs)
-      RETURN_IF_ERROR(access_.RequireTable(LakeDb(r.ref.catalog, r.ref.db), r.ref.table, "SELECT"));
+    for (const auto& r : refs) {
+      // t$snapshots, t$history, t$files: reading a table's metadata tables takes SELECT on the table.
+      std::string table;
+      (void)lakehouse::MetadataTableOf(r.ref.table, &table);
+      RETURN_IF_ERROR(access_.RequireTable(LakeDb(r.ref.catalog, r.ref.db), table, "SELECT"));
+    }
   }
-  ASSIGN_OR_RETURN(std::string rewritten, lakehouse::RewriteLakeReads(*lakes_, reads, refs));
+  lakehouse::LakeReadNotes notes;
+  ASSIGN_OR_RETURN(std::string rewritten, lakehouse::RewriteLakeReads(*lakes_, *con_, reads, refs, &notes));
+  // What each Iceberg table's scan read and pruned, for SHOW WARNINGS (code 1105, level Note).
+  for (const auto& line : notes.lines) Note(1105, line);
+  auto with_notes = [&](Result<StatementResult> r) {
+    if (r.ok()) r->warnings = static_cast<uint16_t>(std::min<size_t>(warnings_.size(), 65535));
+    return r;
+  };
   // The rest of the statement (Sluice's own tables it reads or writes) is checked as any statement is, on the
   // rewritten text; the sandbox was checked on the text as sent.
   const std::string checked = insert ? "SELECT * FROM (" + rewritten + ")" : rewritten;
@@ -270,7 +281,7 @@ Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s
   if (!insert) {
     if (log::Enabled(log::Level::kDebug))
       log::Debug("session", "conn {} reads Iceberg tables: {}", connection_id_, RedactSecrets(s.sql));
-    return RunPassThrough(sql::PassThrough{rewritten});
+    return with_notes(RunPassThrough(sql::PassThrough{rewritten}));
   }
   if (in_transaction_)
     return Status::NotSupported("INSERT into the Iceberg table " + insert->target.ToString() +
@@ -279,7 +290,7 @@ Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s
   ASSIGN_OR_RETURN(uint64_t rows, lakehouse::RunLakeInsert(*lakes_, *con_, *insert, scratch_dir_ + "iceberg-write"));
   log::Info("session", "conn {} committed {} row(s) to Iceberg table {}", connection_id_, rows,
             insert->target.ToString());
-  return Done(rows);
+  return with_notes(Done(rows));
 }
 
 }  // namespace sluice

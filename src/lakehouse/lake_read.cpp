@@ -1,10 +1,18 @@
 #include "lakehouse/lake_read.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
+#include <set>
+
 #include "common/ascii.h"
+#include "iceberg/scan_filter.h"
+#include "iceberg/time_travel.h"
+#include "lakehouse/lake_predicates.h"
 #include "iceberg/ids.h"
 #include "iceberg/snapshot_files.h"
 #include "sql/lexer.h"
@@ -75,23 +83,170 @@ Result<std::string> FetchToCache(LakeCatalogs& lakes, iceberg::ObjectStore* stor
   return local;
 }
 
-Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, std::vector<std::string>* needed) {
+// A relation of literal rows: (SELECT CAST(c0 AS T0) AS name0, ... FROM (VALUES (...), ...) AS v(c0, ...)).
+std::string LiteralRelation(const std::vector<std::pair<std::string, std::string>>& columns,
+                            const std::vector<std::vector<std::string>>& rows) {
+  std::string select, names;
+  for (size_t i = 0; i < columns.size(); i++) {
+    const std::string c = "c" + std::to_string(i);
+    select += (i ? ", " : "") + std::string("CAST(") + (rows.empty() ? "NULL" : c) + " AS " + columns[i].second +
+              ") AS " + sql::QuoteIdentifier(columns[i].first);
+    names += (i ? ", " : "") + c;
+  }
+  if (rows.empty()) return "(SELECT " + select + " LIMIT 0)";
+  std::string values;
+  for (const auto& row : rows) {
+    std::string r;
+    for (const auto& v : row) r += (r.empty() ? "" : ", ") + v;
+    values += (values.empty() ? "(" : ", (") + r + ")";
+  }
+  return "(SELECT " + select + " FROM (VALUES " + values + ") AS v(" + names + "))";
+}
+
+std::string Literal(const std::string& s) { return sql::QuoteLiteral(s); }
+std::string OptionalId(const std::optional<int64_t>& id) { return id ? std::to_string(*id) : "NULL"; }
+
+std::string SummaryMap(const iceberg::Summary& summary) {
+  std::string out;
+  for (const auto& [k, v] : summary) out += (out.empty() ? "" : ", ") + Literal(k) + ": " + Literal(v);
+  return "MAP {" + out + "}";
+}
+
+// catalog.db.t$snapshots / $history / $files: StarRocks' (and Iceberg's) metadata tables, a subset of columns.
+Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::LoadedTable& table, const std::string& kind,
+                                     const LakeReference& r) {
+  const iceberg::TableMetadata& m = table.metadata;
+  std::vector<std::vector<std::string>> rows;
+  if (kind == "snapshots") {
+    for (const auto& s : m.snapshots) {
+      auto op = s.summary.find("operation");
+      rows.push_back({Literal(iceberg::MillisToText(s.timestamp_ms)), std::to_string(s.snapshot_id),
+                      OptionalId(s.parent_snapshot_id), op == s.summary.end() ? "NULL" : Literal(op->second),
+                      Literal(s.manifest_list), SummaryMap(s.summary)});
+    }
+    return LiteralRelation({{"committed_at", "TIMESTAMP"}, {"snapshot_id", "BIGINT"}, {"parent_id", "BIGINT"},
+                            {"operation", "VARCHAR"}, {"manifest_list", "VARCHAR"},
+                            {"summary", "MAP(VARCHAR, VARCHAR)"}},
+                           rows);
+  }
+  if (kind == "history") {
+    std::set<int64_t> ancestors;
+    for (const iceberg::Snapshot* s = m.CurrentSnapshot(); s && !ancestors.count(s->snapshot_id);
+         s = s->parent_snapshot_id ? m.FindSnapshot(*s->parent_snapshot_id) : nullptr)
+      ancestors.insert(s->snapshot_id);
+    for (const auto& e : m.snapshot_log) {
+      const iceberg::Snapshot* s = m.FindSnapshot(e.snapshot_id);
+      rows.push_back({Literal(iceberg::MillisToText(e.timestamp_ms)), std::to_string(e.snapshot_id),
+                      s ? OptionalId(s->parent_snapshot_id) : "NULL",
+                      ancestors.count(e.snapshot_id) ? "true" : "false"});
+    }
+    return LiteralRelation({{"made_current_at", "TIMESTAMP"}, {"snapshot_id", "BIGINT"}, {"parent_id", "BIGINT"},
+                            {"is_current_ancestor", "BOOLEAN"}},
+                           rows);
+  }
+  if (kind == "files") {
+    std::optional<int64_t> snapshot_id;
+    if (r.version) {
+      ASSIGN_OR_RETURN(const iceberg::Snapshot* s, iceberg::SnapshotById(m, *r.version));
+      snapshot_id = s->snapshot_id;
+    }
+    ASSIGN_OR_RETURN(auto files, iceberg::ListLiveDataFiles(conn.store.get(), m, snapshot_id));
+    for (const auto& f : files) {
+      std::string partition;
+      for (const auto& v : f.file.partition)
+        partition += (partition.empty() ? "" : ", ") + (v.is_null() ? std::string("null") : iceberg::ValueToText(v));
+      rows.push_back({std::to_string(f.file.content), Literal(f.file.file_path), Literal(f.file.file_format),
+                      std::to_string(f.spec_id), Literal("{" + partition + "}"), std::to_string(f.file.record_count),
+                      std::to_string(f.file.file_size_in_bytes), std::to_string(f.snapshot_id)});
+    }
+    return LiteralRelation({{"content", "INTEGER"}, {"file_path", "VARCHAR"}, {"file_format", "VARCHAR"},
+                            {"spec_id", "INTEGER"}, {"partition", "VARCHAR"}, {"record_count", "BIGINT"},
+                            {"file_size_in_bytes", "BIGINT"}, {"snapshot_id", "BIGINT"}},
+                           rows);
+  }
+  return Status::UnknownTable("Unknown table '" + r.ref.ToString() + "': an Iceberg table's metadata tables are " +
+                              "$snapshots, $history and $files");
+}
+
+// The snapshot a reference reads: FOR VERSION / TIMESTAMP AS OF, or the current one (nullptr: no snapshot yet).
+Result<const iceberg::Snapshot*> ChosenSnapshot(const iceberg::TableMetadata& m, const LakeReference& r) {
+  if (r.version) return iceberg::SnapshotById(m, *r.version);
+  if (r.as_of_time) {
+    auto at = iceberg::ParseValueText(iceberg::MakeType(iceberg::TypeId::kTimestampTz), *r.as_of_time);
+    if (!at.ok())
+      return Status::InvalidArgument("FOR TIMESTAMP AS OF '" + *r.as_of_time +
+                                     "': write the time as 'YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]' (UTC without an "
+                                     "offset)");
+    const int64_t micros = std::get<int64_t>(at->v);
+    return iceberg::SnapshotAsOfTime(m, micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000));
+  }
+  return m.CurrentSnapshot();
+}
+
+Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const std::string& tree_json,
+                             const std::string& placeholder, std::vector<std::string>* needed, LakeReadNotes* notes) {
+  if (!r.bad_period.empty()) return Status::InvalidArgument(r.bad_period);
+  std::string base;
+  const std::string kind = MetadataTableOf(r.ref.table, &base);
+  LakeTableRef table_ref = r.ref;
+  table_ref.table = base;
   ASSIGN_OR_RETURN(auto conn, lakes.Connect(r.ref.catalog));
-  auto table = conn->ops->Load(r.ref.Ident());
+  auto table = conn->ops->Load(table_ref.Ident());
   if (!table.ok()) {
     if (table.status().code() == StatusCode::kUnknownTable)
-      return Status::UnknownTable("Unknown table '" + r.ref.ToString() + "'");
+      return Status::UnknownTable("Unknown table '" + table_ref.ToString() + "'");
     return table.status();
   }
-  const iceberg::Schema* schema = table->metadata.CurrentSchema();
-  if (!schema) return Status::Internal("Iceberg table " + r.ref.ToString() + " has no current schema");
-  ASSIGN_OR_RETURN(auto files, iceberg::ListLiveDataFiles(conn->store.get(), table->metadata));
+  auto alias = [&](std::string out) {
+    if (!r.has_alias) out += " AS " + sql::QuoteIdentifier(r.ref.table);
+    return out;
+  };
+  if (!kind.empty()) {
+    if (r.as_of_time || (r.version && kind != "files"))
+      return Status::InvalidArgument("time travel applies to the table and to $files, not to " + r.ref.ToString());
+    ASSIGN_OR_RETURN(std::string rel, MetadataRelation(*conn, *table, kind, r));
+    return alias(rel);
+  }
+  const iceberg::TableMetadata& m = table->metadata;
+  auto chosen = ChosenSnapshot(m, r);
+  if (!chosen.ok()) return Status(chosen.status().code(), table_ref.ToString() + ": " + chosen.status().message());
+  const iceberg::Snapshot* snapshot = *chosen;
+  const iceberg::Schema* schema = nullptr;
+  if (snapshot && snapshot->schema_id) {
+    for (const auto& s : m.schemas)
+      if (s.schema_id == *snapshot->schema_id) schema = &s;
+  }
+  if (!schema) schema = m.CurrentSchema();
+  if (!schema) return Status::Internal("Iceberg table " + table_ref.ToString() + " has no current schema");
+  std::vector<iceberg::LiveDataFile> files;
+  if (snapshot) {
+    ASSIGN_OR_RETURN(files, iceberg::ListLiveDataFiles(conn->store.get(), m, snapshot->snapshot_id));
+  }
+  // Pruning: what the WHERE clause rules out is not fetched.
+  const auto predicates = PredicatesFor(tree_json, placeholder, *schema);
+  const size_t planned = files.size();
+  if (!predicates.empty()) {
+    std::vector<iceberg::LiveDataFile> kept;
+    for (auto& f : files) {
+      const iceberg::PartitionSpec* spec = nullptr;
+      for (const auto& s : m.partition_specs)
+        if (s.spec_id == f.spec_id) spec = &s;
+      if (!spec || iceberg::FileMayMatch(*schema, *spec, f.file, predicates)) kept.push_back(std::move(f));
+    }
+    files = std::move(kept);
+  }
+  if (notes) {
+    notes->lines.push_back(fmt::format("{}: read {} of {} data file(s) of snapshot {}, {} pruned by the WHERE clause",
+                                       table_ref.ToString(), files.size(), planned,
+                                       snapshot ? std::to_string(snapshot->snapshot_id) : std::string("(none)"),
+                                       planned - files.size()));
+  }
   std::string list;
   {
     std::lock_guard<std::mutex> lock(lakes.cache_mutex());
     for (const auto& f : files) {
       if (AsciiLower(f.file.file_format) != "parquet")
-        return Status::NotSupported("Iceberg table " + r.ref.ToString() + " has a " + f.file.file_format +
+        return Status::NotSupported("Iceberg table " + table_ref.ToString() + " has a " + f.file.file_format +
                                     " data file; Sluice reads Parquet data files only");
       ASSIGN_OR_RETURN(std::string local, FetchToCache(lakes, conn->store.get(), f.file.file_path));
       needed->push_back(local);
@@ -106,11 +261,12 @@ Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, std::v
     columns += (columns.empty() ? "" : ", ") +
                (files.empty() ? "CAST(NULL AS " + type + ")" : "CAST(" + name + " AS " + type + ")") + " AS " + name;
   }
-  std::string out = files.empty() ? "(SELECT " + columns + " LIMIT 0)"
-                                  : "(SELECT " + columns + " FROM read_parquet([" + list + "]))";
-  if (!r.has_alias) out += " AS " + sql::QuoteIdentifier(r.ref.table);
-  return out;
+  return alias(files.empty() ? "(SELECT " + columns + " LIMIT 0)"
+                             : "(SELECT " + columns + " FROM read_parquet([" + list + "]))");
 }
+
+// The placeholder table a reference becomes in the text DuckDB parses for pruning.
+std::string Placeholder(size_t i) { return "sluice_lake_scan_" + std::to_string(i); }
 
 }  // namespace
 
@@ -138,25 +294,80 @@ std::vector<LakeReference> FindLakeReferences(std::string_view sql,
     r.begin = a->offset;
     r.end = c->end();
     r.ref = LakeTableRef{a->text, b->text, c->text};
+    size_t after = i + 5;
+    // FOR VERSION AS OF <snapshot id> | FOR TIMESTAMP AS OF '<time>' (Trino, StarRocks), before any alias.
+    if (next && next->IsWord("FOR") && at(after + 1) && (at(after + 1)->IsWord("VERSION") ||
+                                                        at(after + 1)->IsWord("TIMESTAMP"))) {
+      const sql::Token* what = at(after + 1);
+      const sql::Token* as = at(after + 2);
+      const sql::Token* of = at(after + 3);
+      const sql::Token* value = at(after + 4);
+      const bool version = what->IsWord("VERSION");
+      if (!as || !as->IsWord("AS") || !of || !of->IsWord("OF") || !value) {
+        r.bad_period = "write time travel as FOR VERSION AS OF <snapshot id> or FOR TIMESTAMP AS OF '<time>'";
+      } else if (version) {
+        int64_t id = 0;
+        const std::string& v = value->text;
+        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
+        if (value->kind != sql::TokenKind::kNumber || ec != std::errc() || p != v.data() + v.size())
+          r.bad_period = "FOR VERSION AS OF takes a snapshot id (a number; SELECT snapshot_id FROM " +
+                         r.ref.ToString() + "$snapshots lists them), not " + std::string(value->raw);
+        else
+          r.version = id;
+      } else if (!value->IsString()) {
+        r.bad_period = "FOR TIMESTAMP AS OF takes a time in quotes: '2024-05-01 10:00:00'";
+      } else {
+        r.as_of_time = value->text;
+      }
+      if (value) r.end = value->end();
+      after += 5;
+      next = at(after);
+    }
     r.has_alias = next && (next->IsWord("AS") || !EndsReference(*next));
     out.push_back(std::move(r));
-    i += 4;
+    i = after - 1;
   }
   return out;
 }
 
-Result<std::string> RewriteLakeReads(LakeCatalogs& lakes, std::string_view sql,
-                                     const std::vector<LakeReference>& refs) {
+Result<std::string> RewriteLakeReads(LakeCatalogs& lakes, storage::Connection& con, std::string_view sql,
+                                     const std::vector<LakeReference>& refs, LakeReadNotes* notes) {
+  // DuckDB's parse of the statement with a placeholder table for each reference, for pruning. A statement DuckDB
+  // cannot parse this way is not pruned (it fails later with DuckDB's own message, or runs unpruned).
+  std::string tree_json;
+  if (!refs.empty()) {
+    std::string text;
+    size_t pos = 0;
+    for (size_t i = 0; i < refs.size(); i++) {
+      text += std::string(sql.substr(pos, refs[i].begin - pos)) + Placeholder(i);
+      if (!refs[i].has_alias) text += " AS " + sql::QuoteIdentifier(refs[i].ref.table);
+      pos = refs[i].end;
+    }
+    text += std::string(sql.substr(pos));
+    auto tree = SerializeSql(con, text);
+    if (tree.ok()) tree_json = std::move(*tree);
+  }
   std::string out;
   size_t pos = 0;
   std::vector<std::string> needed;
-  for (const auto& r : refs) {
-    ASSIGN_OR_RETURN(std::string relation, Relation(lakes, r, &needed));
+  for (size_t i = 0; i < refs.size(); i++) {
+    const auto& r = refs[i];
+    ASSIGN_OR_RETURN(std::string relation, Relation(lakes, r, tree_json, Placeholder(i), &needed, notes));
     out += std::string(sql.substr(pos, r.begin - pos)) + relation;
     pos = r.end;
   }
   out += std::string(sql.substr(pos));
   return out;
+}
+
+std::string MetadataTableOf(const std::string& table, std::string* base_table) {
+  const size_t dollar = table.rfind('$');
+  if (dollar == std::string::npos || dollar == 0) {
+    *base_table = table;
+    return "";
+  }
+  *base_table = table.substr(0, dollar);
+  return AsciiLower(table.substr(dollar + 1));
 }
 
 }  // namespace sluice::lakehouse
