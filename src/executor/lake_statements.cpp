@@ -13,6 +13,7 @@
 #include "common/secret_redaction.h"
 #include "executor/sql_session.h"
 #include "sql/lexer.h"
+#include "lakehouse/lake_care.h"
 #include "lakehouse/lake_ddl.h"
 #include "lakehouse/lake_insert.h"
 #include "lakehouse/lake_read.h"
@@ -245,12 +246,29 @@ std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::S
 Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s, const sql::StatementScan& scan,
                                                        const NameCheck& names) {
   const std::string& verb = scan.verb;
+  auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
+  if (verb == "ALTER") {
+    // ALTER TABLE catalog.db.t EXECUTE expire_snapshots(...) / remove_orphan_files(...): ALTER on the table.
+    ASSIGN_OR_RETURN(auto care, lakehouse::ParseLakeCare(s.sql, is_external));
+    if (care) {
+      if (!access_.HoldsEverything())
+        RETURN_IF_ERROR(access_.RequireTable(LakeDb(care->table.catalog, care->table.db), care->table.table, "ALTER"));
+      if (in_transaction_)
+        return Status::NotSupported("table care of the Iceberg table " + care->table.ToString() +
+                                    " commits on its own: run it outside BEGIN ... COMMIT");
+      ASSIGN_OR_RETURN(ResultSet rs, lakehouse::RunLakeCare(*lakes_, *care, WallClockMs()));
+      log::Info("session", "conn {} ran {} on Iceberg table {}", connection_id_, care->procedure,
+                care->table.ToString());
+      return RowsOf(std::move(rs));
+    }
+  }
   if (verb != "SELECT" && verb != "WITH" && verb != "INSERT" && verb != "FROM" && verb != "VALUES" &&
       verb != "TABLE" && !verb.empty()) {
     return Status::NotSupported(verb + " on an Iceberg table is not supported yet: Iceberg tables are read by "
-                                "SELECT and written by INSERT INTO catalog.db.table SELECT ... / VALUES ...");
+                                "SELECT, written by INSERT INTO catalog.db.table SELECT ... / VALUES ... and cared "
+                                "for by ALTER TABLE catalog.db.table EXECUTE expire_snapshots(...) / "
+                                "remove_orphan_files(...)");
   }
-  auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
   ASSIGN_OR_RETURN(auto insert, lakehouse::ParseLakeInsert(s.sql, is_external));
   const std::string& reads = insert ? insert->query : s.sql;
   auto refs = lakehouse::FindLakeReferences(reads, is_external);

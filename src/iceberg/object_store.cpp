@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +109,40 @@ Status LocalObjectStore::Delete(const std::string& location) {
   std::error_code ec;
   std::filesystem::remove(LocalPath(location), ec);
   return Status::Ok();
+}
+
+Result<std::vector<StoredObject>> S3ObjectStore::List(const std::string& prefix) {
+  std::string bucket, key;
+  RETURN_IF_ERROR(SplitS3Location(prefix, &bucket, &key));
+  const std::string scheme = prefix.substr(0, prefix.find("://") + 3);
+  ASSIGN_OR_RETURN(auto objects, client_->ListAll(bucket, key, ""));
+  std::vector<StoredObject> out;
+  for (const auto& o : objects) out.push_back(StoredObject{scheme + bucket + "/" + o.key, o.size, o.last_modified_ms});
+  return out;
+}
+
+Result<std::vector<StoredObject>> LocalObjectStore::List(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  const bool file_scheme = prefix.rfind("file://", 0) == 0;
+  const std::string path = LocalPath(prefix);
+  // The folder the prefix names or ends inside of, walked whole; names are matched against the prefix.
+  fs::path root = path.empty() || path.back() == '/' ? fs::path(path) : fs::path(path).parent_path();
+  std::vector<StoredObject> out;
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string p = it->path().string();
+    if (p.rfind(path, 0) != 0) continue;
+    auto mtime = fs::last_write_time(it->path(), ec);
+    const auto sys = std::chrono::time_point_cast<std::chrono::milliseconds>(
+        mtime - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+    out.push_back(StoredObject{(file_scheme ? "file://" : "") + p, static_cast<int64_t>(it->file_size(ec)),
+                               sys.time_since_epoch().count()});
+  }
+  if (ec) return Status::IoError("cannot list " + prefix + ": " + ec.message());
+  return out;
 }
 
 }  // namespace sluice::iceberg

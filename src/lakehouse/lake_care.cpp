@@ -1,0 +1,184 @@
+#include "lakehouse/lake_care.h"
+
+#include <algorithm>
+#include <map>
+
+#include "common/ascii.h"
+#include "iceberg/table_care.h"
+#include "iceberg/value.h"
+#include "sql/lexer.h"
+
+namespace sluice::lakehouse {
+
+namespace {
+
+constexpr const char* kSyntax =
+    "write ALTER TABLE catalog.db.t EXECUTE expire_snapshots(older_than = '<time>', retain_last = <n>) or "
+    "EXECUTE remove_orphan_files(older_than = '<time>')";
+
+constexpr int64_t kHourMs = 3600 * 1000;
+constexpr int64_t kDayMs = 24 * kHourMs;
+
+Result<int64_t> TimeArgument(const LakeCareArgument& a) {
+  auto v = iceberg::ParseValueText(iceberg::MakeType(iceberg::TypeId::kTimestampTz), a.value);
+  if (!a.is_string || !v.ok())
+    return Status::InvalidArgument("older_than: write the time as 'YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]' (UTC "
+                                   "without an offset), not " + a.value);
+  const int64_t micros = std::get<int64_t>(v->v);
+  return micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
+}
+
+Result<int64_t> IntArgument(const LakeCareArgument& a, const std::string& what) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(a.value, &used);
+    if (!a.is_string && used == a.value.size()) return static_cast<int64_t>(v);
+  } catch (const std::exception&) {
+  }
+  return Status::InvalidArgument(what + " takes a whole number, not " + a.value);
+}
+
+// Positional arguments take the names in `order`; named ones must be among them.
+Result<std::map<std::string, LakeCareArgument>> Named(const LakeCare& care, const std::vector<std::string>& order) {
+  std::map<std::string, LakeCareArgument> out;
+  for (size_t i = 0; i < care.arguments.size(); i++) {
+    const auto& a = care.arguments[i];
+    std::string name = a.name.empty() ? (i < order.size() ? order[i] : "") : AsciiLower(a.name);
+    if (std::find(order.begin(), order.end(), name) == order.end()) {
+      std::string known;
+      for (const auto& o : order) known += (known.empty() ? "" : ", ") + o;
+      return Status::InvalidArgument(care.procedure + " takes " + known + (a.name.empty() ? ": too many arguments"
+                                                                                             : ", not " + a.name));
+    }
+    if (!out.emplace(name, a).second) return Status::InvalidArgument(care.procedure + ": " + name + " given twice");
+  }
+  return out;
+}
+
+int64_t TableProperty(const iceberg::TableMetadata& m, const std::string& key, int64_t fallback) {
+  auto it = m.properties.find(key);
+  if (it == m.properties.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
+}  // namespace
+
+Result<std::optional<LakeCare>> ParseLakeCare(std::string_view sql,
+                                              const std::function<bool(const std::string&)>& is_external) {
+  sql::TokenReader reader(sql);
+  sql::Token t = reader.Next();
+  if (!t.IsWord("ALTER")) return std::optional<LakeCare>();
+  t = reader.Next();
+  if (!t.IsWord("TABLE")) return std::optional<LakeCare>();
+  std::vector<std::string> parts;
+  for (t = reader.Next(); t.IsIdentifier();) {
+    parts.push_back(t.text);
+    t = reader.Next();
+    if (!t.IsSymbol(".")) break;
+    t = reader.Next();
+  }
+  if (parts.size() != 3 || !is_external(parts[0])) return std::optional<LakeCare>();
+  LakeCare care;
+  care.table = LakeTableRef{parts[0], parts[1], parts[2]};
+  if (!t.IsWord("EXECUTE"))
+    return Status::NotSupported("ALTER TABLE on the Iceberg table " + care.table.ToString() +
+                                " runs table care only: " + kSyntax);
+  t = reader.Next();
+  if (t.kind != sql::TokenKind::kWord) return Status::InvalidArgument(kSyntax);
+  care.procedure = AsciiLower(t.text);
+  if (!reader.Next().IsSymbol("(")) return Status::InvalidArgument(kSyntax);
+  t = reader.Next();
+  while (!t.IsSymbol(")")) {
+    LakeCareArgument a;
+    if (t.kind == sql::TokenKind::kWord) {
+      const sql::Token eq = reader.Next();
+      if (!eq.IsSymbol("=") && !eq.IsSymbol("=>")) return Status::InvalidArgument(kSyntax);
+      a.name = t.text;
+      t = reader.Next();
+    }
+    bool negative = false;
+    if (t.IsSymbol("-")) {
+      negative = true;
+      t = reader.Next();
+    }
+    if (t.kind == sql::TokenKind::kString) {
+      a.value = t.text;
+      a.is_string = !negative;
+    } else if (t.kind == sql::TokenKind::kNumber) {
+      a.value = (negative ? "-" : "") + t.text;
+    } else {
+      return Status::InvalidArgument(care.procedure + ": arguments are quoted times and numbers; " + kSyntax);
+    }
+    care.arguments.push_back(std::move(a));
+    t = reader.Next();
+    if (t.IsSymbol(",")) {
+      t = reader.Next();
+    } else if (!t.IsSymbol(")")) {
+      return Status::InvalidArgument(kSyntax);
+    }
+  }
+  t = reader.Next();
+  if (t.IsSymbol(";")) t = reader.Next();
+  if (t.kind != sql::TokenKind::kEnd) return Status::InvalidArgument("unexpected text after the arguments; " +
+                                                                     std::string(kSyntax));
+  if (care.procedure != "expire_snapshots" && care.procedure != "remove_orphan_files")
+    return Status::NotSupported("Iceberg tables take EXECUTE expire_snapshots(...) and remove_orphan_files(...); " +
+                                care.procedure + " is not supported");
+  return std::optional<LakeCare>(std::move(care));
+}
+
+Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms) {
+  ASSIGN_OR_RETURN(auto conn, lakes.Connect(care.table.catalog));
+  auto table = conn->ops->Load(care.table.Ident());
+  if (!table.ok()) {
+    if (table.status().code() == StatusCode::kUnknownTable)
+      return Status::UnknownTable("Unknown table '" + care.table.ToString() + "'");
+    return table.status();
+  }
+  ResultSet rs;
+  auto prefixed = [&](const Status& st) {
+    return Status(st.code(), care.table.ToString() + ": " + st.message());
+  };
+  if (care.procedure == "expire_snapshots") {
+    ASSIGN_OR_RETURN(auto args, Named(care, {"older_than", "retain_last"}));
+    const auto& m = table->metadata;
+    int64_t older_than = now_ms - TableProperty(m, "history.expire.max-snapshot-age-ms", 5 * kDayMs);
+    int64_t retain_last = TableProperty(m, "history.expire.min-snapshots-to-keep", 1);
+    if (args.count("older_than")) {
+      ASSIGN_OR_RETURN(older_than, TimeArgument(args["older_than"]));
+    }
+    if (args.count("retain_last")) {
+      ASSIGN_OR_RETURN(retain_last, IntArgument(args["retain_last"], "retain_last"));
+    }
+    if (retain_last < 1 || retain_last > 1000000)
+      return Status::InvalidArgument("retain_last must be at least 1: the current snapshot always stays");
+    auto r = iceberg::ExpireSnapshots(conn->catalog.get(), conn->store.get(), care.table.Ident(), older_than,
+                                      static_cast<int>(retain_last), now_ms);
+    if (!r.ok()) return prefixed(r.status());
+    for (const char* c : {"expired_snapshots", "deleted_manifest_lists", "deleted_manifests", "deleted_data_files"})
+      rs.AddColumn(c, ValueType::kBigInt);
+    rs.rows.push_back({std::to_string(r->expired_snapshots), std::to_string(r->deleted_manifest_lists),
+                       std::to_string(r->deleted_manifests), std::to_string(r->deleted_data_files)});
+    return rs;
+  }
+  ASSIGN_OR_RETURN(auto args, Named(care, {"older_than"}));
+  int64_t older_than = now_ms - 3 * kDayMs;
+  if (args.count("older_than")) {
+      ASSIGN_OR_RETURN(older_than, TimeArgument(args["older_than"]));
+    }
+  if (older_than > now_ms - kHourMs)
+    return Status::InvalidArgument("remove_orphan_files: older_than must be at least an hour ago -- younger files "
+                                   "may belong to a load whose commit is under way");
+  auto r = iceberg::RemoveOrphanFiles(conn->catalog.get(), conn->store.get(), care.table.Ident(), older_than);
+  if (!r.ok()) return prefixed(r.status());
+  rs.AddColumn("removed_files", ValueType::kBigInt);
+  rs.AddColumn("kept_recent_files", ValueType::kBigInt);
+  rs.rows.push_back({std::to_string(r->removed_files), std::to_string(r->kept_recent_files)});
+  return rs;
+}
+
+}  // namespace sluice::lakehouse
