@@ -265,8 +265,18 @@ Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const 
                              : "(SELECT " + columns + " FROM read_parquet([" + list + "]))");
 }
 
-// The placeholder table a reference becomes in the text DuckDB parses for pruning.
-std::string Placeholder(size_t i) { return "sluice_lake_scan_" + std::to_string(i); }
+// The placeholder table a reference becomes in the text DuckDB parses for pruning: a name no user table has (a
+// random part per statement).
+std::string Placeholder(const std::string& nonce, size_t i) {
+  return "sluice_lake_scan_" + nonce + "_" + std::to_string(i);
+}
+
+std::string Nonce() {
+  std::string out;
+  for (char c : iceberg::NewUuid())
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+  return out.substr(0, 12);
+}
 
 }  // namespace
 
@@ -335,11 +345,12 @@ Result<std::string> RewriteLakeReads(LakeCatalogs& lakes, storage::Connection& c
   // DuckDB's parse of the statement with a placeholder table for each reference, for pruning. A statement DuckDB
   // cannot parse this way is not pruned (it fails later with DuckDB's own message, or runs unpruned).
   std::string tree_json;
+  const std::string nonce = Nonce();
   if (!refs.empty()) {
     std::string text;
     size_t pos = 0;
     for (size_t i = 0; i < refs.size(); i++) {
-      text += std::string(sql.substr(pos, refs[i].begin - pos)) + Placeholder(i);
+      text += std::string(sql.substr(pos, refs[i].begin - pos)) + Placeholder(nonce, i);
       if (!refs[i].has_alias) text += " AS " + sql::QuoteIdentifier(refs[i].ref.table);
       pos = refs[i].end;
     }
@@ -352,7 +363,7 @@ Result<std::string> RewriteLakeReads(LakeCatalogs& lakes, storage::Connection& c
   std::vector<std::string> needed;
   for (size_t i = 0; i < refs.size(); i++) {
     const auto& r = refs[i];
-    ASSIGN_OR_RETURN(std::string relation, Relation(lakes, r, tree_json, Placeholder(i), &needed, notes));
+    ASSIGN_OR_RETURN(std::string relation, Relation(lakes, r, tree_json, Placeholder(nonce, i), &needed, notes));
     out += std::string(sql.substr(pos, r.begin - pos)) + relation;
     pos = r.end;
   }
