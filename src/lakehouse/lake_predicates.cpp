@@ -23,35 +23,81 @@ std::string Str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// The SELECT node (anywhere in the tree) that reads the placeholder table directly.
-const json* FindScanNode(const json& j, const std::string& placeholder) {
-  if (j.is_object()) {
-    if (Str(j, "type") == "SELECT_NODE") {
-      auto from = j.find("from_table");
-      if (from != j.end() && from->is_object() && Str(*from, "type") == "BASE_TABLE" &&
-          Str(*from, "table_name") == placeholder && Str(*from, "schema_name").empty() &&
-          Str(*from, "catalog_name").empty())
-        return &j;
-    }
-    for (const auto& [k, v] : j.items()) {
-      if (const json* found = FindScanNode(v, placeholder)) return found;
-    }
-  } else if (j.is_array()) {
-    for (const auto& v : j) {
-      if (const json* found = FindScanNode(v, placeholder)) return found;
-    }
+// The placeholder's table reference inside a FROM clause, when every join between it and the FROM keeps its rows
+// as they are (an INNER or CROSS join, the left side of LEFT / SEMI / ANTI, the right side of RIGHT): then a WHERE
+// term on its columns only removes rows the WHERE would remove anyway. Full outer, positional, ASOF and lateral
+// joins are not looked into.
+const json* PreservedScan(const json& from, const std::string& placeholder, bool* joined) {
+  if (!from.is_object()) return nullptr;
+  const std::string type = Str(from, "type");
+  if (type == "BASE_TABLE") {
+    return Str(from, "table_name") == placeholder && Str(from, "schema_name").empty() &&
+                   Str(from, "catalog_name").empty()
+               ? &from
+               : nullptr;
+  }
+  if (type != "JOIN") return nullptr;
+  const std::string ref = Str(from, "ref_type");
+  if (ref != "REGULAR" && ref != "CROSS") return nullptr;
+  const std::string join = Str(from, "join_type");
+  if (from.find("left") == from.end() || from.find("right") == from.end()) return nullptr;
+  const bool left_ok = join == "INNER" || join == "LEFT" || join == "SEMI" || join == "ANTI";
+  const bool right_ok = join == "INNER" || join == "RIGHT";
+  *joined = true;
+  if (left_ok) {
+    if (const json* t = PreservedScan(*from.find("left"), placeholder, joined)) return t;
+  }
+  if (right_ok) {
+    if (const json* t = PreservedScan(*from.find("right"), placeholder, joined)) return t;
   }
   return nullptr;
 }
 
-// A column reference to one of the table's columns: `col` or `qualifier.col`.
-const iceberg::Field* ColumnOf(const json& e, const std::string& qualifier, const iceberg::Schema& schema) {
+struct ScanNode {
+  const json* node = nullptr;   // the SELECT_NODE
+  const json* table = nullptr;  // its BASE_TABLE placeholder
+  bool joined = false;          // the FROM is a join: only qualified column references count
+};
+
+// The SELECT node (anywhere in the tree) whose FROM reads the placeholder table, alone or preserved in joins.
+ScanNode FindScanNode(const json& j, const std::string& placeholder) {
+  if (j.is_object()) {
+    if (Str(j, "type") == "SELECT_NODE") {
+      auto from = j.find("from_table");
+      bool joined = false;
+      if (from != j.end()) {
+        if (const json* t = PreservedScan(*from, placeholder, &joined)) return ScanNode{&j, t, joined};
+      }
+    }
+    for (const auto& [k, v] : j.items()) {
+      ScanNode found = FindScanNode(v, placeholder);
+      if (found.node) return found;
+    }
+  } else if (j.is_array()) {
+    for (const auto& v : j) {
+      ScanNode found = FindScanNode(v, placeholder);
+      if (found.node) return found;
+    }
+  }
+  return ScanNode{};
+}
+
+// A column reference to one of the table's columns: `col` or `alias.col`.
+// How column references name the table: `alias.col`, or plain `col` when the FROM is the table alone (in a join,
+// `col` might be the other side's column or a USING column).
+struct Scope {
+  std::string alias;
+  bool qualified_only = false;
+};
+
+const iceberg::Field* ColumnOf(const json& e, const Scope& scope, const iceberg::Schema& schema) {
   if (Str(e, "class") != "COLUMN_REF") return nullptr;
   auto names = e.find("column_names");
   if (names == e.end() || !names->is_array() || names->empty() || names->size() > 2) return nullptr;
+  if (scope.qualified_only && names->size() != 2) return nullptr;
   for (const auto& n : *names)
     if (!n.is_string()) return nullptr;
-  if (names->size() == 2 && AsciiLower((*names)[0].get<std::string>()) != AsciiLower(qualifier)) return nullptr;
+  if (names->size() == 2 && AsciiLower((*names)[0].get<std::string>()) != AsciiLower(scope.alias)) return nullptr;
   const std::string col = AsciiLower(names->back().get<std::string>());
   for (const auto& f : schema.fields)
     if (AsciiLower(f.name) == col) return &f;
@@ -198,7 +244,7 @@ std::optional<PredicateOp> ComparisonOp(const std::string& type, bool flipped) {
   return std::nullopt;
 }
 
-void Collect(const json& e, const std::string& qualifier, const iceberg::Schema& schema,
+void Collect(const json& e, const Scope& qualifier, const iceberg::Schema& schema,
              std::vector<ColumnPredicate>* out) {
   if (!e.is_object()) return;
   const std::string cls = Str(e, "class");
@@ -270,12 +316,13 @@ std::vector<ColumnPredicate> PredicatesFor(const std::string& tree_json, const s
   std::vector<ColumnPredicate> out;
   json tree = json::parse(tree_json, nullptr, /*allow_exceptions=*/false);
   if (tree.is_discarded() || tree.value("error", false)) return out;
-  const json* node = FindScanNode(tree, placeholder);
-  if (node == nullptr) return out;
-  auto where = node->find("where_clause");
-  if (where == node->end() || !where->is_object()) return out;
-  const std::string qualifier = Str((*node)["from_table"], "alias");
-  if (qualifier.empty()) return out;
+  const ScanNode scan = FindScanNode(tree, placeholder);
+  if (scan.node == nullptr) return out;
+  auto where = scan.node->find("where_clause");
+  if (where == scan.node->end() || !where->is_object()) return out;
+  const std::string alias = Str(*scan.table, "alias");
+  if (alias.empty()) return out;
+  const Scope qualifier{alias, scan.joined};
   Collect(*where, qualifier, schema, &out);
   return out;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // The WHERE predicates that may prune an Iceberg table's data files, read from DuckDB's own parse of the statement
 // (json_serialize_sql), never from its text. The rewrite first puts a placeholder table name where each
-// catalog.db.table stood; the SELECT whose FROM is exactly that placeholder (no join) gives its WHERE clause, and
-// of that only the ANDed terms of these shapes on the table's own columns count:
+// catalog.db.table stood; the SELECT whose FROM reads that placeholder -- alone, or on a side of joins that keeps
+// its rows as they are (then only alias.col references count) -- gives its WHERE clause, and of that only the
+// ANDed terms of these shapes on the table's own columns count:
 //   col = c, c = col, col <> ... (ignored), col < <= > >= c, col IN (c, ...), col BETWEEN a AND b,
 //   col IS NULL, col IS NOT NULL
 // where c is a constant whose type DuckDB compares with the column's without surprises (numbers with int, long and

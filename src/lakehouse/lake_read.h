@@ -9,7 +9,7 @@
 //
 // Pruning: the statement, with a placeholder table where each reference stood, is parsed by DuckDB
 // (json_serialize_sql, lake_predicates.h); the simple predicates of the WHERE of the SELECT that reads the table
-// alone rule out files by partition value and column bounds (iceberg/scan_filter.h). Each reference leaves a note
+// rule out files by partition value and column bounds (iceberg/scan_filter.h). Each reference leaves a note
 // (SHOW WARNINGS) saying how many of the snapshot's files were read and how many were pruned.
 //
 // Metadata tables: catalog.db.table$snapshots, $history and $files are relations built from the metadata itself.

@@ -3,7 +3,8 @@ PostgreSQL 15 (the JDBC catalog), s3rver (the files) and npm's icebird (a reader
 - pruning: a table partitioned by day(ts) with one file per day and INSERT; WHERE predicates on the partition
   column and on a plain column (column bounds) fetch only the files that may match -- counted in the read cache
   folder, which the test empties first -- the note in SHOW WARNINGS says the same, and the results equal those
-  of the same query with pruning defeated (a predicate wrapped so that it is not understood);
+  of the same query with pruning defeated (a predicate wrapped so that it is not understood), also for an
+  inner join, while a LEFT JOIN's null-extended side is not pruned;
 - time travel: FOR VERSION AS OF <id> and FOR TIMESTAMP AS OF '<time>' read old snapshots; $snapshots, $history
   and $files list them; unknown ids and times before the first snapshot are clear errors;
 - table care: ALTER TABLE ... EXECUTE expire_snapshots / remove_orphan_files delete what no kept snapshot needs,
@@ -141,7 +142,22 @@ def pruning_time_travel_and_care(t):
                                               "count(*) FROM lake.db.ev AS x WHERE x.ts >= '2024-05-04'")
         eq(rows, [(10, 72)], "alias and subquery")
         eq(count, 1 + 3, "files for the subquery (one) and the outer query (three)")
-        # OR and a join are not understood: nothing pruned
+        # the Iceberg table in an inner join: its qualified terms prune; in a LEFT JOIN's null-extended side not
+        cur.execute("CREATE DATABASE shop")
+        cur.execute("CREATE TABLE shop.k (id BIGINT)")
+        cur.execute("INSERT INTO shop.k VALUES (5), (1030), (77777)")
+        join = ("SELECT count(*), sum(e.id) FROM lake.db.ev AS e JOIN shop.k ON k.id = e.id "
+                "WHERE {}")
+        rows, count, _ = fetched(server, cur, join.format("e.ts < '2024-05-02'"))
+        base_rows, _, _ = fetched(server, cur, join.format("CAST(e.ts AS VARCHAR) < '2024-05-02'"))
+        eq(rows, base_rows, "a join: same result with and without pruning")
+        eq(rows, [(1, 5)], "a join: the row of day one")
+        eq(count, 3, "a join: the day-one files only")
+        left = ("SELECT count(*), count(e.id) FROM shop.k LEFT JOIN lake.db.ev AS e ON k.id = e.id "
+                "WHERE e.id IS NULL")
+        rows, count, _ = fetched(server, cur, left)
+        eq((rows, count), ([(1, 0)], 12), "the null-extended side of a LEFT JOIN is not pruned")
+        # OR is not understood: nothing pruned
         _, count, _ = fetched(server, cur, "SELECT count(*) FROM lake.db.ev WHERE id = 1 OR id = 2")
         eq(count, 12, "OR is not pruned")
 

@@ -67,7 +67,12 @@ TEST_F(LakePredicates, WhatMustNotPrune) {
       "SELECT * FROM sluice_lake_scan_0 AS t WHERE CAST(ts AS VARCHAR) = '2024-05-01'",
       "SELECT * FROM sluice_lake_scan_0 AS t WHERE other = 1",
       "SELECT * FROM sluice_lake_scan_0 AS t WHERE u.id = 1",
-      "SELECT * FROM sluice_lake_scan_0 AS t JOIN u ON u.id = t.id WHERE t.id = 1",
+      "SELECT * FROM sluice_lake_scan_0 AS t JOIN u ON u.id = t.id WHERE id = 1",        // unqualified in a join
+      "SELECT * FROM u LEFT JOIN sluice_lake_scan_0 AS t ON u.id = t.id WHERE t.id = 1",  // null-extended side
+      "SELECT * FROM sluice_lake_scan_0 AS t RIGHT JOIN u ON u.id = t.id WHERE t.id = 1",
+      "SELECT * FROM sluice_lake_scan_0 AS t FULL JOIN u ON u.id = t.id WHERE t.id = 1",
+      "SELECT * FROM sluice_lake_scan_0 AS t POSITIONAL JOIN u WHERE t.id = 1",
+      "SELECT * FROM sluice_lake_scan_0 AS t ASOF JOIN u ON u.id >= t.id WHERE t.id = 1",
       "SELECT * FROM sluice_lake_scan_0 AS t WHERE id = 1.5",          // DuckDB compares as a decimal
       "SELECT * FROM sluice_lake_scan_0 AS t WHERE x = '5'",           // DuckDB casts the string; left alone
       "SELECT * FROM sluice_lake_scan_0 AS t WHERE x = 3000000000",    // beyond int
@@ -84,6 +89,18 @@ TEST_F(LakePredicates, WhatMustNotPrune) {
   // a subquery's own WHERE belongs to its own table
   EXPECT_EQ(Of("SELECT * FROM u WHERE u.k IN (SELECT id FROM sluice_lake_scan_0 AS t WHERE t.id < 3)").size(), 1u);
   EXPECT_TRUE(PredicatesFor("not json", "sluice_lake_scan_0", schema_).empty());
+}
+
+TEST_F(LakePredicates, PreservedSidesOfJoinsWithQualifiedColumns) {
+  const char* one[] = {
+      "SELECT * FROM sluice_lake_scan_0 AS t JOIN u ON u.id = t.id WHERE t.id = 1",
+      "SELECT * FROM u JOIN sluice_lake_scan_0 AS t ON u.id = t.id WHERE t.id = 1 AND u.x = 2",
+      "SELECT * FROM sluice_lake_scan_0 AS t LEFT JOIN u ON u.id = t.id WHERE t.id = 1 AND u.id IS NULL",
+      "SELECT * FROM u RIGHT JOIN sluice_lake_scan_0 AS t ON u.id = t.id WHERE t.id = 1",
+      "SELECT * FROM sluice_lake_scan_0 AS t, u, v WHERE t.id = 1",
+      "SELECT * FROM sluice_lake_scan_0 AS t SEMI JOIN u ON u.id = t.id WHERE t.id = 1",
+  };
+  for (const char* sql : one) EXPECT_EQ(Of(sql).size(), 1u) << sql;
 }
 
 }  // namespace
