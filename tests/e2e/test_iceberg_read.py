@@ -186,11 +186,27 @@ def pruning_time_travel_and_care(t):
         rcon = server.connect(user="reader", password="pw")
         rcur = rcon.cursor()
         eq(q(rcur, "SELECT count(*) FROM lake.db.ev$snapshots"), [(3,)], "a reader reads $snapshots")
-        check("ALTER" in error_of(rcur, "ALTER TABLE lake.db.ev EXECUTE expire_snapshots('2100-01-01 00:00:00')"),
+        check("ALTER command denied" in error_of(rcur, "ALTER TABLE lake.db.ev EXECUTE "
+                                                       "expire_snapshots('2100-01-01 00:00:00')"),
               "a reader cannot expire snapshots")
+        check("ALTER command denied" in error_of(rcur, "ALTER TABLE lake.db.ev EXECUTE remove_orphan_files()"),
+              "nor remove orphan files")
+        cur.execute("CREATE USER keeper IDENTIFIED BY 'pw'")
+        cur.execute("GRANT ALTER ON ALL TABLES IN DATABASE lake.db TO USER keeper")
+        kcon = server.connect(user="keeper", password="pw")
+        eq(q(kcon.cursor(), "ALTER TABLE lake.db.ev EXECUTE expire_snapshots('2000-01-01 00:00:00')"),
+           [(0, 0, 0, 0)], "ALTER is enough for table care (nothing older than 2000 to expire)")
+        kcon.close()
+        check("at least an hour ago" in error_of(cur, "ALTER TABLE lake.db.ev EXECUTE remove_orphan_files("
+                                                      f"'{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}')"),
+              "orphan removal refuses a time less than an hour ago")
+        check("retain_last" in error_of(cur, "ALTER TABLE lake.db.ev EXECUTE expire_snapshots(retain_last = 0)"),
+              "retain_last below 1")
+        check("not supported" in error_of(cur, "ALTER TABLE lake.db.ev EXECUTE rewrite_data_files()"),
+              "an unknown procedure")
         cur.execute("CREATE USER nobody IDENTIFIED BY 'pw'")
         ncon = server.connect(user="nobody", password="pw")
-        check("SELECT" in error_of(ncon.cursor(), "SELECT * FROM lake.db.ev$snapshots"),
+        check("SELECT command denied" in error_of(ncon.cursor(), "SELECT * FROM lake.db.ev$snapshots"),
               "no SELECT, no metadata table")
         ncon.close()
 
