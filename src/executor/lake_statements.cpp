@@ -1,12 +1,15 @@
 // External catalogs and their Iceberg tables at the front door (src/lakehouse): CREATE EXTERNAL CATALOG, SHOW
 // CATALOGS, SHOW CREATE CATALOG, DROP CATALOG; and every statement that names catalog.db or catalog.db.table of
 // an external catalog: CREATE / DROP DATABASE, SHOW DATABASES FROM, SHOW TABLES FROM, CREATE / DROP TABLE, DESC,
-// SHOW CREATE TABLE, INSERT INTO ... SELECT | VALUES and queries that read such tables.
+// SHOW CREATE TABLE, INSERT INTO ... SELECT | VALUES, queries that read such tables (time travel, metadata tables,
+// pruning notes for SHOW WARNINGS) and table care (ALTER TABLE ... EXECUTE).
 //
 // Privileges (docs/security.md): creating, dropping and showing the definition of an external catalog, and
 // creating or dropping its databases, need the system privilege CREATE EXTERNAL CATALOG. Its tables take the same
 // privileges as Sluice's own, granted by name with the database written catalog.db: GRANT SELECT ON TABLE
-// lake.db.t, GRANT CREATE TABLE ON DATABASE lake.db, GRANT INSERT ON ALL TABLES IN DATABASE lake.db.
+// lake.db.t, GRANT CREATE TABLE ON DATABASE lake.db, GRANT INSERT ON ALL TABLES IN DATABASE lake.db. Reading the
+// metadata tables t$snapshots / t$history / t$files takes SELECT on t; ALTER TABLE lake.db.t EXECUTE
+// expire_snapshots(...) / remove_orphan_files(...) takes ALTER on t (StarRocks asks the same).
 #include "common/clock.h"
 #include "common/like.h"
 #include "common/log.h"
