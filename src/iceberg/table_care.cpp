@@ -101,9 +101,13 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 std::string NormalizedLocation(const std::string& location) {
   const size_t scheme = location.find("://");
-  std::string rest = scheme == std::string::npos ? location : location.substr(scheme + 3);
-  while (rest.find("//") != std::string::npos) rest.replace(rest.find("//"), 2, "/");
-  return rest;
+  const size_t from = scheme == std::string::npos ? 0 : scheme + 3;
+  std::string out;
+  for (size_t i = from; i < location.size(); i++) {
+    if (location[i] == '/' && !out.empty() && out.back() == '/') continue;  // "a//b" is "a/b"
+    out += location[i];
+  }
+  return out;
 }
 
 Result<ExpireResult> ExpireSnapshots(Catalog* catalog, ObjectStore* store, const TableIdent& ident,
