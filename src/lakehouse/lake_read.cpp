@@ -112,6 +112,21 @@ std::string SummaryMap(const iceberg::Summary& summary) {
   return "MAP {" + out + "}";
 }
 
+// The snapshot a reference reads: FOR VERSION / TIMESTAMP AS OF, or the current one (nullptr: no snapshot yet).
+Result<const iceberg::Snapshot*> ChosenSnapshot(const iceberg::TableMetadata& m, const LakeReference& r) {
+  if (r.version) return iceberg::SnapshotById(m, *r.version);
+  if (r.as_of_time) {
+    auto at = iceberg::ParseValueText(iceberg::MakeType(iceberg::TypeId::kTimestampTz), *r.as_of_time);
+    if (!at.ok())
+      return Status::InvalidArgument("FOR TIMESTAMP AS OF '" + *r.as_of_time +
+                                     "': write the time as 'YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]' (UTC without an "
+                                     "offset)");
+    const int64_t micros = std::get<int64_t>(at->v);
+    return iceberg::SnapshotAsOfTime(m, micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000));
+  }
+  return m.CurrentSnapshot();
+}
+
 // catalog.db.t$snapshots / $history / $files: StarRocks' (and Iceberg's) metadata tables, a subset of columns.
 Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::LoadedTable& table, const std::string& kind,
                                      const LakeReference& r) {
@@ -145,12 +160,11 @@ Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::Loaded
                            rows);
   }
   if (kind == "files") {
-    std::optional<int64_t> snapshot_id;
-    if (r.version) {
-      ASSIGN_OR_RETURN(const iceberg::Snapshot* s, iceberg::SnapshotById(m, *r.version));
-      snapshot_id = s->snapshot_id;
+    ASSIGN_OR_RETURN(const iceberg::Snapshot* chosen, ChosenSnapshot(m, r));
+    std::vector<iceberg::LiveDataFile> files;
+    if (chosen) {
+      ASSIGN_OR_RETURN(files, iceberg::ListLiveDataFiles(conn.store.get(), m, chosen->snapshot_id));
     }
-    ASSIGN_OR_RETURN(auto files, iceberg::ListLiveDataFiles(conn.store.get(), m, snapshot_id));
     for (const auto& f : files) {
       std::string partition;
       for (const auto& v : f.file.partition)
@@ -166,21 +180,6 @@ Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::Loaded
   }
   return Status::UnknownTable("Unknown table '" + r.ref.ToString() + "': an Iceberg table's metadata tables are " +
                               "$snapshots, $history and $files");
-}
-
-// The snapshot a reference reads: FOR VERSION / TIMESTAMP AS OF, or the current one (nullptr: no snapshot yet).
-Result<const iceberg::Snapshot*> ChosenSnapshot(const iceberg::TableMetadata& m, const LakeReference& r) {
-  if (r.version) return iceberg::SnapshotById(m, *r.version);
-  if (r.as_of_time) {
-    auto at = iceberg::ParseValueText(iceberg::MakeType(iceberg::TypeId::kTimestampTz), *r.as_of_time);
-    if (!at.ok())
-      return Status::InvalidArgument("FOR TIMESTAMP AS OF '" + *r.as_of_time +
-                                     "': write the time as 'YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]' (UTC without an "
-                                     "offset)");
-    const int64_t micros = std::get<int64_t>(at->v);
-    return iceberg::SnapshotAsOfTime(m, micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000));
-  }
-  return m.CurrentSnapshot();
 }
 
 Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const std::string& tree_json,
@@ -202,7 +201,7 @@ Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const 
     return out;
   };
   if (!kind.empty()) {
-    if (r.as_of_time || (r.version && kind != "files"))
+    if ((r.as_of_time || r.version) && kind != "files")
       return Status::InvalidArgument("time travel applies to the table and to $files, not to " + r.ref.ToString());
     ASSIGN_OR_RETURN(std::string rel, MetadataRelation(*conn, *table, kind, r));
     return alias(rel);

@@ -173,6 +173,11 @@ def pruning_time_travel_and_care(t):
            "FOR TIMESTAMP AS OF the last commit time")
         eq(q(cur, f"SELECT count(*) FROM lake.db.ev$files FOR VERSION AS OF {first_id}"), [(4,)],
            "$files of an old snapshot")
+        eq(q(cur, f"SELECT count(*) FROM lake.db.ev$files FOR TIMESTAMP AS OF '{snapshots[1][1]}'"), [(8,)],
+           "$files as of the second commit")
+        check("time travel applies to the table and to $files" in
+              error_of(cur, f"SELECT * FROM lake.db.ev$snapshots FOR VERSION AS OF {first_id}"),
+              "no time travel on $snapshots")
         check("has no snapshot 12345" in error_of(cur, "SELECT * FROM lake.db.ev FOR VERSION AS OF 12345"),
               "unknown snapshot id")
         err = error_of(cur, "SELECT * FROM lake.db.ev FOR TIMESTAMP AS OF '2020-01-01 00:00:00'")
