@@ -215,6 +215,42 @@ def measure_kcat(bootstrap: str, topic: str, rows: int, payload_bytes: int, time
             "tries": [round(t[0], 3) for t in tries]}
 
 
+def measure_ceiling_once(binary: str, bootstrap: str, topic: str, consumers: int, timeout: float) -> dict:
+    """One run of bench/kafka_ceiling: its own clock (first client created .. last partition's end) and CPU, and
+    the process's peak RSS from wait4()."""
+    cmd = [binary, bootstrap, topic, str(consumers)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ru = wait4_child(proc, timeout)
+    out = proc.stdout.read().decode("utf-8", "replace")
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stdout.close()
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"kafka_ceiling failed ({proc.returncode}): {err[-500:]}")
+    import json
+    r = json.loads(out.strip().splitlines()[-1])
+    r["peak_rss_kib"] = ru.ru_maxrss
+    return r
+
+
+def measure_ceiling(binary: str, bootstrap: str, topic: str, consumers: int, rows: int, payload_bytes: int,
+                    timeout: float, repeats: int) -> dict:
+    """The consumption ceiling of one run: the median of `repeats` back-to-back reads by `consumers` bare
+    librdkafka consumers (bench/kafka_ceiling.cpp), which must each count every message of the topic."""
+    load0 = os.getloadavg()[0]
+    tries = []
+    for _ in range(max(1, repeats)):
+        r = measure_ceiling_once(binary, bootstrap, topic, consumers, timeout)
+        if r["messages"] != rows:
+            raise RuntimeError(f"kafka_ceiling read {r['messages']} of {rows} messages of {topic}")
+        tries.append(r)
+    tries.sort(key=lambda r: r["seconds"])
+    m = tries[len(tries) // 2]
+    return {"seconds": m["seconds"], "rows_per_s": rows / m["seconds"], "mb_per_s": payload_bytes / m["seconds"] / 1e6,
+            "cpu_s_per_m": m["cpu_seconds"] / rows * 1e6, "peak_rss_mib": m["peak_rss_kib"] / 1024, "load": load0,
+            "consumers": m["consumers"], "tries": [round(t["seconds"], 3) for t in tries]}
+
+
 TABLE_DDL = ("CREATE TABLE bench.{table} (commodity_id VARCHAR(26), customer_name VARCHAR(26), "
              "country VARCHAR(26), pay_time BIGINT, price DOUBLE)")
 
