@@ -294,12 +294,12 @@ def topic_payload_bytes(bootstrap: str, topic: str, timeout: float = 600.0) -> i
     return sum(int(x) for x in r.stdout.split() if x.isdigit())
 
 
-def pipe_sql(job: str, table: str, bootstrap: str, topic: str) -> str:
-    """Workload 6: the Lakehouse form over the JSON topic. Pipes have no concurrency setting (3 tasks, as a routine
-    load's default); 25,000 messages per partition per batch make a task's batch 200,000 rows over 8 partitions,
-    as the routine loads' max_batch_rows."""
+def pipe_sql(job: str, table: str, bootstrap: str, topic: str, interval: str = "1") -> str:
+    """Workload 6: the Lakehouse form over the JSON topic. Pipes have no concurrency setting (a Kafka pipe in the
+    default virtual cluster reads with as many tasks as the worker pool, 4); 25,000 messages per partition per
+    batch make a task's batch 200,000 rows over 8 partitions, as the routine loads' max_batch_rows."""
     j = "PARSE_JSON(value::STRING)"
-    return (f"CREATE PIPE {job} VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '1' "
+    return (f"CREATE PIPE {job} VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '{interval}' "
             "BATCH_SIZE_PER_KAFKA_PARTITION = '25000' RESET_KAFKA_GROUP_OFFSETS = 'earliest'\n"
             f"AS COPY INTO {table} FROM (SELECT {j}['commodity_id']::STRING, {j}['customer_name']::STRING, "
             f"{j}['country']::STRING, {j}['pay_time']::BIGINT, {j}['price']::DOUBLE\n"
@@ -307,7 +307,7 @@ def pipe_sql(job: str, table: str, bootstrap: str, topic: str) -> str:
 
 
 def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
-                     job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
+                     job_properties: list[str] = (), kafka_properties: list[str] = (), interval: str = "0.5") -> str:
     load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
         if fmt == "csv" else ""
     fmt_prop = f'"format" = "{fmt}", '
@@ -321,7 +321,7 @@ def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str,
         return out
     return (f"CREATE ROUTINE LOAD bench.{job} ON {table}\n{load_props}"
             f'PROPERTIES ({fmt_prop}"desired_concurrent_number" = "{concurrency}", '
-            f'"max_batch_rows" = "200000", "max_batch_interval" = "0.5"{pairs(job_properties)})\n'
+            f'"max_batch_rows" = "200000", "max_batch_interval" = "{interval}"{pairs(job_properties)})\n'
             f'FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}", '
             f'"property.kafka_default_offsets" = "OFFSET_BEGINNING"{pairs(kafka_properties)})')
 

@@ -48,7 +48,12 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/callgrind.sluice", help="callgrind output file prefix")
     ap.add_argument("--perf", default=None, metavar="PATH", help="perf record (flat: self time per symbol) into PATH during the load")
     ap.add_argument("--pre-sql", action="append", default=[])
+    ap.add_argument("--interval", default=None,
+                    help="max_batch_interval / BATCH_INTERVAL_IN_SECONDS (default as bench: 0.5 / 1); under callgrind "
+                         "a long one keeps the batches as large as at full speed")
     ap.add_argument("--server-arg", action="append", default=[], help="extra argument for `sluice serve`")
+    ap.add_argument("--threads", action="store_true",
+                    help="print each thread's CPU seconds every second during the load (/proc/PID/task/*/stat)")
     ap.add_argument("--keep-log", default=None, metavar="PATH", help="copy the server's log to PATH")
     ap.add_argument("--sluice", default=os.path.join(REPO, "build", "sluice"))
     ap.add_argument("--testbroker", default=os.path.join(REPO, "build", "tools", "testbroker", "testbroker"))
@@ -75,9 +80,10 @@ def main() -> int:
             for stmt in args.pre_sql:
                 cur.execute(stmt)
         if args.format == "pipe":
-            sql = pipe_sql("j", "t", broker.bootstrap, topic)
+            sql = pipe_sql("j", "t", broker.bootstrap, topic, interval=args.interval or "1")
         else:
-            sql = routine_load_sql("j", "t", args.format, broker.bootstrap, topic, args.concurrency)
+            sql = routine_load_sql("j", "t", args.format, broker.bootstrap, topic, args.concurrency,
+                                   interval=args.interval or "0.5")
         pid = srv.proc.pid
         if args.wrap == "callgrind":
             subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True, stdout=subprocess.DEVNULL)
@@ -86,6 +92,9 @@ def main() -> int:
             perf = subprocess.Popen(["perf", "record", "-F", "999", "--per-thread", "-o", args.perf, "-p",
                                      str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
+        sampler = None
+        if args.threads:
+            sampler = subprocess.Popen([sys.executable, os.path.join(HERE, "thread_cpu.py"), str(pid)])
         cpu0 = proc_cpu_seconds(pid)
         t0 = time.monotonic()
         with conn.cursor() as cur:
@@ -97,6 +106,9 @@ def main() -> int:
                 time.sleep(0.05 if args.wrap == "none" else 0.5)
         secs = time.monotonic() - t0
         cpu = proc_cpu_seconds(pid) - cpu0
+        if sampler is not None:
+            sampler.terminate()
+            sampler.wait(10)
         if args.wrap == "callgrind":
             subprocess.run(["callgrind_control", "-i", "off", str(pid)], check=True, stdout=subprocess.DEVNULL)
             subprocess.run(["callgrind_control", "-d", str(pid)], check=True, stdout=subprocess.DEVNULL)
