@@ -215,6 +215,42 @@ def measure_kcat(bootstrap: str, topic: str, rows: int, payload_bytes: int, time
             "tries": [round(t[0], 3) for t in tries]}
 
 
+def measure_ceiling_once(binary: str, bootstrap: str, topic: str, consumers: int, timeout: float) -> dict:
+    """One run of bench/kafka_ceiling: its own clock (first client created .. last partition's end) and CPU, and
+    the process's peak RSS from wait4()."""
+    cmd = [binary, bootstrap, topic, str(consumers)]
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ru = wait4_child(proc, timeout)
+    out = proc.stdout.read().decode("utf-8", "replace")
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stdout.close()
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise RuntimeError(f"kafka_ceiling failed ({proc.returncode}): {err[-500:]}")
+    import json
+    r = json.loads(out.strip().splitlines()[-1])
+    r["peak_rss_kib"] = ru.ru_maxrss
+    return r
+
+
+def measure_ceiling(binary: str, bootstrap: str, topic: str, consumers: int, rows: int, payload_bytes: int,
+                    timeout: float, repeats: int) -> dict:
+    """The consumption ceiling of one run: the median of `repeats` back-to-back reads by `consumers` bare
+    librdkafka consumers (bench/kafka_ceiling.cpp), which must each count every message of the topic."""
+    load0 = os.getloadavg()[0]
+    tries = []
+    for _ in range(max(1, repeats)):
+        r = measure_ceiling_once(binary, bootstrap, topic, consumers, timeout)
+        if r["messages"] != rows:
+            raise RuntimeError(f"kafka_ceiling read {r['messages']} of {rows} messages of {topic}")
+        tries.append(r)
+    tries.sort(key=lambda r: r["seconds"])
+    m = tries[len(tries) // 2]
+    return {"seconds": m["seconds"], "rows_per_s": rows / m["seconds"], "mb_per_s": payload_bytes / m["seconds"] / 1e6,
+            "cpu_s_per_m": m["cpu_seconds"] / rows * 1e6, "peak_rss_mib": m["peak_rss_kib"] / 1024, "load": load0,
+            "consumers": m["consumers"], "tries": [round(t["seconds"], 3) for t in tries]}
+
+
 TABLE_DDL = ("CREATE TABLE bench.{table} (commodity_id VARCHAR(26), customer_name VARCHAR(26), "
              "country VARCHAR(26), pay_time BIGINT, price DOUBLE)")
 
@@ -258,12 +294,12 @@ def topic_payload_bytes(bootstrap: str, topic: str, timeout: float = 600.0) -> i
     return sum(int(x) for x in r.stdout.split() if x.isdigit())
 
 
-def pipe_sql(job: str, table: str, bootstrap: str, topic: str) -> str:
-    """Workload 6: the Lakehouse form over the JSON topic. Pipes have no concurrency setting (3 tasks, as a routine
-    load's default); 25,000 messages per partition per batch make a task's batch 200,000 rows over 8 partitions,
-    as the routine loads' max_batch_rows."""
+def pipe_sql(job: str, table: str, bootstrap: str, topic: str, interval: str = "1") -> str:
+    """Workload 6: the Lakehouse form over the JSON topic. Pipes have no concurrency setting (a Kafka pipe in the
+    default virtual cluster reads with as many tasks as the worker pool, 4); 25,000 messages per partition per
+    batch make a task's batch 200,000 rows over 8 partitions, as the routine loads' max_batch_rows."""
     j = "PARSE_JSON(value::STRING)"
-    return (f"CREATE PIPE {job} VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '1' "
+    return (f"CREATE PIPE {job} VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '{interval}' "
             "BATCH_SIZE_PER_KAFKA_PARTITION = '25000' RESET_KAFKA_GROUP_OFFSETS = 'earliest'\n"
             f"AS COPY INTO {table} FROM (SELECT {j}['commodity_id']::STRING, {j}['customer_name']::STRING, "
             f"{j}['country']::STRING, {j}['pay_time']::BIGINT, {j}['price']::DOUBLE\n"
@@ -271,7 +307,7 @@ def pipe_sql(job: str, table: str, bootstrap: str, topic: str) -> str:
 
 
 def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
-                     job_properties: list[str] = (), kafka_properties: list[str] = ()) -> str:
+                     job_properties: list[str] = (), kafka_properties: list[str] = (), interval: str = "0.5") -> str:
     load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
         if fmt == "csv" else ""
     fmt_prop = f'"format" = "{fmt}", '
@@ -285,7 +321,7 @@ def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str,
         return out
     return (f"CREATE ROUTINE LOAD bench.{job} ON {table}\n{load_props}"
             f'PROPERTIES ({fmt_prop}"desired_concurrent_number" = "{concurrency}", '
-            f'"max_batch_rows" = "200000", "max_batch_interval" = "0.5"{pairs(job_properties)})\n'
+            f'"max_batch_rows" = "200000", "max_batch_interval" = "{interval}"{pairs(job_properties)})\n'
             f'FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}", '
             f'"property.kafka_default_offsets" = "OFFSET_BEGINNING"{pairs(kafka_properties)})')
 

@@ -9,7 +9,8 @@ What it does (see bench/README.md for the why):
    afterwards that every message is still there (and stops with an error if not: use more partitions).
 2. For each of --runs rounds, and for each format, in this order:
      a. reference: `kcat -C -b BS -t TOPIC -o beginning -e -q > /dev/null`, timed (wall, CPU and peak RSS from wait4),
-        --kcat-repeats times back to back; the run's reference is the median read;
+        --kcat-repeats times back to back; the run's reference is the median read; then the ceiling:
+        bench/kafka_ceiling with as many bare consumers as the job has tasks, as often, the median read;
      b. Sluice: a fresh `sluice serve` (own temp data dir and free ports), a fresh table, then
         CREATE ROUTINE LOAD ... "property.kafka_default_offsets" = "OFFSET_BEGINNING", timed from the CREATE until
         SELECT count(*) equals the produced rows (polled every 50 ms). CPU = utime+stime of the server from
@@ -45,7 +46,7 @@ import avro_harness as ah  # noqa: E402  (tests/e2e/avro_harness.py: the schema-
 from kafka_scenarios import SCENARIOS  # noqa: E402
 from benchlib import (ORDERS_AVRO_SCHEMA, REGISTRY_URL, pipe_sql, produce_avro_topic, topic_payload_bytes,  # noqa: E402
                       POLL_INTERVAL, TABLE_DDL, Broker, count_messages, machine_info,  # noqa: E402
-                      measure_kcat, order_line, partition_payloads, proc_cpu_seconds, proc_status_kib,
+                      measure_ceiling, measure_kcat, order_line, partition_payloads, proc_cpu_seconds, proc_status_kib,
                       produce_topic, routine_load_sql, versions)
 
 
@@ -130,18 +131,41 @@ def med(values):
     return statistics.median(values) if values else float("nan")
 
 
+SIDES = ("kcat", "ceiling", "sluice")
+# The pipe's tasks: pipes have no concurrency setting; a Kafka pipe in the default virtual cluster reads with as
+# many tasks as the worker pool runs at once (`sluice serve --load-workers`, 4), capped by the partitions.
+PIPE_TASKS = 4
+
+
 def summarize(results: dict) -> dict:
-    """results[fmt] = {"kcat": [run dicts], "sluice": [run dicts]} -> medians and per-run ratios."""
+    """results[fmt] = {"kcat": [run dicts], "ceiling": [...], "sluice": [...]} -> medians, spreads (min, max) and
+    per-run ratios: Sluice / kcat, Sluice / ceiling, and for the pipe, pipe / JSON routine load of the same run."""
     out = {}
     for fmt, r in results.items():
         ratios = [s["rows_per_s"] / k["rows_per_s"] for s, k in zip(r["sluice"], r["kcat"])]
+        ceiling = [s["rows_per_s"] / c["rows_per_s"] for s, c in zip(r["sluice"], r["ceiling"])]
         out[fmt] = {
             side: {key: med([x[key] for x in r[side]])
                    for key in ("seconds", "rows_per_s", "mb_per_s", "cpu_s_per_m", "peak_rss_mib", "load")}
-            for side in ("kcat", "sluice")}
+            for side in SIDES}
+        for side in SIDES:
+            for key in ("seconds", "cpu_s_per_m"):
+                vals = [x[key] for x in r[side]]
+                out[fmt][side][key + "_spread"] = (min(vals), max(vals)) if vals else (float("nan"),) * 2
         out[fmt]["ratio"] = med(ratios)
         out[fmt]["ratios"] = ratios
+        out[fmt]["consumers"] = r["ceiling"][0]["consumers"] if r["ceiling"] else 0
+        out[fmt]["ceiling_ratio"] = med(ceiling)
+        out[fmt]["ceiling_ratios"] = ceiling
+        if fmt == "pipe" and "json" in results:
+            vs_json = [p["rows_per_s"] / j["rows_per_s"] for p, j in zip(r["sluice"], results["json"]["sluice"])]
+            out[fmt]["json_ratio"] = med(vs_json)
+            out[fmt]["json_ratios"] = vs_json
     return out
+
+
+def spread(values: list[float], digits: int = 2) -> str:
+    return f"{min(values):.{digits}f}–{max(values):.{digits}f}" if values else "-"
 
 
 def fmt_num(x: float, digits: int = 0) -> str:
@@ -149,30 +173,65 @@ def fmt_num(x: float, digits: int = 0) -> str:
 
 
 def results_table(summary: dict, rows: int, bytes_by_fmt: dict) -> str:
-    lines = ["| workload | reader | rows/s | MB/s | CPU s per M rows | peak RSS (MiB) | seconds | Sluice / kcat |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| workload | reader | rows/s | MB/s | CPU s per M rows (min–max) | peak RSS (MiB) | seconds (min–max) | "
+             "Sluice / ceiling (min–max) | Sluice / kcat (min–max) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for fmt, s in summary.items():
-        k, sl = s["kcat"], s["sluice"]
         name = "JSON via a pipe (PARSE_JSON)" if fmt == "pipe" else fmt.upper()
         label = f"Kafka {name} ({fmt_num(rows)} msgs, {bytes_by_fmt[fmt] / rows:.0f} B avg)"
-        lines.append(f"| {label} | kcat -C to /dev/null | {fmt_num(k['rows_per_s'])} | {k['mb_per_s']:.1f} | "
-                     f"{k['cpu_s_per_m']:.2f} | {k['peak_rss_mib']:.0f} | {k['seconds']:.2f} | (reference) |")
-        per_run = ", ".join(f"{x:.2f}" for x in s["ratios"])
-        reader = "Sluice pipe" if fmt == "pipe" else "Sluice routine load"
-        lines.append(f"| {label} | {reader} | {fmt_num(sl['rows_per_s'])} | {sl['mb_per_s']:.1f} | "
-                     f"{sl['cpu_s_per_m']:.2f} | {sl['peak_rss_mib']:.0f} | {sl['seconds']:.2f} | "
-                     f"**{s['ratio']:.2f}** (runs: {per_run}) |")
+        readers = [("kcat", "kcat -C to /dev/null"), ("ceiling", f"ceiling: {s['consumers']} bare consumers"),
+                   ("sluice", "Sluice pipe" if fmt == "pipe" else "Sluice routine load")]
+        for side, reader in readers:
+            x = s[side]
+            cs, ss = x["cpu_s_per_m_spread"], x["seconds_spread"]
+            tail = ("(reference) | (reference) |" if side != "sluice" else
+                    f"**{s['ceiling_ratio']:.2f}** ({spread(s['ceiling_ratios'])}) | "
+                    f"**{s['ratio']:.2f}** ({spread(s['ratios'])}) |")
+            lines.append(f"| {label} | {reader} | {fmt_num(x['rows_per_s'])} | {x['mb_per_s']:.1f} | "
+                         f"{x['cpu_s_per_m']:.2f} ({cs[0]:.2f}–{cs[1]:.2f}) | {x['peak_rss_mib']:.0f} | "
+                         f"{x['seconds']:.2f} ({ss[0]:.2f}–{ss[1]:.2f}) | {tail}")
+    return "\n".join(lines)
+
+
+# The issue's targets (performance round 2) that the throughput workloads measure: (label, format, key, goal, at least).
+TARGETS = [
+    ("JSON routine load / ceiling (same consumer count)", "json", "ceiling_ratio", 0.8, True),
+    ("CSV routine load / ceiling", "csv", "ceiling_ratio", 0.8, True),
+    ("Avro routine load / ceiling", "avro", "ceiling_ratio", 0.7, True),
+    ("CPU s per M rows, JSON routine load", "json", "cpu", 1.2, False),
+    ("CPU s per M rows, CSV routine load", "csv", "cpu", 1.0, False),
+    ("CPU s per M rows, Avro routine load", "avro", "cpu", 1.8, False),
+    ("Kafka pipe (PARSE_JSON) / JSON routine load, same run", "pipe", "json_ratio", 0.9, True),
+]
+
+
+def targets_table(summary: dict, results: dict) -> str:
+    lines = ["| figure | median (min–max) | target | met? |", "|---|---:|---:|---|"]
+    for label, fmt, key, goal, at_least in TARGETS:
+        if fmt not in summary or (key == "json_ratio" and "json_ratio" not in summary[fmt]):
+            lines.append(f"| {label} | not measured | {'>=' if at_least else '<='} {goal} | - |")
+            continue
+        if key == "cpu":
+            vals = [x["cpu_s_per_m"] for x in results[fmt]["sluice"]]
+        else:
+            vals = summary[fmt][key[:-len("ratio")] + "ratios"] if key != "ratio" else summary[fmt]["ratios"]
+        m = med(vals)
+        met = m >= goal if at_least else m <= goal
+        lines.append(f"| {label} | {m:.2f} ({spread(vals)}) | {'>=' if at_least else '<='} {goal} | "
+                     f"{'**met**' if met else 'not met'} |")
     return "\n".join(lines)
 
 
 def runs_table(results: dict) -> str:
-    lines = ["| workload | run | kcat s | Sluice s | Sluice rows/s | Sluice CPU s/M | ratio | load avg (1 min) at start, kcat / Sluice |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| workload | run | kcat s | ceiling s | Sluice s | Sluice rows/s | Sluice CPU s/M | / ceiling | / kcat | "
+             "load avg (1 min) at start, kcat / ceiling / Sluice |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for fmt, r in results.items():
-        for i, (k, s) in enumerate(zip(r["kcat"], r["sluice"])):
-            lines.append(f"| {fmt.upper()} | {i + 1} | {k['seconds']:.2f} | {s['seconds']:.2f} | "
+        for i, (k, c, s) in enumerate(zip(r["kcat"], r["ceiling"], r["sluice"])):
+            lines.append(f"| {fmt.upper()} | {i + 1} | {k['seconds']:.2f} | {c['seconds']:.2f} | {s['seconds']:.2f} | "
                          f"{fmt_num(s['rows_per_s'])} | {s['cpu_s_per_m']:.2f} | "
-                         f"{s['rows_per_s'] / k['rows_per_s']:.2f} | {k['load']:.1f} / {s['load']:.1f} |")
+                         f"{s['rows_per_s'] / c['rows_per_s']:.2f} | {s['rows_per_s'] / k['rows_per_s']:.2f} | "
+                         f"{k['load']:.1f} / {c['load']:.1f} / {s['load']:.1f} |")
     return "\n".join(lines)
 
 
@@ -235,6 +294,13 @@ def throughput_section(args, summary, results, setup) -> list[str]:
         "and peak RSS from wait4(). kcat's time includes its start-up and the wait for end-of-partition on every "
         "partition (the last empty fetch long-polls up to librdkafka's fetch.wait.max.ms, 500 ms), so a single read "
         f"is noisy: each run takes the median of {args.kcat_repeats} back-to-back reads.",
+        "- Ceiling: `bench/kafka_ceiling BS TOPIC N` (bench/kafka_ceiling.cpp), N bare librdkafka consumers, one "
+        "thread and client each, the topic's partitions split round-robin between them, assigned at the beginning, "
+        "taken from the queue in batches and only counted until each partition reports its end; default client "
+        f"settings. N is the job's task count ({args.concurrency} for routine loads, {PIPE_TASKS} for the pipe). Its "
+        "clock runs from creating the first client to the last partition's end, its CPU over the same time. This "
+        "is what any loader on librdkafka reaches on this broker with as many consumers; each run takes the median "
+        f"of {args.kcat_repeats} reads, measured right before the Sluice load.",
         "- Sluice: a fresh `sluice serve` (temp data dir, free ports, `--log-level warn`"
         + (f", `{' '.join(args.server_arg)}`" if args.server_arg else "")
         + ") and a fresh table per run; the clock starts just before `CREATE ROUTINE LOAD` and stops when "
@@ -245,17 +311,25 @@ def throughput_section(args, summary, results, setup) -> list[str]:
         "`commodity_id VARCHAR(26), customer_name VARCHAR(26), country VARCHAR(26), pay_time BIGINT, price DOUBLE`. "
         "CPU seconds = utime+stime of the server process (/proc/PID/stat) across the timed window, per million "
         "rows; peak RSS = VmHWM of the server (started for this run only).",
-        f"- {args.runs} runs; in each run the kcat reference and the Sluice load of a format run back to back, so "
-        "both see the same machine load. Every figure is the median over the runs; the ratio is the median of "
-        "the per-run ratios Sluice rows/s / kcat rows/s (per-run values in brackets).",
+        f"- {args.runs} runs; in each run the kcat reference, the ceiling and the Sluice load of a format run back to back, so "
+        "both see the same machine load. Every figure is the median over the runs (min–max in brackets); a ratio is "
+        "the median of the per-run ratios Sluice rows/s / ceiling rows/s and Sluice rows/s / kcat rows/s.",
         "",
         "### Results",
         "",
         results_table(summary, args.rows, setup["bytes"]),
         "",
-        "Targets from the benchmark issue: Kafka JSON load / kcat >= 0.5, Kafka CSV load / kcat >= 0.6 (none for Avro). "
+        "Medians of the runs; min–max beside them. The pipe's row against the JSON routine load of the same run: "
+        + (f"**{summary['pipe']['json_ratio']:.2f}** ({spread(summary['pipe']['json_ratios'])})."
+           if "pipe" in summary and "json_ratio" in summary["pipe"] else "not measured."),
+        "",
+        "#### Targets (performance round 2)",
+        "",
+        targets_table(summary, results),
+        "",
+        "Earlier targets (benchmark issue): Kafka JSON load / kcat >= 0.5, Kafka CSV load / kcat >= 0.6. "
         "The pipe row (workload 6) is a Kafka pipe over the JSON topic with the Lakehouse expressions "
-        "`PARSE_JSON(value::STRING)['commodity_id']::STRING, ...` (3 tasks: pipes have no concurrency setting; "
+        "`PARSE_JSON(value::STRING)['commodity_id']::STRING, ...` (4 tasks, the worker pool's size: pipes have no concurrency setting; "
         "BATCH_SIZE_PER_KAFKA_PARTITION 25000, BATCH_INTERVAL_IN_SECONDS 1), to show what that form costs against "
         "the routine load's keys by name.",
         "",
@@ -403,6 +477,8 @@ def main(argv=None) -> int:
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
     ap.add_argument("--sluice", default=os.path.join(REPO, "build", "sluice"))
     ap.add_argument("--testbroker", default=os.path.join(REPO, "build", "tools", "testbroker", "testbroker"))
+    ap.add_argument("--ceiling", default=None,
+                    help="the bare-consumer program (default: bench/kafka_ceiling next to the test broker's build)")
     ap.add_argument("--server-arg", action="append", default=[],
                     help="extra argument for `sluice serve` (repeatable), e.g. --server-arg=--load-workers=4")
     ap.add_argument("--job-property", action="append", default=[], metavar="K=V",
@@ -433,11 +509,15 @@ def main(argv=None) -> int:
         if x != "throughput" and x not in SCENARIOS:
             ap.error(f"unknown scenario {x!r}")
     args.sluice = os.path.abspath(args.sluice)
+    if args.ceiling is None:
+        args.ceiling = os.path.join(os.path.dirname(os.path.abspath(args.testbroker)), "..", "..", "bench",
+                                    "kafka_ceiling")
+    args.ceiling = os.path.normpath(args.ceiling)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     for f in formats:
         if f not in ("csv", "json", "avro", "pipe"):
             ap.error(f"unknown format {f!r}")
-    for path in (args.sluice, args.testbroker):
+    for path in (args.sluice, args.testbroker, args.ceiling):
         if not os.access(path, os.X_OK):
             print(f"not found or not executable: {path} (run `make build`)", file=sys.stderr)
             return 2
@@ -493,18 +573,24 @@ def main(argv=None) -> int:
         setup["bytes"]["pipe"] = setup["bytes"]["json"]
         for run in range(1, args.runs + 1):
             for f in formats:
-                r = results.setdefault(f, {"kcat": [], "sluice": []})
+                r = results.setdefault(f, {"kcat": [], "ceiling": [], "sluice": []})
                 topic = "orders_json" if f == "pipe" else f"orders_{f}"
                 k = measure_kcat(broker.bootstrap, topic, args.rows, setup["bytes"][f], timeout,
                                  args.kcat_repeats)
                 r["kcat"].append(k)
+                consumers = min(PIPE_TASKS if f == "pipe" else args.concurrency, args.partitions)
+                c = measure_ceiling(args.ceiling, broker.bootstrap, topic, consumers, args.rows, setup["bytes"][f],
+                                    timeout, args.kcat_repeats)
+                r["ceiling"].append(c)
                 s = measure_sluice(args, broker.bootstrap, topic, f, run, args.rows, setup["bytes"][f],
                                    timeout)
                 r["sluice"].append(s)
                 print(f"bench: run {run} {f.upper():4} kcat {k['seconds']:6.2f}s {k['rows_per_s']:>11,.0f} rows/s | "
+                      f"ceiling({c['consumers']}) {c['seconds']:5.2f}s | "
                       f"sluice {s['seconds']:6.2f}s {s['rows_per_s']:>9,.0f} rows/s {s['mb_per_s']:5.1f} MB/s "
                       f"cpu {s['cpu_s_per_m']:5.2f} s/M rss {s['peak_rss_mib']:4.0f} MiB | "
-                      f"ratio {s['rows_per_s'] / k['rows_per_s']:.2f} | load {os.getloadavg()[0]:.1f}", flush=True)
+                      f"/ceiling {s['rows_per_s'] / c['rows_per_s']:.2f} /kcat {s['rows_per_s'] / k['rows_per_s']:.2f} "
+                      f"| load {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         if broker is not None:
             broker.stop()

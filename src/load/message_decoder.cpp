@@ -48,7 +48,8 @@ Result<std::vector<std::string>> JsonPaths(const catalog::RoutineLoadDefinition&
 Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
                                                     const std::vector<std::string>& source_columns,
                                                     const std::vector<std::string>& json_pointers,
-                                                    const std::vector<bool>& json_text_columns) {
+                                                    const std::vector<bool>& json_text_columns,
+                                                    const std::vector<bool>& reads_source) {
   std::string format = def.Property("format");
   if (format == "csv") {
     format::CsvOptions o;
@@ -94,7 +95,7 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
         return Status::InvalidArgument("READ_KAFKA value format 'avro' needs 'schema.registry.url' in argument 12");
       return MakeRawAvroDecoder(def.topic, *def.schema_registry_url);
     }
-    return MakeRawDecoder(def.topic, json_pointers);
+    return MakeRawDecoder(def.topic, json_pointers, reads_source);
   }
   return Status::NotSupported("format " + format + " is not supported; use csv, json or avro");
 }

@@ -30,9 +30,12 @@ class MessageDecoder {
 // `json_pointers`: for the raw format, JSON values the decoder extracts into the batch's last columns
 // (transform::CompiledTransform::decoded_json_pointers). `json_text_columns`: for the json format, which source
 // columns load into JSON columns and so keep a string's JSON text (TaskPlan::json_text_columns).
+// `reads_source`: for the raw format, which columns the pipe's SELECT reads (CompiledTransform::reads_source;
+// empty = all); the decoder leaves the others NULL.
 Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDefinition& def,
                                                     const std::vector<std::string>& source_columns,
                                                     const std::vector<std::string>& json_pointers = {},
-                                                    const std::vector<bool>& json_text_columns = {});
+                                                    const std::vector<bool>& json_text_columns = {},
+                                                    const std::vector<bool>& reads_source = {});
 
 }  // namespace sluice::load

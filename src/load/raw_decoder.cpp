@@ -1,5 +1,6 @@
 #include "load/raw_decoder.h"
 
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
@@ -94,10 +95,16 @@ class TimestampText {
   std::string text_;
 };
 
+// READ_KAFKA's columns in batch order (catalog::ReadKafkaColumns()).
+enum RawColumn : size_t { kTopic, kPartition, kOffset, kTimestamp, kTimestampType, kHeaders, kKey, kValue, kRawColumns };
+
 class RawDecoder : public MessageDecoder {
  public:
   explicit RawDecoder(std::string topic) : topic_(std::move(topic)) {}
-  RawDecoder(std::string topic, format::JsonFieldReader fields) : topic_(std::move(topic)), fields_(std::move(fields)) {}
+  RawDecoder(std::string topic, std::optional<format::JsonFieldReader> fields, const std::vector<bool>& reads_column)
+      : topic_(std::move(topic)), fields_(std::move(fields)) {
+    for (size_t c = 0; c < kValue && c < reads_column.size(); c++) reads_[c] = reads_column[c];
+  }
   RawDecoder(std::string topic, format::AvroDecoder avro, bool bad_value_is_null)
       : topic_(std::move(topic)), avro_(std::move(avro)), bad_value_is_null_(bad_value_is_null) {}
 
@@ -120,43 +127,48 @@ class RawDecoder : public MessageDecoder {
       }
       if (avro_batch_.num_rows() == 1 && !avro_batch_.IsNull(0, 0)) avro_value = avro_batch_.Field(0, 0);
     }
-    out.BeginRow();
-    out.SetField(0, topic_);
-    out.SetField(1, std::to_string(m.partition));
-    out.SetField(2, std::to_string(m.offset));
-    if (m.timestamp_ms >= 0) out.SetField(3, timestamp_text_.Of(m.timestamp_ms));
-    else out.SetNull(3);
-    switch (m.timestamp_type) {
-      case source::TimestampType::kCreateTime: out.SetField(4, "CreateTime"); break;
-      case source::TimestampType::kLogAppendTime: out.SetField(4, "LogAppendTime"); break;
-      default: out.SetField(4, "NoTimestampType"); break;
+    out.BeginRow();  // every column starts NULL; those the SELECT does not read stay so
+    if (reads_[kTopic]) out.SetField(kTopic, topic_);
+    char number[24];
+    if (reads_[kPartition]) out.SetField(kPartition, Decimal(m.partition, number));
+    if (reads_[kOffset]) out.SetField(kOffset, Decimal(m.offset, number));
+    if (reads_[kTimestamp] && m.timestamp_ms >= 0) out.SetField(kTimestamp, timestamp_text_.Of(m.timestamp_ms));
+    if (reads_[kTimestampType]) {
+      switch (m.timestamp_type) {
+        case source::TimestampType::kCreateTime: out.SetField(kTimestampType, "CreateTime"); break;
+        case source::TimestampType::kLogAppendTime: out.SetField(kTimestampType, "LogAppendTime"); break;
+        default: out.SetField(kTimestampType, "NoTimestampType"); break;
+      }
     }
-    if (m.headers.empty()) {
-      out.SetField(5, "{}");
+    if (!reads_[kHeaders]) {
+    } else if (m.headers.empty()) {
+      out.SetField(kHeaders, "{}");
     } else {
       nlohmann::json headers = nlohmann::json::object();
       for (const auto& [name, value] : m.headers)
         headers[std::string(Utf8(name, &scratch_))] = std::string(Utf8(value, &scratch_));  // a repeated name: last wins
-      out.SetField(5, headers.dump());
+      out.SetField(kHeaders, headers.dump());
     }
-    if (m.key) out.SetField(6, Utf8(*m.key, &scratch_));
-    else out.SetNull(6);
+    if (reads_[kKey] && m.key) out.SetField(kKey, Utf8(*m.key, &scratch_));
     if (!avro_) {
       std::string_view value = Utf8(m.payload, &scratch_);
-      out.SetField(7, value);
+      out.SetField(kValue, value);
       if (fields_) ReadFields(value, out);
     } else if (avro_value) {
-      out.SetField(7, Utf8(*avro_value, &scratch_));
-    } else {
-      out.SetNull(7);
+      out.SetField(kValue, Utf8(*avro_value, &scratch_));
     }
     out.FinishRow(RowOrigin{m.partition, m.offset});
     return Status::Ok();
   }
 
-  bool wants_headers() const override { return true; }
+  bool wants_headers() const override { return reads_[kHeaders]; }
 
  private:
+  static std::string_view Decimal(int64_t v, char (&buf)[24]) {
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string_view(buf, static_cast<size_t>(r.ptr - buf));
+  }
+
   // The JSON values the transform asked for, into the batch's last columns (NULL: DuckDB extracts it).
   void ReadFields(std::string_view value, TextBatch& out) {
     fields_->Read(value, field_values_);
@@ -167,6 +179,7 @@ class RawDecoder : public MessageDecoder {
   }
 
   std::string topic_;
+  bool reads_[kValue] = {true, true, true, true, true, true, true};
   std::string scratch_;
   TimestampText timestamp_text_;
   std::optional<format::AvroDecoder> avro_;  // value format avro
@@ -183,10 +196,13 @@ std::unique_ptr<MessageDecoder> MakeRawDecoder(std::string topic) {
 }
 
 Result<std::unique_ptr<MessageDecoder>> MakeRawDecoder(std::string topic,
-                                                       const std::vector<std::string>& json_pointers) {
-  if (json_pointers.empty()) return MakeRawDecoder(std::move(topic));
-  ASSIGN_OR_RETURN(auto fields, format::JsonFieldReader::Create(json_pointers));
-  return std::unique_ptr<MessageDecoder>(new RawDecoder(std::move(topic), std::move(fields)));
+                                                       const std::vector<std::string>& json_pointers,
+                                                       const std::vector<bool>& reads_column) {
+  std::optional<format::JsonFieldReader> fields;
+  if (!json_pointers.empty()) {
+    ASSIGN_OR_RETURN(fields, format::JsonFieldReader::Create(json_pointers));
+  }
+  return std::unique_ptr<MessageDecoder>(new RawDecoder(std::move(topic), std::move(fields), reads_column));
 }
 
 Result<std::unique_ptr<MessageDecoder>> MakeRawAvroDecoder(std::string topic, const std::string& registry_url,

@@ -20,8 +20,12 @@ namespace sluice::load {
 
 // `json_pointers` (transform::CompiledTransform::decoded_json_pointers): values read from each JSON value with
 // format::JsonFieldReader into the batch's last json_pointers.size() columns, NULL where the reader is not certain.
+// `reads_column` (transform::CompiledTransform::reads_source, one flag per READ_KAFKA column; empty = all): the
+// columns the pipe's SELECT reads. The others stay NULL and are not formatted (headers are not even fetched);
+// `value` is always written, as it is an error row's text.
 Result<std::unique_ptr<MessageDecoder>> MakeRawDecoder(std::string topic,
-                                                       const std::vector<std::string>& json_pointers);
+                                                       const std::vector<std::string>& json_pointers,
+                                                       const std::vector<bool>& reads_column = {});
 std::unique_ptr<MessageDecoder> MakeRawDecoder(std::string topic);
 
 Result<std::unique_ptr<MessageDecoder>> MakeRawAvroDecoder(std::string topic, const std::string& registry_url,

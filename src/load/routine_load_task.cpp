@@ -153,7 +153,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(auto decoder,
                    MakeDecoder(plan_->def, plan_->source_columns, plan_->transform.decoded_json_pointers,
-                               plan_->json_text_columns));
+                               plan_->json_text_columns, plan_->transform.reads_source));
   TextBatch batch(plan_->batch_columns);
   TaskResult result;
   result.started_ms = WallClockMs();

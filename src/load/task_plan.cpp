@@ -130,7 +130,7 @@ Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catal
                                                plan->transform.has_op));
   // Building a decoder once validates the format options against the columns (e.g. jsonpaths count).
   ASSIGN_OR_RETURN(auto decoder, MakeDecoder(def, plan->source_columns, plan->transform.decoded_json_pointers,
-                                               plan->json_text_columns));
+                                               plan->json_text_columns, plan->transform.reads_source));
   (void)decoder;
   return std::shared_ptr<const TaskPlan>(std::move(plan));
 }

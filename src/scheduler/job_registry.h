@@ -110,6 +110,8 @@ class JobRegistry {
   std::shared_ptr<JobRuntime> FindPipeLocked(const std::string& db, const std::string& name);
   // Pipe jobs' tasks may start on `cluster` now (its size minus its running tasks).
   bool VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const;
+  // Tasks the cluster runs at once: its size, or the worker pool's for "default".
+  int64_t VclusterSizeLocked(const std::string& cluster) const;
   Status CheckVclusterExists(const std::string& name);
   void WaitForTasksToEnd(const std::shared_ptr<JobRuntime>& job);
   // A pipe batch that could not commit (too many error rows, a file that cannot load): the pipe retries it, backing

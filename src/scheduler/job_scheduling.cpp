@@ -369,8 +369,12 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   if (Status st = store_->InitProgress(id, *starts); !st.ok()) return retry_later(st);
 
   finish([&](JobRuntime& j) {
+    // A pipe has no concurrency setting: its virtual cluster is the worker pool that runs it (reference/pipe.md),
+    // so it reads with as many tasks as that cluster runs at once (the default one: the whole pool).
+    const int64_t wanted = j.stored.def.pipe ? VclusterSizeLocked(j.stored.def.pipe->virtual_cluster)
+                                             : j.stored.def.IntProperty("desired_concurrent_number");
     int concurrency = static_cast<int>(std::min<int64_t>(
-        {static_cast<int64_t>(partitions.size()), j.stored.def.IntProperty("desired_concurrent_number"),
+        {static_cast<int64_t>(partitions.size()), wanted,
          static_cast<int64_t>(pool_->size()), static_cast<int64_t>(options_.max_task_concurrent_per_job)}));
     concurrency = std::max(concurrency, 1);
     j.groups.clear();

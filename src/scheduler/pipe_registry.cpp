@@ -105,6 +105,11 @@ bool JobRegistry::VclusterHasRoomLocked(const std::string& cluster, const std::m
   return (r == running.end() ? 0 : r->second) < it->second;
 }
 
+int64_t JobRegistry::VclusterSizeLocked(const std::string& cluster) const {
+  auto it = vclusters_.find(cluster);
+  return it == vclusters_.end() ? static_cast<int64_t>(pool_->size()) : it->second;
+}
+
 Status JobRegistry::CheckVclusterExists(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   if (name == kDefaultVcluster || vclusters_.count(name)) return Status::Ok();

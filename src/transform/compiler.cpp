@@ -184,6 +184,19 @@ Result<CompiledTransform> Compile(const TransformSpec& spec) {
 
   CompiledTransform out = BuildSelect(plan);
   out.decoded_json_pointers = plan.json_reads.decoded_pointers();
+  if (spec.sources_are_inputs) {
+    // The names each expression uses (lambda parameters aside); they all compiled above, so they parse.
+    out.reads_source.assign(spec.source_columns.size(), false);
+    auto mark = [&](const std::string& text) {
+      Result<ExprPtr> parsed = ParseExpression(text);
+      if (!parsed.ok()) return;
+      for (const std::string& name : UnknownColumns(**parsed, Scope()))
+        for (size_t i = 0; i < spec.source_columns.size(); i++)
+          if (sql::EqualsIgnoreCase(spec.source_columns[i], name)) out.reads_source[i] = true;
+    };
+    for (const PlannedDerived& d : plan.derived) mark(d.expr_text);
+    if (spec.where) mark(*spec.where);
+  }
   if (out.loaded_columns.empty())
     return Status::InvalidArgument("COLUMNS loads no column of " + TableWords(spec) + " (its columns: " +
                                    TableColumnNames(spec) + ")");

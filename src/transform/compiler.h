@@ -88,6 +88,9 @@ struct CompiledTransform {
   // TransformSpec::decoded_json_source: the JSON pointers the decoder is to extract, the k-th into batch column
   // DecodedJsonColumn(k). Empty when no expression reads one.
   std::vector<std::string> decoded_json_pointers;
+  // TransformSpec::sources_are_inputs: per source column, whether an expression or WHERE reads it. A decoder may
+  // leave the others NULL (a pipe's raw decoder skips READ_KAFKA columns the SELECT never names). Empty otherwise.
+  std::vector<bool> reads_source;
 
   // The SQL for one batch: `batch_id` is a storage::BatchHandle's id.
   std::string Bind(int64_t batch_id) const;

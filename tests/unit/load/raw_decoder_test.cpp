@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/pipe_definition.h"
+#include "transform/compiler.h"
 
 namespace sluice::load {
 namespace {
@@ -71,6 +72,55 @@ TEST(RawDecoderTest, BytesThatAreNotUtf8BecomeReplacementCharacters) {
     ASSERT_TRUE(decoder->DecodeMessage(m, batch).ok());
     EXPECT_EQ(batch.Field(7, batch.num_rows() - 1), expected);
   }
+}
+
+// A pipe's SELECT names only some of READ_KAFKA's columns: the compiled transform says which, and the decoder
+// writes only those (and value, an error row's text), fetching headers only when they are read.
+TEST(RawDecoderTest, WritesOnlyTheColumnsTheSelectReads) {
+  transform::TransformSpec spec;
+  for (const auto& [name, type] : catalog::ReadKafkaColumns()) {
+    spec.source_columns.push_back(name);
+    spec.source_types.emplace_back(name, type);
+  }
+  spec.sources_are_inputs = true;
+  spec.decoded_json_source = "value";
+  spec.table = {{"a", "VARCHAR", true}, {"o", "BIGINT", true}, {"n", "BIGINT", true}};
+  spec.derived = {{"a", "PARSE_JSON(value::STRING)['a']::STRING"},
+                  {"o", "OFFSET + 1"},
+                  {"n", "array_length(array_filter(x -> x > 0, [1, 2]))"}};  // `x` is a lambda's, no column
+  spec.where = "Key IS NULL";
+  auto compiled = transform::Compile(spec);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  // topic, partition, offset, timestamp, timestamp_type, headers, key, value
+  EXPECT_EQ(compiled->reads_source, (std::vector<bool>{false, false, true, false, false, false, true, true}));
+
+  auto decoder = MakeRawDecoder("t", compiled->decoded_json_pointers, compiled->reads_source);
+  ASSERT_TRUE(decoder.ok());
+  EXPECT_FALSE((*decoder)->wants_headers());
+  std::vector<std::string> columns = Columns();
+  columns.push_back(transform::DecodedJsonColumn(0));
+  TextBatch batch(columns);
+  source::KafkaMessage m;
+  m.partition = 3;
+  m.offset = 42;
+  m.timestamp_ms = 1714557600000;
+  m.key = "k1";
+  m.payload = R"({"a":"x"})";
+  ASSERT_TRUE((*decoder)->DecodeMessage(m, batch).ok());
+  for (size_t c : {0, 1, 3, 4, 5}) EXPECT_TRUE(batch.IsNull(c, 0)) << columns[c];
+  EXPECT_EQ(batch.Field(2, 0), "42");
+  EXPECT_EQ(batch.Field(6, 0), "k1");
+  EXPECT_EQ(batch.Field(7, 0), R"({"a":"x"})");
+  EXPECT_EQ(batch.Field(8, 0), "x");
+
+  spec.derived = {{"a", "headers"}};
+  spec.where.reset();
+  spec.table = {{"a", "VARCHAR", true}};
+  compiled = transform::Compile(spec);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  decoder = MakeRawDecoder("t", compiled->decoded_json_pointers, compiled->reads_source);
+  ASSERT_TRUE(decoder.ok());
+  EXPECT_TRUE((*decoder)->wants_headers());
 }
 
 }  // namespace

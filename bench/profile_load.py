@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""One Kafka load of the benchmark's orders data, for profiling: the same job as bench/run_bench.py's workload,
+with the server run under a wrapper (callgrind, perf) or attached to by `perf record`.
+
+    /usr/bin/python3 bench/profile_load.py --format pipe --rows 200000 --wrap callgrind --out /tmp/cg.pipe
+    /usr/bin/python3 bench/profile_load.py --format json --rows 1000000 --perf /tmp/perf.json.data
+
+--wrap callgrind runs `valgrind --tool=callgrind` around `sluice serve` with instrumentation off until the CREATE
+(`callgrind_control -i on`), so the counts are those of the load alone (start-up excluded), and it prints the
+instructions per row: a measure that does not depend on the machine's load. --perf PATH attaches
+`perf record --per-thread` for the load's duration. Without either it prints the load's seconds and CPU.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+
+from harness import SluiceServer  # noqa: E402
+from benchlib import (TABLE_DDL, Broker, partition_payloads, pipe_sql, proc_cpu_seconds, produce_topic,  # noqa: E402
+                      routine_load_sql)
+
+
+class WrappedServer(SluiceServer):
+    def __init__(self, binary, wrapper, **kw):
+        super().__init__(binary, **kw)
+        self.wrapper = wrapper
+
+    def command(self):
+        return self.wrapper + super().command()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--format", default="json", choices=["csv", "json", "pipe"])
+    ap.add_argument("--rows", type=int, default=200000)
+    ap.add_argument("--partitions", type=int, default=32)
+    ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--wrap", choices=["none", "callgrind"], default="none")
+    ap.add_argument("--out", default="/tmp/callgrind.sluice", help="callgrind output file prefix")
+    ap.add_argument("--perf", default=None, metavar="PATH", help="perf record (flat: self time per symbol) into PATH during the load")
+    ap.add_argument("--pre-sql", action="append", default=[])
+    ap.add_argument("--interval", default=None,
+                    help="max_batch_interval / BATCH_INTERVAL_IN_SECONDS (default as bench: 0.5 / 1); under callgrind "
+                         "a long one keeps the batches as large as at full speed")
+    ap.add_argument("--server-arg", action="append", default=[], help="extra argument for `sluice serve`")
+    ap.add_argument("--threads", action="store_true",
+                    help="print each thread's CPU seconds every second during the load (/proc/PID/task/*/stat)")
+    ap.add_argument("--keep-log", default=None, metavar="PATH", help="copy the server's log to PATH")
+    ap.add_argument("--sluice", default=os.path.join(REPO, "build", "sluice"))
+    ap.add_argument("--testbroker", default=os.path.join(REPO, "build", "tools", "testbroker", "testbroker"))
+    args = ap.parse_args()
+
+    topic_fmt = "json" if args.format == "pipe" else args.format
+    topic = f"orders_{topic_fmt}"
+    broker = Broker(args.testbroker, {topic: args.partitions}).start()
+    wrapper = []
+    if args.wrap == "callgrind":
+        for f in glob.glob(args.out + ".[0-9]*"):
+            os.unlink(f)
+        wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={args.out}.%p"]
+    srv = WrappedServer(args.sluice, wrapper, extra_args=(args.server_arg if any(a.startswith("--log-level") for a in args.server_arg) else ["--log-level", "warn"] + args.server_arg))
+    try:
+        payloads, _ = partition_payloads(args.rows, args.partitions, topic_fmt)
+        produce_topic(broker.bootstrap, topic, payloads, parallel=4)
+        srv.start(timeout=300) if args.wrap == "callgrind" else srv.start()
+        conn = srv.connect(read_timeout=3600)
+        with conn.cursor() as cur:
+            cur.execute("CREATE DATABASE IF NOT EXISTS bench")
+            cur.execute(TABLE_DDL.format(table="t"))
+            cur.execute("USE bench")
+            for stmt in args.pre_sql:
+                cur.execute(stmt)
+        if args.format == "pipe":
+            sql = pipe_sql("j", "t", broker.bootstrap, topic, interval=args.interval or "1")
+        else:
+            sql = routine_load_sql("j", "t", args.format, broker.bootstrap, topic, args.concurrency,
+                                   interval=args.interval or "0.5")
+        pid = srv.proc.pid
+        if args.wrap == "callgrind":
+            subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True, stdout=subprocess.DEVNULL)
+        perf = None
+        if args.perf:
+            perf = subprocess.Popen(["perf", "record", "-F", "999", "--per-thread", "-o", args.perf, "-p",
+                                     str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
+        sampler = None
+        if args.threads:
+            sampler = subprocess.Popen([sys.executable, os.path.join(HERE, "thread_cpu.py"), str(pid)])
+        cpu0 = proc_cpu_seconds(pid)
+        t0 = time.monotonic()
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            while True:
+                cur.execute("SELECT count(*) FROM bench.t")
+                if int(cur.fetchone()[0]) >= args.rows:
+                    break
+                time.sleep(0.05 if args.wrap == "none" else 0.5)
+        secs = time.monotonic() - t0
+        cpu = proc_cpu_seconds(pid) - cpu0
+        if sampler is not None:
+            sampler.terminate()
+            sampler.wait(10)
+        if args.wrap == "callgrind":
+            subprocess.run(["callgrind_control", "-i", "off", str(pid)], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(["callgrind_control", "-d", str(pid)], check=True, stdout=subprocess.DEVNULL)
+        if perf is not None:
+            perf.send_signal(2)
+            perf.wait(60)
+        print(f"{args.format}: {args.rows} rows in {secs:.2f} s, server CPU {cpu:.2f} s "
+              f"({cpu / args.rows * 1e6:.2f} s per M rows), load average {os.getloadavg()[0]:.1f}")
+        if args.wrap == "callgrind":
+            total = 0
+            for f in glob.glob(args.out + ".[0-9]*"):
+                with open(f) as fh:
+                    for line in fh:
+                        if line.startswith("summary:") or line.startswith("totals:"):
+                            total = max(total, int(line.split()[1]))
+            print(f"callgrind: {total:,} instructions in the load, {total / args.rows:,.0f} per row "
+                  f"(files {args.out}.*)")
+    finally:
+        srv.stop(timeout=300)
+        if args.keep_log:
+            shutil.copy(srv.log_path, args.keep_log)
+        srv.cleanup()
+        broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
