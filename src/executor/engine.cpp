@@ -73,6 +73,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     if (ec) return Status::IoError("cannot create the scratch folder '" + engine->scratch_dir_ + "': " + ec.message());
     std::filesystem::permissions(scratch_root, std::filesystem::perms::owner_all, ec);
     std::filesystem::permissions(engine->scratch_dir_, std::filesystem::perms::owner_all, ec);
+    // Errors name it as "<scratch folder>" to users without OPERATE, as they do the data directory.
+    engine->db_->health().SetScratchFolder(engine->scratch_dir_);
   }
   ASSIGN_OR_RETURN(engine->external_catalogs_, catalog::ExternalCatalogStore::Open(*engine->db_, secrets_key_file));
   // Data files of Iceberg tables a SELECT reads are copied here (inside the scratch folder, where DuckDB may read),
