@@ -7,12 +7,14 @@
 // creating or dropping its databases, need the system privilege CREATE EXTERNAL CATALOG. Its tables take the same
 // privileges as Sluice's own, granted by name with the database written catalog.db: GRANT SELECT ON TABLE
 // lake.db.t, GRANT CREATE TABLE ON DATABASE lake.db, GRANT INSERT ON ALL TABLES IN DATABASE lake.db.
+#include "common/ascii.h"
 #include "common/clock.h"
 #include "common/like.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
 #include "executor/sql_session.h"
 #include "sql/lexer.h"
+#include "iceberg/jdbc_catalog.h"
 #include "lakehouse/lake_ddl.h"
 #include "lakehouse/lake_insert.h"
 #include "lakehouse/lake_read.h"
@@ -52,6 +54,9 @@ Status SqlSession::RequireCatalogKnown(const std::string& name) {
 
 Result<StatementResult> SqlSession::RunCatalog(const sql::CreateExternalCatalog& s) {
   if (!lakes_) return Status::NotSupported("external catalogs are not available in this server");
+  // The PostgreSQL it names is checked against the egress list now (the S3 endpoint is, by the store).
+  for (const auto& [key, value] : s.properties)
+    if (AsciiLower(key) == "iceberg.catalog.uri") RETURN_IF_ERROR(iceberg::CheckJdbcEgress(value));
   RETURN_IF_ERROR(lakes_->store().Create(s, WallClockMs()));
   return Done();
 }
