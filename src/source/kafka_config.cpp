@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <chrono>
+#include <map>
+#include <mutex>
 
 #include "common/egress_policy.h"
 #include "common/log.h"
@@ -153,7 +156,16 @@ int ConnectIfAllowed(int sockfd, const struct sockaddr* addr, int addrlen, const
   std::string_view node = nodename ? nodename : "";
   std::string_view host = node.substr(0, node.rfind(':'));
   if (!egress::CurrentEgressPolicy().AllowsConnection(host, addr)) {
-    log::Warn("egress", "refused a connection to Kafka broker {}: not in --allow-egress", node);
+    // librdkafka retries every few seconds: one line per broker a minute is enough to tell.
+    static std::mutex mu;
+    static std::map<std::string, std::chrono::steady_clock::time_point> logged;
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(mu);
+    auto [at, fresh] = logged.try_emplace(std::string(node), now);
+    if (fresh || now - at->second >= std::chrono::minutes(1)) {
+      at->second = now;
+      log::Warn("egress", "refused a connection to Kafka broker {}: not in --allow-egress", node);
+    }
     return EACCES;
   }
   if (::connect(sockfd, addr, static_cast<socklen_t>(addrlen)) == -1 && errno != EINPROGRESS) return errno;
