@@ -37,6 +37,20 @@ MayReadJob AccountMayReadJob(auth::AccountStore& accounts, scheduler::RoutineLoa
   };
 }
 
+http::HttpHandler WithoutServerPaths(http::HttpHandler handler, auth::AccountStore& accounts,
+                                     const storage::StorageHealth& health) {
+  return [handler = std::move(handler), &accounts, &health](const http::HttpRequest& request) {
+    http::HttpReply reply = handler(request);
+    auto account = accounts.MatchAccount(request.user, "%");
+    if (!account) account = auth::UserIdentity{request.user, "%"};
+    auth::Principal who{*account, accounts.LoginRoles(*account)};
+    if (accounts.IsSuperuser(who) || accounts.Has(who, auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE"))
+      return reply;
+    reply.body = health.WithoutDataDirectory(reply.body);
+    return reply;
+  };
+}
+
 Status ResolveHttpTls(const ServeOptions& options, http::HttpOptions& http) {
   if (!options.http_tls) return Status::Ok();
   std::string cert = options.tls_cert, key = options.tls_key;

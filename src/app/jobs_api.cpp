@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/http_wiring.h"
 #include "app/job_visibility.h"
 #include "common/log.h"
 #include "sql/parser.h"
@@ -194,10 +195,14 @@ http::HttpReply ControlJob(Engine& engine, const http::HttpRequest& request) {
 }  // namespace
 
 void AddJobsApi(http::HttpServer& http, Engine& engine) {
-  http.Get("/api/jobs", [&engine](const http::HttpRequest& r) { return ListJobs(engine, r); });
-  http.Get(R"(/api/jobs/([^/]+)/([^/]+))", [&engine](const http::HttpRequest& r) { return ShowJob(engine, r); });
+  // Reasons, task messages and errors name the data directory only to administrators (http_wiring.h).
+  auto shown = [&engine](http::HttpHandler handler) {
+    return WithoutServerPaths(std::move(handler), engine.accounts(), engine.storage_health());
+  };
+  http.Get("/api/jobs", shown([&engine](const http::HttpRequest& r) { return ListJobs(engine, r); }));
+  http.Get(R"(/api/jobs/([^/]+)/([^/]+))", shown([&engine](const http::HttpRequest& r) { return ShowJob(engine, r); }));
   http.Post(R"(/api/jobs/([^/]+)/([^/]+)/(pause|resume))",
-            [&engine](const http::HttpRequest& r) { return ControlJob(engine, r); });
+            shown([&engine](const http::HttpRequest& r) { return ControlJob(engine, r); }));
 }
 
 }  // namespace sluice

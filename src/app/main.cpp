@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "app/serve_command.h"
 #include "common/version.h"
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
       "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
-      "          --checkpoint-wal-mb N (16).\n"
+      "          --checkpoint-wal-mb N (16), --allow-egress HOSTS (any).\n"
       "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
@@ -112,6 +114,17 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
 
+  std::vector<std::string> allow_egress;
+  CLI::Option* egress_option =
+      serve->add_option("--allow-egress", allow_egress,
+                        "Hosts the server may connect to for routine loads, pipes, READ_KAFKA, storage connections and "
+                        "external catalogs (brokers, schema registries, S3 endpoints, PostgreSQL): a comma-separated "
+                        "list of host[:port], *.domain[:port], address[/bits][:port], [ipv6[/bits]]:port or *. "
+                        "Checked when a statement names a host and again on the address each connection goes to. "
+                        "Unset: any host (the log says so). Also read from SLUICE_ALLOW_EGRESS.")
+          ->envname("SLUICE_ALLOW_EGRESS")
+          ->delimiter(',');
+
   int thread_stack_mb = kDefaultThreadStackMb;
   serve->add_option("--thread-stack-mb", thread_stack_mb,
                     "Stack of every server thread, in MiB. Reserved address space, committed only as used; lower "
@@ -122,6 +135,11 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   UseThreadStacks(thread_stack_mb);  // no thread exists yet: parsing flags starts none
+  if (egress_option->count() > 0 || !allow_egress.empty()) {
+    std::string list;
+    for (const std::string& entry : allow_egress) list += (list.empty() ? "" : ",") + entry;
+    opts.allow_egress = list;
+  }
   if (serve->parsed()) {
     int code = sluice::RunServe(opts);
     if (code != sluice::kServeReopenDatabase) return code;

@@ -13,6 +13,7 @@
 
 #include "app/data_dir_lock.h"
 #include "app/private_files.h"
+#include "common/egress_policy.h"
 #include "common/log.h"
 #include "common/test_points.h"
 #include "common/version.h"
@@ -79,6 +80,25 @@ int RunServe(const ServeOptions& options) {
     log::Info("serve", "TLS with the certificate {}", (*tls)->cert_file());
   }
 
+  // Before anything can connect anywhere: the engine starts jobs and their Kafka clients.
+  if (options.allow_egress) {
+    auto policy = egress::EgressPolicy::Parse(*options.allow_egress);
+    if (!policy.ok()) {
+      log::Error("serve", "{}", policy.status().message());
+      return 2;
+    }
+    log::Info("serve", "egress limited to --allow-egress '{}': brokers, schema registries, S3 endpoints and catalog "
+              "databases elsewhere are refused", policy->text());
+    egress::SetEgressPolicy(std::move(*policy));
+  } else if (IsLoopbackAddress(options.bind)) {
+    log::Info("serve", "egress is unrestricted: routine loads, pipes, READ_KAFKA, storage connections and catalogs "
+              "may connect to any host; limit it with --allow-egress");
+  } else {
+    log::Warn("serve", "egress is unrestricted: users who may create routine loads, pipes, storage connections or "
+              "catalogs can make this server connect to any host and port of its network; limit it with "
+              "--allow-egress 'host:port,10.0.0.0/8:9092,...'");
+  }
+
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
@@ -131,9 +151,10 @@ int RunServe(const ServeOptions& options) {
         (*engine)->open_sessions()};
   });
   MayReadJob may_read_job = AccountMayReadJob((*engine)->accounts(), (*engine)->routine_loads());
-  http.Get("/api/routine_load/errors", [&](const http::HttpRequest& request) {
-    return RejectedRowsReply((*engine)->routine_loads(), request, may_read_job);
-  });
+  http.Get("/api/routine_load/errors",
+           WithoutServerPaths([&](const http::HttpRequest& request) {
+             return RejectedRowsReply((*engine)->routine_loads(), request, may_read_job);
+           }, (*engine)->accounts(), (*engine)->storage_health()));
   DuckdbMemorySampler duckdb_memory((*engine)->database());
   MetricsSources metrics_sources{engine->get(), &mysql, options.data_dir + "/sluice.duckdb", &duckdb_memory, started};
   http.Get("/metrics", [&](const http::HttpRequest& request) { return MetricsReply(metrics_sources, request); });

@@ -1,6 +1,7 @@
 #pragma once
 // `sluice serve`: opens the data directory and runs the MySQL and HTTP front doors until SIGINT/SIGTERM.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace sluice {
@@ -23,6 +24,8 @@ struct ServeOptions {
   int checkpoint_wal_mb = 16; // --checkpoint-wal-mb: Sluice checkpoints once the WAL is this large
   int s3_timeout_seconds = 30;  // --s3-timeout-seconds: an S3 request that stalls this long is abandoned
   int s3_retries = 3;           // --s3-retries: tries after the first for transient S3 failures, per request
+  // --allow-egress (or SLUICE_ALLOW_EGRESS): the hosts statements may make the server connect to; unset: any.
+  std::optional<std::string> allow_egress;
 };
 
 // RunServe's answer when DuckDB stopped the database after a failed write and the disk has room again: the caller

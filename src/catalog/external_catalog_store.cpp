@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/egress_policy.h"
 #include "common/ascii.h"
 #include "common/secret_names.h"
 #include "common/secret_redaction.h"
@@ -114,6 +115,13 @@ Status ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt, int6
   if (scheme == 0 || warehouse.size() == scheme || warehouse[scheme] == '/')
     return Status::InvalidArgument(where + ": \"iceberg.catalog.warehouse\" must be an S3 location such as "
                                    "'s3://bucket/warehouse', not '" + warehouse + "'");
+  {
+    std::string endpoint = get("aws.s3.endpoint");
+    if (endpoint.empty())
+      endpoint = "https://s3." + (get("aws.s3.region").empty() ? std::string("us-east-1") : get("aws.s3.region")) +
+                 ".amazonaws.com";
+    RETURN_IF_ERROR(egress::CheckEgressUrl("S3 endpoint", endpoint, 443));
+  }
   if (get("aws.s3.enable_path_style_access") == "false")
     return Status::NotSupported(where + ": Sluice's S3 client sends path-style requests only; leave out "
                                 "\"aws.s3.enable_path_style_access\" or set it to \"true\"");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/egress_policy.h"
 #include "common/ascii.h"
 #include "sql/parser.h"
 
@@ -93,6 +94,7 @@ Status VolumeStore::CreateConnection(const sql::CreateStorageConnection& stmt, i
                                    ": an S3 connection needs ENDPOINT, ACCESS_ID and ACCESS_KEY");
   }
   if (region.empty()) return Status::InvalidArgument("REGION may not be empty: leave it out for us-east-1");
+  RETURN_IF_ERROR(egress::CheckEgressUrl("S3 endpoint", endpoint, 443));
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(bool exists, ExistsLocked("storage_connections", stmt.name));
   if (exists) {

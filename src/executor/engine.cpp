@@ -16,6 +16,7 @@
 #include "executor/sql_session.h"
 #include "executor/information_schema.h"
 #include "executor/volume_directory.h"
+#include "storage/json_nesting_guard.h"
 #include "storage/sandbox.h"
 
 namespace sluice {
@@ -73,6 +74,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     if (ec) return Status::IoError("cannot create the scratch folder '" + engine->scratch_dir_ + "': " + ec.message());
     std::filesystem::permissions(scratch_root, std::filesystem::perms::owner_all, ec);
     std::filesystem::permissions(engine->scratch_dir_, std::filesystem::perms::owner_all, ec);
+    // Errors name it as "<scratch folder>" to users without OPERATE, as they do the data directory.
+    engine->db_->health().SetScratchFolder(engine->scratch_dir_);
   }
   ASSIGN_OR_RETURN(engine->external_catalogs_, catalog::ExternalCatalogStore::Open(*engine->db_, secrets_key_file));
   // Data files of Iceberg tables a SELECT reads are copied here (inside the scratch folder, where DuckDB may read),
@@ -91,6 +94,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   {
     ASSIGN_OR_RETURN(auto con, engine->db_->Connect());
     RETURN_IF_ERROR(RegisterReadKafka(*con));
+    // The translator wraps the arguments of DuckDB's recursive JSON functions in it (common/json_nesting.h).
+    RETURN_IF_ERROR(storage::RegisterJsonNestingGuard(*con));
     ASSIGN_OR_RETURN(auto table_functions,
                      Names(*con, "SELECT DISTINCT lower(function_name) FROM duckdb_functions() "
                                  "WHERE function_type IN ('table', 'table_macro')"));

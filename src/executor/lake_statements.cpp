@@ -10,12 +10,14 @@
 // lake.db.t, GRANT CREATE TABLE ON DATABASE lake.db, GRANT INSERT ON ALL TABLES IN DATABASE lake.db. Reading the
 // metadata tables t$snapshots / t$history / t$files takes SELECT on t; ALTER TABLE lake.db.t EXECUTE
 // expire_snapshots(...) / remove_orphan_files(...) takes ALTER on t (StarRocks asks the same).
+#include "common/ascii.h"
 #include "common/clock.h"
 #include "common/like.h"
 #include "common/log.h"
 #include "common/secret_redaction.h"
 #include "executor/sql_session.h"
 #include "sql/lexer.h"
+#include "iceberg/jdbc_catalog.h"
 #include "lakehouse/lake_care.h"
 #include "lakehouse/lake_ddl.h"
 #include "lakehouse/lake_insert.h"
@@ -56,6 +58,9 @@ Status SqlSession::RequireCatalogKnown(const std::string& name) {
 
 Result<StatementResult> SqlSession::RunCatalog(const sql::CreateExternalCatalog& s) {
   if (!lakes_) return Status::NotSupported("external catalogs are not available in this server");
+  // The PostgreSQL it names is checked against the egress list now (the S3 endpoint is, by the store).
+  for (const auto& [key, value] : s.properties)
+    if (AsciiLower(key) == "iceberg.catalog.uri") RETURN_IF_ERROR(iceberg::CheckJdbcEgress(value));
   RETURN_IF_ERROR(lakes_->store().Create(s, WallClockMs()));
   return Done();
 }

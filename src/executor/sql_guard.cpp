@@ -83,6 +83,11 @@ Result<NameCheck> SqlGuard::CheckNames(const sql::StatementScan& scan) const {
     if (fn == "read_kafka") continue;
     if (table_functions_.count(fn) && !ComputingTableFunctions().count(fn)) return FunctionRefused(fn);
   }
+  if (!scan.dotted_json_call.empty())
+    return Status::InvalidArgument(
+        "call " + scan.dotted_json_call + "(...) as a plain function, not after a '.' (x." + scan.dotted_json_call +
+        "() or schema." + scan.dotted_json_call + "(x)): Sluice checks the nesting of its arguments, which it can "
+        "only do in the plain form");
   if (scan.reads_file_by_name)
     return Status::AccessDenied("Access denied; you need (at least one of) the FILE privilege(s) for this operation: "
                                 "FROM 'path' reads a file of the server, which SQL cannot reach in Sluice; load "

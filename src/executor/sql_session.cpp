@@ -145,15 +145,49 @@ bool SqlSession::SeesServerPaths() const {
   return access_.HoldsEverything() || access_.Holds(auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE");
 }
 
+namespace {
+
+// A streamed result whose error (the query failed after its first rows: a full disk, an interrupt) is shown
+// without the server's paths. The rows pass as they are.
+class PathHidingStream final : public ResultRowStream {
+ public:
+  PathHidingStream(std::shared_ptr<ResultRowStream> inner, const storage::StorageHealth& health, uint32_t connection)
+      : inner_(std::move(inner)), health_(health), connection_(connection) {}
+  Result<bool> Next(std::vector<Row>* rows) override {
+    Result<bool> more = inner_->Next(rows);
+    if (more.ok()) return more;
+    std::string shown = health_.WithoutDataDirectory(more.status().message());
+    if (shown != more.status().message())
+      log::Info("session", "conn {}: the result stopped: {}", connection_, RedactSecrets(more.status().message()));
+    return Status(more.status().code(), std::move(shown));
+  }
+
+ private:
+  std::shared_ptr<ResultRowStream> inner_;
+  const storage::StorageHealth& health_;
+  uint32_t connection_;
+};
+
+}  // namespace
+
 Result<StatementResult> SqlSession::WithoutServerPaths(Result<StatementResult> result, bool own_statement) {
   // Errors (a full disk's above all) and what Sluice's own statements show (a job paused for the disk, SHOW
-  // WARNINGS) name the data directory for the operator who frees the space. Other accounts get "<data directory>":
-  // where the server keeps its files is not theirs to learn (DESIGN.md decision 10). The log has the full text.
-  // A passed-through query's rows are the user's data and stay as they are.
-  if (result.ok() && !(own_statement && result->result_set)) return result;
+  // WARNINGS) name the data directory for the operator who frees the space. Other accounts get "<data directory>"
+  // (and "<scratch folder>"): where the server keeps its files is not theirs to learn (DESIGN.md decision 10). The
+  // log has the full text. A passed-through query's rows are the user's data and stay as they are; an error that
+  // ends its streamed rows midway is an error like any other.
+  const bool streamed = result.ok() && result->stream;
+  if (result.ok() && !streamed && !(own_statement && result->result_set)) return result;
   if (SeesServerPaths()) return result;
   const storage::StorageHealth& health = db_.health();
-  if (!result.ok()) return Status(result.status().code(), health.WithoutDataDirectory(result.status().message()));
+  if (!result.ok()) {
+    std::string shown = health.WithoutDataDirectory(result.status().message());
+    if (shown != result.status().message())
+      log::Info("session", "conn {}: statement failed: {}", connection_id_, RedactSecrets(result.status().message()));
+    return Status(result.status().code(), std::move(shown));
+  }
+  if (streamed) result->stream = std::make_shared<PathHidingStream>(std::move(result->stream), health, connection_id_);
+  if (!own_statement) return result;
   for (Row& row : result->result_set->rows)
     for (std::optional<std::string>& cell : row)
       if (cell) *cell = health.WithoutDataDirectory(*cell);

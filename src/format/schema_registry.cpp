@@ -1,5 +1,6 @@
 #include "format/schema_registry.h"
 
+#include "common/egress_curl.h"
 #include "common/secret_redaction.h"
 
 #include <curl/curl.h>
@@ -64,6 +65,8 @@ Result<std::string> SchemaRegistry::Get(int32_t id) {
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
   curl_easy_setopt(curl.get(), CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(curl.get(), CURLOPT_PROTOCOLS_STR, "http,https");
+  const std::string host = egress::UrlHostPort(url_, 80).host;
+  egress::GuardCurlEgress(curl.get(), &host);
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/vnd.schemaregistry.v1+json, application/json");
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers);
   CURLcode rc = curl_easy_perform(curl.get());

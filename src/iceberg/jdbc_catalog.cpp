@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cstdlib>
+#include <optional>
+
+#include "common/egress_policy.h"
+
 namespace sluice::iceberg {
 
 struct JdbcCatalog::QueryResult {
@@ -43,6 +48,58 @@ JdbcCatalog::~JdbcCatalog() {
   if (conn_ != nullptr) PQfinish(conn_);
 }
 
+namespace {
+
+struct JdbcTarget {
+  std::string host, hostaddr;
+  int port = 5432;
+};
+
+Result<JdbcTarget> ParseJdbcTarget(const std::string& uri) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(uri.c_str(), &error);
+  if (options == nullptr) {
+    std::string why = error ? Oneline(error) : "libpq could not read it";
+    if (error) PQfreemem(error);
+    return Status::InvalidArgument("iceberg.catalog.uri is not a PostgreSQL connection string or URI: " + why);
+  }
+  JdbcTarget target;
+  for (PQconninfoOption* o = options; o->keyword != nullptr; o++) {
+    if (o->val == nullptr) continue;
+    std::string key = o->keyword;
+    if (key == "host") target.host = o->val;
+    else if (key == "hostaddr") target.hostaddr = o->val;
+    else if (key == "port" && *o->val) target.port = std::atoi(o->val);
+  }
+  PQconninfoFree(options);
+  return target;
+}
+
+std::string WithoutJdbcPrefix(const std::string& uri) { return uri.rfind("jdbc:", 0) == 0 ? uri.substr(5) : uri; }
+
+// The address to connect to (hostaddr) when the egress list applies to the name; nothing to connect by name.
+Result<std::optional<std::string>> JdbcEgress(const std::string& raw_uri) {
+  if (egress::CurrentEgressPolicy().unrestricted()) return std::optional<std::string>();
+  ASSIGN_OR_RETURN(JdbcTarget t, ParseJdbcTarget(WithoutJdbcPrefix(raw_uri)));
+  const char* what = "Iceberg JDBC catalog (PostgreSQL)";
+  if (t.host.find(',') != std::string::npos || t.hostaddr.find(',') != std::string::npos)
+    return Status::NotSupported(std::string(what) + ": name one host in iceberg.catalog.uri while the server "
+                                "restricts egress (--allow-egress)");
+  if (!t.hostaddr.empty()) {
+    RETURN_IF_ERROR(egress::CurrentEgressPolicy().CheckTarget(what, t.hostaddr, t.port));
+    return std::optional<std::string>();
+  }
+  if (t.host.empty() || t.host[0] == '/' || t.host[0] == '@')
+    return Status::AccessDenied("Access denied: " + std::string(what) + ": iceberg.catalog.uri must name a TCP "
+                                "host; a Unix socket of this server is not allowed while it restricts egress "
+                                "(--allow-egress)");
+  return egress::AllowedAddressFor(what, t.host, t.port);
+}
+
+}  // namespace
+
+Status CheckJdbcEgress(const std::string& uri) { return JdbcEgress(uri).status(); }
+
 Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw_uri, const std::string& catalog_name,
                                                           const std::string& user, const std::string& password) {
   std::string uri = raw_uri.rfind("jdbc:", 0) == 0 ? raw_uri.substr(5) : raw_uri;
@@ -55,6 +112,12 @@ Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw
   if (!password.empty()) {
     keys.push_back("password");
     values.push_back(password.c_str());
+  }
+  // Behind the egress list the connection goes to the address checked, never to what the name resolves to later.
+  ASSIGN_OR_RETURN(std::optional<std::string> hostaddr, JdbcEgress(raw_uri));
+  if (hostaddr) {
+    keys.push_back("hostaddr");
+    values.push_back(hostaddr->c_str());
   }
   keys.push_back(nullptr);
   values.push_back(nullptr);

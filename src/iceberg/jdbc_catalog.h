@@ -15,6 +15,11 @@ struct pg_conn;
 
 namespace sluice::iceberg {
 
+// The egress allow list (common/egress_policy.h) over the PostgreSQL server a catalog URI names: its host (or
+// hostaddr) and port; a Unix socket (no host, or a path) is refused while the list is set, as it is a file of the
+// server. Checked by CREATE EXTERNAL CATALOG, and again by Connect, which then connects to an allowed address.
+Status CheckJdbcEgress(const std::string& uri);
+
 class JdbcCatalog : public Catalog {
  public:
   // `uri`: a libpq connection string or URI ("host=127.0.0.1 port=5432 dbname=lake user=sluice",

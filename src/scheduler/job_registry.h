@@ -34,6 +34,9 @@ std::string PipeStatusOf(const catalog::StoredJob& s);
 std::string JobStatusName(const catalog::StoredJob& s);
 std::string ReasonClass(catalog::JobState state, const std::string& reason);
 
+// The schema registry a definition names, against the egress allow list (common/egress_policy.h).
+Status CheckRegistryEgress(const catalog::RoutineLoadDefinition& def);
+
 class JobRegistry {
  public:
   JobRegistry(storage::Database& db, catalog::Catalog& catalog, SchedulerOptions options)

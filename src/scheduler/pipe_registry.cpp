@@ -245,6 +245,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   (void)plan;
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates the settings
   probe.reset();
+  RETURN_IF_ERROR(CheckRegistryEgress(def));
 
   // The group id is the pipe's progress: a dropped pipe of the same group and topic hands over where it stopped.
   int64_t previous = 0;

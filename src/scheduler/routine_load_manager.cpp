@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sstream>
 
+#include "common/egress_policy.h"
 #include "common/ascii.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -164,6 +165,13 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
   cv_.notify_all();
 }
 
+Status CheckRegistryEgress(const catalog::RoutineLoadDefinition& def) {
+  // The brokers are checked by the Kafka client itself (source/kafka_config.cpp); the registry here, when the
+  // statement arrives, and by its HTTP client at each connection.
+  if (!def.schema_registry_url) return Status::Ok();
+  return egress::CheckEgressUrl("schema registry", *def.schema_registry_url, 8081);
+}
+
 source::KafkaClientConfig JobRegistry::SourceConfig(const catalog::RoutineLoadDefinition& def) const {
   source::KafkaClientConfig c;
   c.brokers = def.broker_list;
@@ -206,6 +214,7 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
   (void)plan;
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates property.*
   probe.reset();
+  RETURN_IF_ERROR(CheckRegistryEgress(def));
   if (def.group_id().empty()) {
     std::random_device rd;
     std::mt19937_64 gen(rd());
@@ -247,6 +256,7 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   (void)plan;
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));
   probe.reset();
+  RETURN_IF_ERROR(CheckRegistryEgress(def));
   // New starting offsets: forget those partitions' positions; the next scheduling resolves them from the
   // definition, as for a new job.
   // Only the partitions this ALTER names in kafka_partitions (with kafka_offsets) start over; the others keep

@@ -5,6 +5,14 @@
 #include <cctype>
 #include <string_view>
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "common/egress_policy.h"
 #include "common/log.h"
 #include "common/secret_names.h"
 
@@ -139,9 +147,41 @@ std::string MaskSecrets(std::string text, const KafkaClientConfig& config) {
   return text;
 }
 
+namespace {
+
+// librdkafka's connect, behind the egress allow list: every broker connection (the bootstrap list and every broker
+// the cluster's metadata names) is checked on the address it resolved to. `nodename` is the broker's "host:port".
+// A refusal reads "Connect to ipv4#10.1.2.3:9092 failed: Permission denied" in the job's errors.
+int ConnectIfAllowed(int sockfd, const struct sockaddr* addr, int addrlen, const char* nodename, void*) {
+  std::string_view node = nodename ? nodename : "";
+  std::string_view host = node.substr(0, node.rfind(':'));
+  if (!egress::CurrentEgressPolicy().AllowsConnection(host, addr)) {
+    // librdkafka retries every few seconds: one line per broker a minute is enough to tell.
+    static std::mutex mu;
+    static std::map<std::string, std::chrono::steady_clock::time_point> logged;
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(mu);
+    auto [at, fresh] = logged.try_emplace(std::string(node), now);
+    if (fresh || now - at->second >= std::chrono::minutes(1)) {
+      at->second = now;
+      log::Warn("egress", "refused a connection to Kafka broker {}: not in --allow-egress", node);
+    }
+    return EACCES;
+  }
+  if (::connect(sockfd, addr, static_cast<socklen_t>(addrlen)) == -1 && errno != EINPROGRESS) return errno;
+  return 0;
+}
+
+}  // namespace
+
 Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole role, ClientErrors* errors) {
   if (config.brokers.empty()) return Status::InvalidArgument("kafka_broker_list is empty: name at least one host:port");
   if (config.topic.empty()) return Status::InvalidArgument("kafka_topic is empty");
+  // The hosts a statement names are checked when it arrives, with an error naming them; the connections again.
+  RETURN_IF_ERROR(egress::CheckEgressHostList("Kafka broker", config.brokers, 9092));
+  for (const auto& [key, value] : config.properties)
+    if (key == "bootstrap.servers" || key == "metadata.broker.list")
+      RETURN_IF_ERROR(egress::CheckEgressHostList("Kafka broker", value, 9092));
 
   ConfHandle conf(rd_kafka_conf_new());
   for (const Setting& s : kDefaults) RETURN_IF_ERROR(Set(conf.get(), s.key, s.value));
@@ -180,6 +220,7 @@ Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole r
   // Without an error_cb librdkafka would log each client error a second time and we could not see them.
   rd_kafka_conf_set_error_cb(conf.get(), &RecordError);
   rd_kafka_conf_set_opaque(conf.get(), errors);
+  if (!egress::CurrentEgressPolicy().unrestricted()) rd_kafka_conf_set_connect_cb(conf.get(), &ConnectIfAllowed);
 
   char errstr[512];
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), errstr, sizeof errstr);

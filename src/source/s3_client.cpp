@@ -1,6 +1,8 @@
 #include "source/s3_client.h"
 
 #include <curl/curl.h>
+
+#include "common/egress_curl.h"
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -250,6 +252,8 @@ S3Client::Attempt S3Client::SendOnce(const Request& req) {
   const long timeout = static_cast<long>(std::max<int64_t>(1, settings_.timeout_seconds));
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  const std::string host = egress::UrlHostPort(base_, 443).host;
+  egress::GuardCurlEgress(h, &host);
   curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4.c_str());
   curl_easy_setopt(h, CURLOPT_USERNAME, creds_.access_id.c_str());
   curl_easy_setopt(h, CURLOPT_PASSWORD, creds_.access_key.c_str());

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "common/ascii.h"
+#include "common/json_nesting.h"
 #include "sql/lexer.h"
 #include "sql/token_stream.h"
 
@@ -173,6 +174,7 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
     chain.clear();
   };
   bool after_from = false;
+  bool after_dot = false;  // the previous token was '.'
   std::vector<bool> paren_is_call;  // per open parenthesis: whether it opened a call
   for (Token t = reader.Next(); t.kind != TokenKind::kEnd; t = reader.Next()) {
     if (t.kind == TokenKind::kInvalid) return TokenStream(sql, {}).ErrorAt(t, "");  // the parser's wording
@@ -204,6 +206,10 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
       stage = 0;
     }
     bool name = IsName(t) && !(t.kind == TokenKind::kWord && IsPlainKeyword(t));
+    if ((IsName(t) || t.kind == TokenKind::kDoubleQuoted) && after_dot &&
+        IsNestingGuardedJsonFunction(AsciiLower(t.text)) && scan.dotted_json_call.empty())
+      scan.dotted_json_call = t.text;
+    after_dot = t.IsSymbol(".");
     if (name && (chain.empty() || chain_wants_name)) {
       chain.push_back(t.text);
       chain_wants_name = false;

@@ -28,6 +28,9 @@ struct StatementScan {
   bool merge_inserts = false, merge_updates = false, merge_deletes = false;
   std::vector<NameChain> names;  // every chain in the statement, the target included
   bool reads_file_by_name = false;  // a string right after FROM or JOIN: DuckDB reads it as a file path
+  // A JSON function whose input nesting Sluice checks (common/json_nesting.h), called after a '.' (x.json_structure(),
+  // main.json_structure(x)): the translator could not wrap what comes before the dot. Its name as written.
+  std::string dotted_json_call;
 };
 
 // Fails only on text the lexer cannot read (an unterminated string or comment).

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/ascii.h"
+#include "common/json_nesting.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "sql/translate_driver_sql.h"
@@ -147,9 +148,13 @@ class Translator {
     if (size_t used = InformationSchemaReference()) return used;
     const Token& t = *Ahead(0);
     switch (t.kind) {
-      case TokenKind::kQuotedIdent:
-        Append(QuoteIdentifier(t.text), true);
+      case TokenKind::kQuotedIdent: {
+        if (IsGuardedJsonCall()) {
+          if (size_t used = JsonNestingGuardedCall()) return used;
+        }
+        Append(QuoteIdentifier(Ahead(0)->text), true);
         return 1;
+      }
       case TokenKind::kString:
         // MySQL strings know backslash escapes, DuckDB's do not: 'it\'s' must reach DuckDB as 'it''s'. DuckDB's
         // own escape strings (E'\n') already mean what they say.
@@ -160,6 +165,9 @@ class Translator {
         }
         return 1;
       case TokenKind::kDoubleQuoted:
+        if (IsGuardedJsonCall()) {
+          if (size_t used = JsonNestingGuardedCall()) return used;
+        }
         if (IsValuePosition()) {
           Append(StringLiteral(t.text), true);
         } else {
@@ -250,6 +258,9 @@ class Translator {
     if (t.IsWord("WITH") && n1 && n1->IsWord("CONSISTENT") && n2 && n2->IsWord("SNAPSHOT") && Prev() &&
         Prev()->IsWord("TRANSACTION"))
       return 3;
+    if (IsGuardedJsonCall()) {
+      if (size_t used = JsonNestingGuardedCall()) return used;
+    }
     if (t.IsWord("GROUP_CONCAT") && n1 && n1->IsSymbol("(") && !(Prev() && Prev()->IsSymbol("."))) {
       if (size_t used = GroupConcatCall()) return used;
     }
@@ -385,6 +396,56 @@ class Translator {
       return 1;
     }
     return 0;
+  }
+
+  // json_structure(a, ...) and the other JSON functions that recurse per nesting level (common/json_nesting.h) ->
+  // json_structure(sluice_json_nesting_guard((a)), ...): every argument is checked at run time, where its value
+  // exists. A leading DISTINCT / ALL (of json_group_structure) stays outside. Reads to the closing parenthesis
+  // however long the call is; returns 0 (left as written, a syntax error for DuckDB) only when there is none.
+  // The current token (a word, `quoted` or "double-quoted") names one of those functions and a call follows.
+  bool IsGuardedJsonCall() {
+    const Token* n1 = Ahead(1);
+    return n1 && n1->IsSymbol("(") && IsNestingGuardedJsonFunction(AsciiLower(Ahead(0)->text)) &&
+           !(Prev() && Prev()->IsSymbol("."));
+  }
+
+  size_t JsonNestingGuardedCall() {
+    size_t depth = 0;
+    for (size_t i = 1;; i++) {
+      const Token* t = Ahead(i);
+      if (t == nullptr) return 0;
+      if (t->IsSymbol("(") || t->IsSymbol("[") || t->IsSymbol("{")) depth++;
+      if (t->IsSymbol(")") || t->IsSymbol("]") || t->IsSymbol("}")) depth--;
+      if (depth != 0) continue;
+      auto text = [&](size_t from, size_t to) {  // source text of tokens [from, to)
+        return sql_.substr(ahead_[from].offset, ahead_[to - 1].end() - ahead_[from].offset);
+      };
+      std::string call = ahead_[0].kind == TokenKind::kWord ? std::string(ahead_[0].raw)
+                                                            : QuoteIdentifier(ahead_[0].text);
+      call += "(";
+      size_t first = 2;
+      if (first < i && (ahead_[first].IsWord("DISTINCT") || ahead_[first].IsWord("ALL"))) {
+        call += std::string(ahead_[first].raw) + " ";
+        first++;
+      }
+      size_t from = first, d = 0;
+      bool any = false;
+      for (size_t k = first; k <= i && first < i; k++) {
+        if (k < i) {
+          const Token& x = ahead_[k];
+          if (x.IsSymbol("(") || x.IsSymbol("[") || x.IsSymbol("{")) d++;
+          if (x.IsSymbol(")") || x.IsSymbol("]") || x.IsSymbol("}")) d--;
+          if (!(d == 0 && x.IsSymbol(","))) continue;
+        }
+        call += std::string(any ? ", " : "") + std::string(kJsonNestingGuard) + "((" +
+                (k > from ? TranslateForDuckDB(text(from, k), session_) : std::string()) + "))";
+        any = true;
+        from = k + 1;
+      }
+      Append(call + ")", true);
+      AliasIfSelectItem(i + 1);
+      return i + 1;
+    }
   }
 
   // GROUP_CONCAT([DISTINCT] e [, e ...] [ORDER BY ...] [SEPARATOR 's']) -> string_agg([DISTINCT] CAST(e AS

@@ -212,7 +212,7 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
   }
   StatementResult out;
   out.result_set = ResultSet{original, {}};
-  out.stream = MakeTextRowStream(result, std::move(original));
+  out.stream = MakeTextRowStream(result, std::move(original), health_);
   return out;
 }
 

@@ -56,6 +56,9 @@ std::optional<std::string> DataTooLong(const std::string& msg) {
 Status ErrorOfType(duckdb_error_type type, const std::string& raw) {
   const std::string msg = WithoutStackTrace(raw);  // DuckDB appends one to fatal and internal errors
   std::string text = StripPrefix(msg);
+  // Sluice's own table functions (READ_KAFKA's egress and file checks) refuse in MySQL's words; DuckDB's own
+  // refusals read "Permission Error". Kept as a refusal, so the client gets 1227, not 1105.
+  if (text.rfind("Access denied", 0) == 0) return Status::AccessDenied(text);
   auto worded = [&](DuckDBErrorClass cls, StatusCode fallback) { return MysqlStatusFromDuckDB(cls, text, fallback); };
   switch (type) {
     case DUCKDB_ERROR_PARSER:

@@ -93,25 +93,38 @@ std::string ReplaceDirectories(const std::string& message, const std::vector<std
   return out;
 }
 
-StorageHealth::StorageHealth(std::string data_dir, DiskPolicy policy)
-    : data_dir_(std::move(data_dir)), policy_(policy), required_free_bytes_(policy.min_free_bytes) {
-  if (!data_dir_.empty()) {
-    data_dir_spellings_.push_back(WithoutTrailingSlashes(data_dir_));
-    std::error_code ec;
-    std::filesystem::path absolute = std::filesystem::absolute(data_dir_, ec).lexically_normal();
-    if (!ec) data_dir_spellings_.push_back(WithoutTrailingSlashes(absolute.string()));
-    absolute = std::filesystem::weakly_canonical(data_dir_, ec);
-    if (!ec) data_dir_spellings_.push_back(WithoutTrailingSlashes(absolute.string()));
-  }
-  // The longest first, so that a relative spelling never cuts into an absolute one.
-  std::sort(data_dir_spellings_.begin(), data_dir_spellings_.end(),
-            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  data_dir_spellings_.erase(std::unique(data_dir_spellings_.begin(), data_dir_spellings_.end()),
-                            data_dir_spellings_.end());
+namespace {
+
+// `dir` as given, as an absolute path and with its links resolved: the spellings an error may use, longest first
+// so that a relative spelling never cuts into an absolute one.
+std::vector<std::string> Spellings(const std::string& dir) {
+  std::vector<std::string> out;
+  if (dir.empty()) return out;
+  out.push_back(WithoutTrailingSlashes(dir));
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(dir, ec).lexically_normal();
+  if (!ec) out.push_back(WithoutTrailingSlashes(absolute.string()));
+  absolute = std::filesystem::weakly_canonical(dir, ec);
+  if (!ec) out.push_back(WithoutTrailingSlashes(absolute.string()));
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
+}  // namespace
+
+StorageHealth::StorageHealth(std::string data_dir, DiskPolicy policy)
+    : data_dir_(std::move(data_dir)),
+      data_dir_spellings_(Spellings(data_dir_)),
+      policy_(policy),
+      required_free_bytes_(policy.min_free_bytes) {}
+
+void StorageHealth::SetScratchFolder(const std::string& dir) { scratch_spellings_ = Spellings(dir); }
+
 std::string StorageHealth::WithoutDataDirectory(const std::string& message) const {
-  return ReplaceDirectories(message, data_dir_spellings_, "<data directory>");
+  // The scratch folder first: it lies inside the data directory, and its random name is the part to hide.
+  return ReplaceDirectories(ReplaceDirectories(message, scratch_spellings_, "<scratch folder>"), data_dir_spellings_,
+                            "<data directory>");
 }
 
 uint64_t StorageHealth::FreeBytes() {

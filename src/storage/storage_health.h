@@ -49,7 +49,11 @@ class StorageHealth {
   // (a file in it stays named: "<data directory>/sluice.db.wal"). The messages above name the directory for whoever
   // frees the space; clients without administrator rights see them this way, as they should not learn where the
   // server keeps its files (DESIGN.md decision 10). The log keeps the full text.
+  // The scratch folder (where DuckDB may read; its name is random so it cannot be guessed) is written as
+  // "<scratch folder>" likewise.
   std::string WithoutDataDirectory(const std::string& message) const;
+  // Names the scratch folder for WithoutDataDirectory. Called once, before any session or job runs.
+  void SetScratchFolder(const std::string& dir);
 
  private:
   void NoteDiskFull(const std::string& detail);
@@ -57,6 +61,7 @@ class StorageHealth {
 
   const std::string data_dir_;
   std::vector<std::string> data_dir_spellings_;  // data_dir_ as given and absolute, longest first
+  std::vector<std::string> scratch_spellings_;   // the scratch folder's, likewise
   const DiskPolicy policy_;
   std::atomic<bool> invalidated_{false};
   std::atomic<bool> disk_full_logged_{false};

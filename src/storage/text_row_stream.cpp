@@ -11,8 +11,8 @@ namespace {
 
 class TextRowStream final : public ResultRowStream {
  public:
-  TextRowStream(duckdb_result result, std::vector<ColumnInfo> columns)
-      : result_(result), columns_(std::move(columns)) {}
+  TextRowStream(duckdb_result result, std::vector<ColumnInfo> columns, std::shared_ptr<StorageHealth> health)
+      : result_(result), columns_(std::move(columns)), health_(std::move(health)) {}
   ~TextRowStream() override { duckdb_destroy_result(&result_); }
   TextRowStream(const TextRowStream&) = delete;
   TextRowStream& operator=(const TextRowStream&) = delete;
@@ -25,7 +25,10 @@ class TextRowStream final : public ResultRowStream {
       done_ = true;
       // NULL is both the end and a failure (an interrupt, an error in a later part of the query).
       const char* error = duckdb_result_error(&result_);
-      if (error && *error) return ErrorFromResult(&result_);
+      if (error && *error) {
+        Status failed = ErrorFromResult(&result_);
+        return health_ ? health_->Observe(std::move(failed)) : failed;
+      }
       return false;
     }
     const idx_t size = duckdb_data_chunk_get_size(chunk);
@@ -55,13 +58,15 @@ class TextRowStream final : public ResultRowStream {
  private:
   duckdb_result result_;
   std::vector<ColumnInfo> columns_;
+  std::shared_ptr<StorageHealth> health_;
   bool done_ = false;
 };
 
 }  // namespace
 
-std::shared_ptr<ResultRowStream> MakeTextRowStream(duckdb_result result, std::vector<ColumnInfo> columns) {
-  return std::make_shared<TextRowStream>(result, std::move(columns));
+std::shared_ptr<ResultRowStream> MakeTextRowStream(duckdb_result result, std::vector<ColumnInfo> columns,
+                                                   std::shared_ptr<StorageHealth> health) {
+  return std::make_shared<TextRowStream>(result, std::move(columns), std::move(health));
 }
 
 }  // namespace sluice::storage

@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "common/result_set.h"
+#include "storage/storage_health.h"
 
 namespace sluice::storage {
 
-// Takes ownership of `result`. `columns` are the types the client sees (one per result column).
-std::shared_ptr<ResultRowStream> MakeTextRowStream(duckdb_result result, std::vector<ColumnInfo> columns);
+// Takes ownership of `result`. `columns` are the types the client sees (one per result column). An error in a later
+// chunk goes through `health` (when given), as a statement's error does: a full disk mid-result is reported as such.
+std::shared_ptr<ResultRowStream> MakeTextRowStream(duckdb_result result, std::vector<ColumnInfo> columns,
+                                                   std::shared_ptr<StorageHealth> health);
 
 }  // namespace sluice::storage

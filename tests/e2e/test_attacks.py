@@ -270,7 +270,9 @@ def setup(s: TestSuite):
 
     broker = kh.adopt_broker(kh.TestBroker({"attack": 1, "pipe": 1}).start())
     F["broker"] = broker
-    srv = s.shared_server(env_password=ROOT_PW, extra_args=["--log-level", "debug"])
+    # Egress is limited to what the fixture needs: the test broker and the S3 storage connection's endpoint.
+    srv = s.shared_server(env_password=ROOT_PW, extra_args=["--log-level", "debug",
+                                                            "--allow-egress", f"{broker.bootstrap},127.0.0.1:9"])
     F["srv"] = srv
     conn = srv.connect(password=ROOT_PW)
     F["root"] = conn
@@ -402,6 +404,20 @@ def volume_loads_once(c: Collector):
         c.check(False, f"COPY INTO from the volume fails as root: {e!r}")
 
 
+def no_connection(name: str):
+    def after(c: Collector):
+        names = [r[0] for r in q(F["root"], "SHOW STORAGE CONNECTIONS")]
+        c.check(name not in names, f"storage connection {name} was created")
+    return after
+
+
+def no_job(name: str):
+    def after(c: Collector):
+        names = [r[1] for r in q(F["root"], "SHOW ALL ROUTINE LOAD FROM d")]
+        c.check(name not in names, f"routine load {name} was created")
+    return after
+
+
 def no_table(name: str):
     def after(c: Collector):
         tables = [r[0] for r in q(F["root"], "SHOW TABLES FROM d")]
@@ -531,8 +547,24 @@ ATTEMPTS = [
     # root may SELECT the observability relations the docs name (docs/security.md), never next to the rest
     ("read_rejected_rows_with_definitions",
      lambda: "SELECT * FROM __sluice.routine_load_rejected_rows, __sluice.routine_loads", HIDDEN, {}),
+    # -- egress: the server connects only to the hosts of --allow-egress (request forgery, port scans) --
+    ("egress_s3_endpoint_metadata", lambda: "CREATE STORAGE CONNECTION ssrf TYPE S3 ENDPOINT = "
+     "'http://169.254.169.254' ACCESS_ID = 'a' ACCESS_KEY = 'b'", DENIED, {"after": no_connection("ssrf")}),
+    ("egress_read_kafka_port_scan", lambda: "SELECT * FROM READ_KAFKA('127.0.0.1:22', 'attack', '', 'scan_group', "
+     "'', '', '', '', 'raw', 'raw', 0, map())", DENIED, {}),
+    ("egress_routine_load_port_scan", lambda: 'CREATE ROUTINE LOAD d.scan ON events COLUMNS TERMINATED BY ",", '
+     'COLUMNS (id, v) FROM KAFKA ("kafka_broker_list" = "localhost:22", "kafka_topic" = "attack")', DENIED,
+     {"after": no_job("scan")}),
+    ("egress_pipe_schema_registry", lambda: "CREATE PIPE d.scan_pipe AS COPY INTO piped FROM (SELECT value::STRING "
+     f"FROM READ_KAFKA('{F['broker'].bootstrap}', 'pipe', '', 'scan_pipe_group', '', '', '', '', 'raw', 'avro', 0, "
+     "map('schema.registry.url', 'http://169.254.169.254:80')))", DENIED, {}),
     # -- crashing inputs: an error (or, on a big enough stack, the answer) -- never a dead server --
     ("crash_json_structure", lambda: NESTED_JSON, "any", {}),
+    ("crash_json_structure_runtime_2m", lambda: NESTED_JSON.replace("100000", "2000000"), "any", {}),
+    ("crash_json_contains_runtime", lambda: "SELECT json_contains('[1]', repeat('[', 2000000) || '1' || "
+     "repeat(']', 2000000))", "any", {}),
+    ("crash_json_merge_patch_runtime", lambda: "SELECT json_merge_patch(repeat('{\"a\":', 2000000) || '1' || "
+     "repeat('}', 2000000), '{}')", "any", {}),
     ("crash_long_expression", lambda: LONG_EXPR, "any", {}),
     ("crash_deep_parentheses", lambda: DEEP_PARENS, "any", {}),
     ("crash_planted_kafka_row", lambda: f"SELECT json_structure(v::JSON) FROM d.events WHERE id = {N_MESSAGES}",

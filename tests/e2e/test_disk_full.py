@@ -182,6 +182,14 @@ FROM KAFKA ("kafka_broker_list" = "{b.bootstrap}", "kafka_topic" = "events",
         c.contains(seen, "<data directory>", "in place of the path")
         c.check(disk.path not in seen, f"no server path for the watcher: {seen!r}")
         watcher.close()
+        # The HTTP API shows the watcher the same: the job's reason without the path; root sees it.
+        for path in ("/api/jobs", "/api/jobs/d/rl"):
+            status, body = srv.http_get(path, auth=("watcher", "pw"))
+            c.eq(status, 200, f"the watcher's GET {path}")
+            c.contains(body, "<data directory>", f"the watcher's {path}: the reason without the path")
+            c.check(disk.path not in body, f"no server path in the watcher's {path}: {body[:600]!r}")
+        status, body = srv.http_get("/api/jobs/d/rl")
+        c.contains(body, os.path.join(disk.path, "data"), "root's /api/jobs/d/rl names the directory")
         c.check(disk.path in srv.log_text(), "the log names the directory")
         kp, vp = pipe_row(conn, "kp"), pipe_row(conn, "vp")
         c.eq(kp.get("status"), "RUNNING", "a Kafka pipe waiting for the disk is not FAILED")

@@ -99,5 +99,14 @@ TEST(StatementScanTest, UnterminatedTextIsAnError) {
   EXPECT_FALSE(ScanStatement("SELECT 'open").ok());
 }
 
+
+TEST(StatementScanTest, RecursiveJsonFunctionAfterADot) {
+  EXPECT_EQ(Scan("SELECT doc.json_structure() FROM t").dotted_json_call, "json_structure");
+  EXPECT_EQ(Scan("SELECT main.JSON_CONTAINS(a, b)").dotted_json_call, "JSON_CONTAINS");
+  EXPECT_EQ(Scan("SELECT (a).\"json_merge_patch\"(b)").dotted_json_call, "json_merge_patch");
+  EXPECT_EQ(Scan("SELECT json_structure(t.doc), x.json_extract('$') FROM t").dotted_json_call, "");
+  EXPECT_EQ(Scan("SELECT 'x.json_structure()'").dotted_json_call, "");
+}
+
 }  // namespace
 }  // namespace sluice::sql

@@ -195,5 +195,22 @@ TEST(QuoteTest, IdentifiersAndLiterals) {
   EXPECT_EQ(QuoteLiteral("back\\slash"), "'back\\slash'");
 }
 
+TEST(TranslateTest, RecursiveJsonFunctionsGetTheirArgumentsGuarded) {
+  // Every argument, translated on its own; a lone select item keeps its column name.
+  EXPECT_EQ(T("SELECT json_structure(doc) FROM t"),
+            "SELECT json_structure(sluice_json_nesting_guard((doc))) AS \"json_structure(doc)\" FROM t");
+  EXPECT_EQ(T("SELECT 1, json_contains(a, '[1]') AS c"),
+            "SELECT 1, json_contains(sluice_json_nesting_guard((a)), sluice_json_nesting_guard(('[1]'))) AS c");
+  EXPECT_EQ(T("SELECT count(*) FROM t WHERE JSON_MERGE_PATCH(a, f(b, c)) IS NULL"),
+            "SELECT count(*) FROM t WHERE JSON_MERGE_PATCH(sluice_json_nesting_guard((a)), "
+            "sluice_json_nesting_guard((f(b, c)))) IS NULL");
+  EXPECT_EQ(T("SELECT json_group_structure(DISTINCT j) AS s FROM t"),
+            "SELECT json_group_structure(DISTINCT sluice_json_nesting_guard((j))) AS s FROM t");
+  // Quoted names are the same function to DuckDB.
+  EXPECT_EQ(T("SELECT `json_structure`(d) AS s"), "SELECT \"json_structure\"(sluice_json_nesting_guard((d))) AS s");
+  // Other JSON functions do not recurse per level and are left as written.
+  EXPECT_EQ(T("SELECT json_extract(doc, '$.a') AS a FROM t"), "SELECT json_extract(doc, '$.a') AS a FROM t");
+}
+
 }  // namespace
 }  // namespace sluice::sql
