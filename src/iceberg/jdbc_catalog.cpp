@@ -55,6 +55,14 @@ struct JdbcTarget {
   int port = 5432;
 };
 
+bool IsServerFileKeyword(const std::string& key) {
+  static const char* const kFiles[] = {"passfile", "service", "sslcert", "sslkey", "sslrootcert", "sslcrl",
+                                       "sslcrldir", "sslkeylogfile"};
+  for (const char* k : kFiles)
+    if (key == k) return true;
+  return false;
+}
+
 Result<JdbcTarget> ParseJdbcTarget(const std::string& uri) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(uri.c_str(), &error);
@@ -67,6 +75,14 @@ Result<JdbcTarget> ParseJdbcTarget(const std::string& uri) {
   for (PQconninfoOption* o = options; o->keyword != nullptr; o++) {
     if (o->val == nullptr) continue;
     std::string key = o->keyword;
+    // libpq would read these files of the server's own (its keys, certificates, password and service files): a
+    // catalog definition must not make the server use them, nor tell whether they exist.
+    if (IsServerFileKeyword(key)) {
+      PQconninfoFree(options);
+      return Status::AccessDenied("Access denied: iceberg.catalog.uri may not set '" + key + "': it names a file "
+                                  "on the Sluice server; give the catalog's user and password in "
+                                  "iceberg.catalog.jdbc.user / iceberg.catalog.jdbc.password instead");
+    }
     if (key == "host") target.host = o->val;
     else if (key == "hostaddr") target.hostaddr = o->val;
     else if (key == "port" && *o->val) target.port = std::atoi(o->val);
@@ -79,9 +95,15 @@ std::string WithoutJdbcPrefix(const std::string& uri) { return uri.rfind("jdbc:"
 
 // The address to connect to (hostaddr) when the egress list applies to the name; nothing to connect by name.
 Result<std::optional<std::string>> JdbcEgress(const std::string& raw_uri) {
-  if (egress::CurrentEgressPolicy().unrestricted()) return std::optional<std::string>();
   ASSIGN_OR_RETURN(JdbcTarget t, ParseJdbcTarget(WithoutJdbcPrefix(raw_uri)));
   const char* what = "Iceberg JDBC catalog (PostgreSQL)";
+  // Over a Unix socket PostgreSQL may take the server's own OS user for the catalog's (peer authentication), and
+  // without a host libpq uses that socket.
+  if (t.hostaddr.empty() && (t.host.empty() || t.host[0] == '/' || t.host[0] == '@'))
+    return Status::AccessDenied("Access denied: " + std::string(what) + ": iceberg.catalog.uri must name a TCP "
+                                "host (e.g. jdbc:postgresql://127.0.0.1:5432/iceberg); a Unix socket of the Sluice "
+                                "server is not allowed");
+  if (egress::CurrentEgressPolicy().unrestricted()) return std::optional<std::string>();
   if (t.host.find(',') != std::string::npos || t.hostaddr.find(',') != std::string::npos)
     return Status::NotSupported(std::string(what) + ": name one host in iceberg.catalog.uri while the server "
                                 "restricts egress (--allow-egress)");
@@ -89,10 +111,6 @@ Result<std::optional<std::string>> JdbcEgress(const std::string& raw_uri) {
     RETURN_IF_ERROR(egress::CurrentEgressPolicy().CheckTarget(what, t.hostaddr, t.port));
     return std::optional<std::string>();
   }
-  if (t.host.empty() || t.host[0] == '/' || t.host[0] == '@')
-    return Status::AccessDenied("Access denied: " + std::string(what) + ": iceberg.catalog.uri must name a TCP "
-                                "host; a Unix socket of this server is not allowed while it restricts egress "
-                                "(--allow-egress)");
   return egress::AllowedAddressFor(what, t.host, t.port);
 }
 
@@ -103,8 +121,9 @@ Status CheckJdbcEgress(const std::string& uri) { return JdbcEgress(uri).status()
 Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw_uri, const std::string& catalog_name,
                                                           const std::string& user, const std::string& password) {
   std::string uri = raw_uri.rfind("jdbc:", 0) == 0 ? raw_uri.substr(5) : raw_uri;
-  std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name"};
-  std::vector<const char*> values = {uri.c_str(), "10", "sluice"};
+  // passfile: never the server user's ~/.pgpass, whose passwords a catalog naming that host would borrow.
+  std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name", "passfile"};
+  std::vector<const char*> values = {uri.c_str(), "10", "sluice", "/dev/null"};
   if (!user.empty()) {
     keys.push_back("user");
     values.push_back(user.c_str());
