@@ -54,9 +54,20 @@ Status SqlSession::RequireCatalogKnown(const std::string& name) {
   return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
 }
 
+std::optional<Status> SqlSession::CheckLakeGrantObject(const std::string& db, const std::string& table,
+                                                       bool must_exist) {
+  const size_t dot = db.find('.');
+  if (dot == std::string::npos || db == auth::kAll || catalog_.DatabaseExists(db)) return std::nullopt;
+  const std::string catalog_name = db.substr(0, dot);
+  Status known = RequireCatalogKnown(catalog_name);
+  if (!known.ok() || !must_exist) return known;
+  return lakehouse::CheckLakeObjectExists(*lakes_, catalog_name, db.substr(dot + 1), table);
+}
+
 Result<StatementResult> SqlSession::RunCatalog(const sql::CreateExternalCatalog& s) {
   if (!lakes_) return Status::NotSupported("external catalogs are not available in this server");
-  RETURN_IF_ERROR(lakes_->store().Create(s, WallClockMs()));
+  ASSIGN_OR_RETURN(bool existed, lakes_->store().Create(s, WallClockMs()));
+  if (existed) return OkWithNote(1007, "Can't create catalog '" + s.name + "'; catalog exists");
   return Done();
 }
 
