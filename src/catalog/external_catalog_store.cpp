@@ -66,13 +66,23 @@ Result<std::unique_ptr<ExternalCatalogStore>> ExternalCatalogStore::Open(storage
         "CREATE TABLE IF NOT EXISTS __sluice.external_catalog_properties (catalog VARCHAR NOT NULL, "
         "position INTEGER NOT NULL, key VARCHAR NOT NULL, value VARCHAR NOT NULL);");
   }));
+  ASSIGN_OR_RETURN(auto names, store->Query("SELECT name FROM __sluice.external_catalogs"));
+  for (const auto& row : names.result_set->rows) store->names_.insert(AsciiLower(*row[0]));
   return store;
 }
 
-Status ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt, int64_t now_ms) {
+Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt, int64_t now_ms) {
   const std::string where = "CREATE EXTERNAL CATALOG " + stmt.name;
   if (AsciiLower(stmt.name) == kDefaultCatalog)
     return Status::InvalidArgument("default_catalog is the catalog of Sluice's own databases: choose another name");
+  // An existing name is answered before the properties are looked at: IF NOT EXISTS keeps the catalog as it is,
+  // whatever the statement says about it. The lock is held to the end, so two CREATEs cannot both insert.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (names_.count(AsciiLower(stmt.name))) {
+    if (stmt.if_not_exists) return true;
+    return Status::AlreadyExists("a catalog named '" + stmt.name +
+                                 "' already exists: DROP CATALOG it first or choose another name");
+  }
   std::vector<std::pair<std::string, std::string>> props;
   for (const auto& [given_key, value] : stmt.properties) {
     std::string key = AsciiLower(given_key);
@@ -125,14 +135,6 @@ Status ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt, int6
   if (get("aws.s3.enable_path_style_access") == "false")
     return Status::NotSupported(where + ": Sluice's S3 client sends path-style requests only; leave out "
                                 "\"aws.s3.enable_path_style_access\" or set it to \"true\"");
-  std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " +
-                                       NameMatch("name", stmt.name)));
-  if (r.result_set->rows[0][0] != std::optional<std::string>("0")) {
-    if (stmt.if_not_exists) return Status::Ok();
-    return Status::AlreadyExists("a catalog named '" + stmt.name +
-                                 "' already exists: DROP CATALOG it first or choose another name");
-  }
   std::string sql = "BEGIN TRANSACTION; INSERT INTO __sluice.external_catalogs VALUES (" + QuoteLiteral(stmt.name) +
                     ", 'iceberg', " + QuoteLiteral(stmt.comment) + ", " + std::to_string(now_ms) + ");";
   int position = 0;
@@ -143,28 +145,34 @@ Status ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt, int6
   }
   sql += "COMMIT;";
   Status st = con_->Execute(sql);
-  if (!st.ok()) (void)con_->Execute("ROLLBACK");
-  return st;
+  if (!st.ok()) {
+    (void)con_->Execute("ROLLBACK");
+    return st;
+  }
+  names_.insert(AsciiLower(stmt.name));
+  return false;
 }
 
 Status ExternalCatalogStore::Drop(const std::string& name, bool if_exists) {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " +
+  ASSIGN_OR_RETURN(auto r, Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " +
                                        NameMatch("name", name)));
   if (r.result_set->rows[0][0] == std::optional<std::string>("0")) {
     if (if_exists) return Status::Ok();
     return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
   }
   // The catalog's tables stay where they are (in PostgreSQL and S3): only Sluice's door to them goes.
-  return storage::InTransaction(*con_, [&] {
+  RETURN_IF_ERROR(storage::InTransaction(*con_, [&] {
     return con_->Execute("DELETE FROM __sluice.external_catalog_properties WHERE " + NameMatch("catalog", name) +
                          "; DELETE FROM __sluice.external_catalogs WHERE " + NameMatch("name", name));
-  });
+  }));
+  names_.erase(AsciiLower(name));
+  return Status::Ok();
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> ExternalCatalogStore::PropertiesLocked(
     const std::string& name) {
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT key, value FROM __sluice.external_catalog_properties WHERE " +
+  ASSIGN_OR_RETURN(auto r, Query("SELECT key, value FROM __sluice.external_catalog_properties WHERE " +
                                        NameMatch("catalog", name) + " ORDER BY position"));
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& row : r.result_set->rows) {
@@ -183,7 +191,7 @@ Result<std::vector<ExternalCatalogInfo>> ExternalCatalogStore::List() {
   std::vector<std::string> names;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name FROM __sluice.external_catalogs ORDER BY name"));
+    ASSIGN_OR_RETURN(auto r, Query("SELECT name FROM __sluice.external_catalogs ORDER BY name"));
     for (const auto& row : r.result_set->rows) names.push_back(*row[0]);
   }
   for (const auto& n : names) {
@@ -193,15 +201,19 @@ Result<std::vector<ExternalCatalogInfo>> ExternalCatalogStore::List() {
   return out;
 }
 
+Result<StatementResult> ExternalCatalogStore::Query(const std::string& sql) {
+  queries_sent_++;
+  return con_->Query(sql);
+}
+
 bool ExternalCatalogStore::Exists(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto r = con_->Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " + NameMatch("name", name));
-  return r.ok() && r->result_set && r->result_set->rows[0][0] != std::optional<std::string>("0");
+  return names_.count(AsciiLower(name)) > 0;
 }
 
 Result<ExternalCatalogInfo> ExternalCatalogStore::Describe(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, type, comment, created_at FROM __sluice.external_catalogs "
+  ASSIGN_OR_RETURN(auto r, Query("SELECT name, type, comment, created_at FROM __sluice.external_catalogs "
                                        "WHERE " + NameMatch("name", name)));
   if (r.result_set->rows.empty())
     return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
@@ -218,7 +230,7 @@ Result<ExternalCatalogInfo> ExternalCatalogStore::Describe(const std::string& na
 
 Result<ExternalCatalogConfig> ExternalCatalogStore::Resolve(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name FROM __sluice.external_catalogs WHERE " +
+  ASSIGN_OR_RETURN(auto r, Query("SELECT name FROM __sluice.external_catalogs WHERE " +
                                        NameMatch("name", name)));
   if (r.result_set->rows.empty())
     return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");

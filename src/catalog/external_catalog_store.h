@@ -7,9 +7,11 @@
 // iceberg.catalog.jdbc.password) and the catalog URI (a libpq URI may carry a password) are sealed with the same
 // SecretBox as storage connections' keys; they leave this class only through ExternalCatalogConfig, which is handed
 // to the Iceberg layer and nothing else. What SHOW shows (ExternalCatalogInfo) has them masked.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,19 +55,27 @@ class ExternalCatalogStore {
                                                             const std::string& secrets_key_file);
 
   // Validates the properties (required keys, known keys, values); REST catalogs are NotSupported for now.
-  Status Create(const sql::CreateExternalCatalog& stmt, int64_t now_ms);
+  // true when a catalog of that name existed and IF NOT EXISTS was given (nothing validated, nothing changed).
+  Result<bool> Create(const sql::CreateExternalCatalog& stmt, int64_t now_ms);
   Status Drop(const std::string& name, bool if_exists);
   Result<std::vector<ExternalCatalogInfo>> List();
   // UnknownCatalog-style NotFound naming SHOW CATALOGS when there is none.
   Result<ExternalCatalogInfo> Describe(const std::string& name);
   Result<ExternalCatalogConfig> Resolve(const std::string& name);
+  // Whether `name` is an external catalog, answered from memory: every statement with a three-part name asks,
+  // so the names are read once at Open and kept current by Create and Drop (the only writers of the table).
   bool Exists(const std::string& name);
+  // How many reads the store has sent to DuckDB (Exists sends none).
+  uint64_t queries_sent() const { return queries_sent_.load(); }
 
  private:
   ExternalCatalogStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)
       : con_(std::move(con)), secrets_(std::move(secrets)) {}
   Result<std::vector<std::pair<std::string, std::string>>> PropertiesLocked(const std::string& name);
+  Result<StatementResult> Query(const std::string& sql);  // counted in queries_sent_
   std::mutex mu_;
+  std::set<std::string> names_;  // lower case; guarded by mu_
+  std::atomic<uint64_t> queries_sent_{0};
   std::unique_ptr<storage::Connection> con_;
   std::unique_ptr<SecretBox> secrets_;
 };

@@ -59,6 +59,7 @@ Result<std::vector<std::pair<ObjectRef, std::string>>> SqlSession::GrantTargets(
     switch (o.kind) {
       case sql::GrantObjectKind::kMysqlDbStar: {
         ASSIGN_OR_RETURN(std::string db, db_or_current(o.db));
+        if (auto lake = CheckLakeGrantObject(db, auth::kAll, !g.revoke); lake && !lake->ok()) return *lake;
         if (p == "USAGE") continue;  // MySQL's "no privilege"
         bool everything = db == auth::kAll;
         if (p == "ALL") {
@@ -98,11 +99,17 @@ Result<std::vector<std::pair<ObjectRef, std::string>>> SqlSession::GrantTargets(
         if ((ref.kind == ObjectKind::kTable || ref.kind == ObjectKind::kPipe) && ref.db.empty()) {
           ASSIGN_OR_RETURN(ref.db, db_or_current(""));
         }
-        if (ref.kind == ObjectKind::kTable && ref.db != auth::kAll && ref.name != auth::kAll &&
-            !catalog_.DescribeTable(ref.db, ref.name).ok())
+        // catalog.db / catalog.db.t of an external catalog: the Iceberg namespace (and table) must exist.
+        std::optional<Status> lake;
+        if (ref.kind == ObjectKind::kTable || ref.kind == ObjectKind::kDatabase)
+          lake = CheckLakeGrantObject(ref.db, ref.kind == ObjectKind::kTable ? ref.name : auth::kAll, !g.revoke);
+        if (lake) {
+          RETURN_IF_ERROR(*lake);
+        } else if (ref.kind == ObjectKind::kTable && ref.db != auth::kAll && ref.name != auth::kAll &&
+                   !catalog_.DescribeTable(ref.db, ref.name).ok())
           return Status::UnknownTable("Table '" + ref.db + "." + ref.name + "' doesn't exist: grants name existing "
                                       "tables, or ALL TABLES IN DATABASE " + ref.db);
-        if (ref.kind == ObjectKind::kDatabase && ref.db != auth::kAll && !catalog_.DatabaseExists(ref.db))
+        else if (ref.kind == ObjectKind::kDatabase && ref.db != auth::kAll && !catalog_.DatabaseExists(ref.db))
           return Status::UnknownDatabase("Unknown database '" + ref.db + "'");
         if (!auth::IsPrivilegeOf(ref.kind, p)) {
           std::string list;

@@ -56,12 +56,26 @@ Status SqlSession::RequireCatalogKnown(const std::string& name) {
   return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
 }
 
+std::optional<Status> SqlSession::CheckLakeGrantObject(const std::string& db, const std::string& table,
+                                                       bool must_exist) {
+  const size_t dot = db.find('.');
+  if (dot == std::string::npos || db == auth::kAll || catalog_.DatabaseExists(db)) return std::nullopt;
+  const std::string catalog_name = db.substr(0, dot);
+  Status known = RequireCatalogKnown(catalog_name);
+  if (!known.ok() || !must_exist) return known;
+  return lakehouse::CheckLakeObjectExists(*lakes_, catalog_name, db.substr(dot + 1), table);
+}
+
 Result<StatementResult> SqlSession::RunCatalog(const sql::CreateExternalCatalog& s) {
   if (!lakes_) return Status::NotSupported("external catalogs are not available in this server");
+  const std::string exists_note = "Can't create catalog '" + s.name + "'; catalog exists";
+  // IF NOT EXISTS answers before any property is looked at, as other IF NOT EXISTS statements do.
+  if (s.if_not_exists && lakes_->IsExternalCatalog(s.name)) return OkWithNote(1007, exists_note);
   // The PostgreSQL it names is checked against the egress list now (the S3 endpoint is, by the store).
   for (const auto& [key, value] : s.properties)
     if (AsciiLower(key) == "iceberg.catalog.uri") RETURN_IF_ERROR(iceberg::CheckJdbcEgress(value));
-  RETURN_IF_ERROR(lakes_->store().Create(s, WallClockMs()));
+  ASSIGN_OR_RETURN(bool existed, lakes_->store().Create(s, WallClockMs()));
+  if (existed) return OkWithNote(1007, exists_note);
   return Done();
 }
 

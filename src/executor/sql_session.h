@@ -112,6 +112,10 @@ class SqlSession : public Session {
   Result<StatementResult> RunLakePassThrough(const sql::PassThrough& s, const sql::StatementScan& scan,
                                              const NameCheck& names);
   Status RequireCatalogKnown(const std::string& name);
+  // GRANT / REVOKE on `db` (and `table`, "" or "*" for none) where db is "catalog.db" of an external catalog:
+  // the catalog must exist, and with `must_exist` (GRANT, not REVOKE: a grant on a table another engine dropped
+  // can still be revoked) the Iceberg namespace and table too. nullopt when db is one of Sluice's own.
+  std::optional<Status> CheckLakeGrantObject(const std::string& db, const std::string& table, bool must_exist);
   // statement_privileges.cpp: what a statement needs before it runs, and what SHOW leaves out.
   Status Authorize(const sql::Statement& stmt, const sql::StatementScan& scan, const NameCheck& names);
   Result<KnownTables> ReadKnownTables();

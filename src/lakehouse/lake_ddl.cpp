@@ -85,6 +85,22 @@ Result<bool> DropLakeDatabase(LakeCatalogs& lakes, const std::string& catalog, c
   return false;
 }
 
+Status CheckLakeObjectExists(LakeCatalogs& lakes, const std::string& catalog, const std::string& db,
+                             const std::string& table) {
+  ASSIGN_OR_RETURN(auto conn, lakes.Connect(catalog));
+  ASSIGN_OR_RETURN(bool exists, conn->catalog->NamespaceExists({db}));
+  if (!exists) {
+    return Status::UnknownDatabase("Unknown database '" + Where(catalog, db) + "' (SHOW DATABASES FROM " + catalog +
+                                   " lists them)");
+  }
+  if (table.empty() || table == "*") return Status::Ok();
+  auto loaded = conn->catalog->LoadTable(iceberg::TableIdent{{db}, table});
+  if (loaded.ok()) return Status::Ok();
+  if (loaded.status().code() != StatusCode::kUnknownTable) return loaded.status();
+  return Status::UnknownTable("Table '" + Where(catalog, db) + "." + table + "' doesn't exist: grants name existing "
+                              "tables, or ALL TABLES IN DATABASE " + Where(catalog, db));
+}
+
 Result<std::vector<std::string>> ListLakeDatabases(LakeCatalogs& lakes, const std::string& catalog) {
   ASSIGN_OR_RETURN(auto conn, lakes.Connect(catalog));
   return conn->catalog->ListNamespaces();

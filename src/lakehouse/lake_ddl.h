@@ -19,6 +19,10 @@ Result<bool> CreateLakeDatabase(LakeCatalogs& lakes, const std::string& catalog,
                                 bool if_not_exists);
 // true when it did not exist (and if_exists was given).
 Result<bool> DropLakeDatabase(LakeCatalogs& lakes, const std::string& catalog, const std::string& db, bool if_exists);
+// Whether catalog.db exists, and catalog.db.table unless table is "" or "*" (GRANT names existing objects):
+// UnknownDatabase / UnknownTable saying so.
+Status CheckLakeObjectExists(LakeCatalogs& lakes, const std::string& catalog, const std::string& db,
+                             const std::string& table);
 Result<std::vector<std::string>> ListLakeDatabases(LakeCatalogs& lakes, const std::string& catalog);
 Result<std::vector<std::string>> ListLakeTables(LakeCatalogs& lakes, const std::string& catalog, const std::string& db);
 

@@ -188,7 +188,7 @@ Result<std::vector<std::string>> ParsePrivilegeList(TokenStream& ts) {
   return out;
 }
 
-// *, *.*, db.*, db.t or t (the MySQL forms).
+// *, *.*, db.*, db.t or t (the MySQL forms), and catalog.db.* / catalog.db.t.
 Result<GrantObject> ParseMysqlObject(TokenStream& ts) {
   GrantObject o;
   if (ts.AcceptSymbol("*")) {
@@ -211,6 +211,16 @@ Result<GrantObject> ParseMysqlObject(TokenStream& ts) {
     ASSIGN_OR_RETURN(o.name, ts.ExpectIdentifier("a table name"));
     o.kind = GrantObjectKind::kTable;
     o.db = first;
+    // catalog.db.* and catalog.db.t: an external catalog's database, kept as "catalog.db" (as ParseNamedObject).
+    if (ts.AcceptSymbol(".")) {
+      o.db = AsciiLower(first) == "default_catalog" ? o.name : first + "." + o.name;
+      if (ts.AcceptSymbol("*")) {
+        o.kind = GrantObjectKind::kMysqlDbStar;
+        o.name.clear();
+        return o;
+      }
+      ASSIGN_OR_RETURN(o.name, ts.ExpectIdentifier("a table name"));
+    }
     return o;
   }
   o.kind = GrantObjectKind::kTable;

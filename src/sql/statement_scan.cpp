@@ -175,11 +175,14 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
   };
   bool after_from = false;
   bool after_dot = false;  // the previous token was '.'
+  // REVOKE ... FROM 'u'@'%': the account after FROM is not a file (REVOKE is Sluice's own, never DuckDB's).
+  bool revoke = false;
   std::vector<bool> paren_is_call;  // per open parenthesis: whether it opened a call
   for (Token t = reader.Next(); t.kind != TokenKind::kEnd; t = reader.Next()) {
     if (t.kind == TokenKind::kInvalid) return TokenStream(sql, {}).ErrorAt(t, "");  // the parser's wording
     if (head.size() < kHeadTokens) head.push_back(t);
     if (head.size() == 1 && t.IsWord("MERGE")) merge = true;
+    if (head.size() == 1 && t.IsWord("REVOKE")) revoke = true;
     if (merge && after_then) {
       if (t.IsWord("INSERT")) scan.merge_inserts = true;
       if (t.IsWord("UPDATE")) scan.merge_updates = true;
@@ -188,7 +191,8 @@ Result<StatementScan> ScanStatement(std::string_view sql) {
     after_then = t.IsWord("THEN");
     // FROM inside a function's parentheses is syntax (EXTRACT(YEAR FROM '...'), TRIM('x' FROM s)), not a table.
     bool in_call = !paren_is_call.empty() && paren_is_call.back();
-    if (after_from && (t.kind == TokenKind::kString || t.kind == TokenKind::kDollarString)) scan.reads_file_by_name = true;
+    if (after_from && !revoke && (t.kind == TokenKind::kString || t.kind == TokenKind::kDollarString))
+      scan.reads_file_by_name = true;
     after_from = (t.IsWord("FROM") || t.IsWord("JOIN")) && !in_call;
     if (t.IsSymbol("(")) paren_is_call.push_back(!chain.empty() && !chain_wants_name);
     if (t.IsSymbol(")") && !paren_is_call.empty()) paren_is_call.pop_back();

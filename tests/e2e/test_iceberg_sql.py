@@ -6,7 +6,10 @@ s3rver (the files) and npm's icebird (a reader Sluice did not write):
 - two INSERT statements (SELECT from a Sluice table, and VALUES): two snapshots, one data file per day;
 - SELECT through Sluice gives exact counts and sums (also with an alias, a WHERE, a join to a Sluice table);
 - icebird reads the same rows from the metadata location PostgreSQL holds;
-- what is refused (a NULL in a NOT NULL column, UPDATE, a user without INSERT), and DROP TABLE.
+- what is refused (a NULL in a NOT NULL column, UPDATE, a user without INSERT), and DROP TABLE;
+- GRANT / REVOKE on one Iceberg table, on catalog.db.* and on DATABASE catalog.db: SHOW GRANTS shows them, a user
+  reads and writes exactly the tables granted, and grants on catalogs, databases or tables that do not exist are
+  refused.
 """
 from __future__ import annotations
 
@@ -154,6 +157,89 @@ def catalog_database_table_insert_select(t):
         eq(q(cur, "SHOW DATABASES FROM lake"), [], "database dropped")
         cur.execute("DROP CATALOG lake")
         eq(len(q(cur, "SHOW CATALOGS")), 1, "catalog dropped")
+        con.close()
+
+
+@suite.test(timeout=400)
+def grants_on_iceberg_tables(t):
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        server = suite.server().start()
+        con = server.connect()
+        cur = con.cursor()
+        cur.execute(f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
+            "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
+            "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
+            "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}")""")
+        cur.execute("CREATE DATABASE lake.db")
+        cur.execute("CREATE TABLE lake.db.a (id BIGINT)")
+        cur.execute("CREATE TABLE lake.db.b (id BIGINT)")
+        cur.execute("INSERT INTO lake.db.a VALUES (1), (2)")
+        cur.execute("INSERT INTO lake.db.b VALUES (3)")
+        cur.execute("CREATE USER u IDENTIFIED BY 'pw'")
+        cur.execute("CREATE USER v IDENTIFIED BY 'pw'")
+
+        # what does not exist is refused at GRANT time, saying what is missing
+        check("Unknown catalog 'nocat'" in error_of(cur, "GRANT SELECT ON TABLE nocat.db.a TO USER u"),
+              "unknown catalog")
+        check("Unknown catalog 'nocat'" in error_of(cur, "GRANT SELECT ON nocat.db.* TO 'u'@'%'"),
+              "unknown catalog, MySQL form")
+        check("Unknown database 'lake.nodb'" in error_of(cur, "GRANT SELECT ON TABLE lake.nodb.a TO USER u"),
+              "unknown namespace")
+        check("Unknown database 'lake.nodb'" in error_of(cur, "GRANT SELECT ON ALL TABLES IN DATABASE lake.nodb "
+                                                              "TO USER u"), "unknown namespace, ALL TABLES")
+        check("Unknown database 'lake.nodb'" in error_of(cur, "GRANT CREATE TABLE ON DATABASE lake.nodb TO USER u"),
+              "unknown namespace, DATABASE")
+        check("Table 'lake.db.nope' doesn't exist" in error_of(cur, "GRANT SELECT ON TABLE lake.db.nope TO USER u"),
+              "unknown table")
+
+        # one table: SELECT and INSERT on lake.db.a, nothing on lake.db.b
+        cur.execute("GRANT SELECT, INSERT ON TABLE lake.db.a TO USER u")
+        grants = " ".join(str(r) for r in q(cur, "SHOW GRANTS FOR u"))
+        check("ON TABLE lake.db.a" in grants and "SELECT" in grants and "INSERT" in grants,
+              f"SHOW GRANTS shows the table grant: {grants}")
+        ucon = server.connect(user="u", password="pw")
+        ucur = ucon.cursor()
+        eq(q(ucur, "SELECT count(*) FROM lake.db.a"), [(2,)], "u reads the granted table")
+        denied = error_of(ucur, "SELECT count(*) FROM lake.db.b")
+        check("SELECT" in denied and "lake.db.b" in denied, f"u cannot read another table: {denied}")
+        eq(ucur.execute("INSERT INTO lake.db.a VALUES (10)"), 1, "u inserts into the granted table")
+        check("INSERT" in error_of(ucur, "INSERT INTO lake.db.b VALUES (11)"), "u cannot insert into another")
+        check("SELECT" in error_of(ucur, "INSERT INTO lake.db.a SELECT id FROM lake.db.b"),
+              "nor copy another table's rows into the granted one")
+        eq(q(ucur, "SHOW TABLES FROM lake.db"), [("a",)], "SHOW TABLES lists what u may see")
+
+        # REVOKE takes effect at once, and only the privilege revoked goes
+        cur.execute("REVOKE INSERT ON TABLE lake.db.a FROM USER u")
+        check("INSERT" in error_of(ucur, "INSERT INTO lake.db.a VALUES (12)"), "INSERT revoked")
+        eq(q(ucur, "SELECT count(*) FROM lake.db.a"), [(3,)], "SELECT kept")
+        cur.execute("REVOKE SELECT ON TABLE lake.db.a FROM USER u")
+        check("SELECT" in error_of(ucur, "SELECT count(*) FROM lake.db.a"), "SELECT revoked")
+        check("lake.db.a" not in " ".join(str(r) for r in q(cur, "SHOW GRANTS FOR u")), "SHOW GRANTS after REVOKE")
+        ucon.close()
+
+        # the whole database: catalog.db.* (MySQL form) and DATABASE catalog.db
+        cur.execute("GRANT SELECT ON lake.db.* TO 'v'@'%'")
+        cur.execute("GRANT CREATE TABLE ON DATABASE lake.db TO USER v")
+        grants = " ".join(str(r) for r in q(cur, "SHOW GRANTS FOR 'v'@'%'"))
+        check("ALL TABLES IN DATABASE lake.db" in grants and "DATABASE lake.db" in grants,
+              f"SHOW GRANTS shows the database grants: {grants}")
+        vcon = server.connect(user="v", password="pw")
+        vcur = vcon.cursor()
+        eq(q(vcur, "SELECT (SELECT count(*) FROM lake.db.a) + (SELECT count(*) FROM lake.db.b)"), [(4,)],
+           "v reads every table of lake.db")
+        check("INSERT" in error_of(vcur, "INSERT INTO lake.db.b VALUES (13)"), "v has no INSERT")
+        vcur.execute("CREATE TABLE lake.db.c (id BIGINT)")
+        eq(q(cur, "SHOW TABLES FROM lake.db"), [("a",), ("b",), ("c",)], "v created a table")
+        cur.execute("REVOKE SELECT ON lake.db.* FROM 'v'@'%'")
+        check("SELECT" in error_of(vcur, "SELECT count(*) FROM lake.db.b"), "SELECT on lake.db.* revoked")
+        vcon.close()
+
+        # a grant on a table another engine dropped can still be revoked
+        cur.execute("GRANT SELECT ON TABLE lake.db.c TO USER u")
+        cur.execute("DROP TABLE lake.db.c")
+        cur.execute("REVOKE SELECT ON TABLE lake.db.c FROM USER u")
+        check("lake.db.c" not in " ".join(str(r) for r in q(cur, "SHOW GRANTS FOR u")), "revoked after the drop")
         con.close()
 
 

@@ -93,6 +93,9 @@ TEST(StatementScanTest, AStringInTablePositionIsAFile) {
   EXPECT_FALSE(Scan("SELECT 'FROM' FROM t WHERE a = 'b'").reads_file_by_name);
   EXPECT_FALSE(Scan("SELECT extract(year FROM '2020-01-01'::DATE), trim('x' FROM 'xax') FROM t").reads_file_by_name);
   EXPECT_TRUE(Scan("SELECT * FROM t WHERE a IN (SELECT a FROM 'x.parquet')").reads_file_by_name);
+  // REVOKE ... FROM 'u'@'%' names an account, not a file
+  EXPECT_FALSE(Scan("REVOKE SELECT ON lake.db.* FROM 'v'@'%'").reads_file_by_name);
+  EXPECT_TRUE(Scan("SELECT 1 FROM (SELECT * FROM 'x.csv') AS revoke").reads_file_by_name);
 }
 
 TEST(StatementScanTest, UnterminatedTextIsAnError) {
