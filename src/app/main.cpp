@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
       "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
-      "          --checkpoint-wal-mb N (16), --allow-egress HOSTS (any).\n"
+      "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any).\n"
       "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
@@ -112,6 +112,12 @@ int main(int argc, char** argv) {
                     "Checkpoint the database (fold its WAL into the file) once the WAL holds this many MiB, when the "
                     "disk has room for it (about the WAL's size plus --min-free-disk-mb).")
       ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+
+  serve->add_option("--checkpoint-interval-seconds", opts.checkpoint_interval_seconds,
+                    "Also checkpoint this long after the last checkpoint when the WAL holds more than 256 KiB, so a "
+                    "restart after a crash has little WAL to replay; 0: by WAL size only.")
+      ->check(CLI::Range(0, 1 << 24))
       ->capture_default_str();
 
   std::vector<std::string> allow_egress;

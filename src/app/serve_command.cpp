@@ -111,6 +111,7 @@ int RunServe(const ServeOptions& options) {
   storage::DatabaseOptions storage_options;
   storage_options.disk.min_free_bytes = static_cast<uint64_t>(options.min_free_disk_mb) << 20;
   storage_options.checkpoint_wal_bytes = static_cast<uint64_t>(options.checkpoint_wal_mb) << 20;
+  storage_options.checkpoint_interval_seconds = options.checkpoint_interval_seconds;
   auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security, storage_options);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());

@@ -22,6 +22,7 @@ struct ServeOptions {
   bool http_tls = false;      // --http-tls: HTTPS on the HTTP port
   int min_free_disk_mb = 64;  // --min-free-disk-mb: below this, load jobs pause until there is room
   int checkpoint_wal_mb = 16; // --checkpoint-wal-mb: Sluice checkpoints once the WAL is this large
+  int checkpoint_interval_seconds = 60;  // --checkpoint-interval-seconds: ... or this long after the last one
   int s3_timeout_seconds = 30;  // --s3-timeout-seconds: an S3 request that stalls this long is abandoned
   int s3_retries = 3;           // --s3-retries: tries after the first for transient S3 failures, per request
   // --allow-egress (or SLUICE_ALLOW_EGRESS): the hosts statements may make the server connect to; unset: any.

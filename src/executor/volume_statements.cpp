@@ -154,6 +154,11 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
     }
   }
   req.target.continue_on_error = s.on_error == "CONTINUE";
+  if (req.target.continue_on_error) {
+    // An unknown table is reported by the load itself, as without ON_ERROR.
+    if (auto table = catalog_.DescribeTable(req.target.db, req.target.table); table.ok())
+      req.target.row_checks = load::VolumeRowChecksFor(*table);
+  }
   req.target.scratch_dir = scratch_dir_;
   ASSIGN_OR_RETURN(req.volume, volumes_.Resolve(s.volume));
   req.files = s.files;

@@ -483,7 +483,14 @@ class AvroDecoder::Impl {
 
   void SetValue(avro_value_t& v, size_t column, TextBatch& out) {
     scratch_.clear();
-    switch (avro_value_get_type(&v)) {
+    const avro_type_t type = avro_value_get_type(&v);
+    if (column < options_.json_text_columns.size() && options_.json_text_columns[column] && type != AVRO_NULL &&
+        type != AVRO_UNION) {
+      AppendJson(v, scratch_);
+      out.SetField(column, scratch_);
+      return;
+    }
+    switch (type) {
       case AVRO_NULL:
         return;  // BeginRow left it NULL
       case AVRO_UNION: {

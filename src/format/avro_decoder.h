@@ -16,7 +16,8 @@
 //   enum -> the symbol; record, map -> a JSON object; array -> a JSON array; a union of null and one type -> NULL
 //   or that type's value; any other union -> NULL for its null branch, else the branch's value as JSON text (a
 //   string in quotes). Inside JSON text: bytes and fixed are strings with one character per byte (U+0000..U+00FF,
-//   Avro's JSON encoding), unions are their branch's value, NaN and infinities are null.
+//   Avro's JSON encoding), unions are their branch's value, NaN and infinities are null. A column flagged in
+//   json_text_columns gets every non-null value as JSON text, strings, bytes and enums in quotes.
 // - Error rows (reason, origin, raw bytes): a message that is not in the wire format, a schema id the registry
 //   does not know or whose schema is not Avro, a schema that does not parse, a body that does not decode (ends
 //   early, bad length, count or index, nested deeper than kMaxAvroDepth, more than kMaxAvroElements array/map
@@ -41,6 +42,9 @@ inline constexpr int64_t kMaxAvroElements = 4 << 20;
 struct AvroOptions {
   std::vector<std::string> columns;    // the columns rows are produced for, in order
   std::vector<std::string> jsonpaths;  // optional: path i fills column i (see json_paths_property.h)
+  // Optional, one flag per column: true for a column that loads into a JSON column, which gets every value as its
+  // JSON text (a string "5" stays the string "5", not the number its text would parse as).
+  std::vector<bool> json_text_columns;
   // The writer schema (JSON text) of an id. NotFound and NotSupported make the messages naming that id error rows
   // (for the rest of this decoder's life); any other error is returned by Decode.
   std::function<Result<std::string>(int32_t id)> schema_lookup;

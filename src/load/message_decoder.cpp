@@ -83,6 +83,7 @@ Result<std::unique_ptr<MessageDecoder>> MakeDecoder(const catalog::RoutineLoadDe
     format::AvroOptions o;
     o.columns = source_columns;
     ASSIGN_OR_RETURN(o.jsonpaths, JsonPaths(def, source_columns));
+    o.json_text_columns = json_text_columns;
     // Every task of every job naming this registry shares one client and its cache of schemas.
     std::shared_ptr<format::SchemaRegistry> registry = format::SchemaRegistry::ForUrl(*def.schema_registry_url);
     o.schema_lookup = [registry](int32_t id) { return registry->Get(id); };

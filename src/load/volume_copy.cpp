@@ -441,6 +441,47 @@ const FileLoadPoints& PointsOf(const VolumeLoadTarget& t) {
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kCheckedStage = "__sluice_copy_checked";
+
+// The rows of the stage a check refuses become rejected rows (the first check that refuses names the reason), the
+// others go into the table in the file's order. A check that is NULL (a NULL value's length) refuses nothing.
+Result<Counts> InsertCheckedRows(storage::Connection& con, const std::string& table_sql, const VolumeRowChecks& rc,
+                                 Counts counts) {
+  const std::string stage = std::string("temp.") + kCheckedStage;
+  std::string bad, column = "CASE", reason = "CASE";
+  for (const auto& c : rc.checks) {
+    const std::string refuses = "coalesce(" + c.bad_sql + ", false)";
+    bad += (bad.empty() ? "" : " OR ") + refuses;
+    column += " WHEN " + refuses + " THEN " + QuoteLiteral(c.column);
+    reason += " WHEN " + refuses + " THEN " + c.reason_sql;
+  }
+  column += " END";
+  reason += " END";
+  // rowid follows the insert order, but rows a transaction has not committed yet have rowids from far up.
+  ASSIGN_OR_RETURN(auto rejected, con.Query("SELECT __sluice_n, " + column + ", " + reason + ", __sluice_raw FROM "
+                                            "(SELECT row_number() OVER (ORDER BY rowid) AS __sluice_n, "
+                                            "CAST(__row AS VARCHAR) AS __sluice_raw, * FROM " + stage +
+                                            " AS __row) WHERE " + bad + " ORDER BY __sluice_n"));
+  for (const auto& row : rejected.result_set->rows) {
+    catalog::RejectedFileRow rr;
+    rr.column = row[1].value_or("");
+    // The stage does not know the row's line; its place among the rows read finds it.
+    rr.reason = "row " + row[0].value_or("?") + " of the rows read: " + row[2].value_or("");
+    rr.raw = row[3].value_or("");
+    counts.rejected.push_back(std::move(rr));
+    counts.error_rows++;
+  }
+  ASSIGN_OR_RETURN(auto inserted, con.Query("INSERT INTO " + table_sql + " SELECT * FROM " + stage + " WHERE NOT (" +
+                                            bad + ") ORDER BY rowid"));
+  counts.loaded = static_cast<int64_t>(inserted.affected_rows);
+  RETURN_IF_ERROR(con.Execute("DROP TABLE IF EXISTS " + stage));
+  return counts;
+}
+
+}  // namespace
+
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& t, bool force) {
@@ -512,27 +553,39 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
         for (std::string& n : *names) cols.emplace_back(std::move(n), "VARCHAR");
       }
     }
+    // Under ON_ERROR = CONTINUE a table with row checks is loaded through a stage without its constraints, so a
+    // row they refuse is a rejected row instead of the file's failure.
+    const bool checked = t.continue_on_error && !t.row_checks.empty();
+    std::string into = table_sql;
+    if (checked) {
+      RETURN_IF_ERROR(con.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kCheckedStage + " (" +
+                                  t.row_checks.stage_columns_sql + ")"));
+      into = std::string("temp.") + kCheckedStage;
+    }
     switch (t.format.kind) {
       case FileFormat::Kind::kCsv: {
-        auto read = LoadCsv(con, local, table_sql, cols, by_name, t);
+        auto read = LoadCsv(con, local, into, cols, by_name, t);
         if (!read.ok()) return CsvReadError(read.status(), t.continue_on_error);
         counts = std::move(read).value();
         break;
       }
       case FileFormat::Kind::kJson: {
-        ASSIGN_OR_RETURN(counts, LoadJson(con, local, table_sql, cols, t));
+        ASSIGN_OR_RETURN(counts, LoadJson(con, local, into, cols, t));
         break;
       }
       case FileFormat::Kind::kParquet: {
-        ASSIGN_OR_RETURN(counts, LoadParquet(con, local, table_sql, t.file_columns, t));
+        ASSIGN_OR_RETURN(counts, LoadParquet(con, local, into, t.file_columns, t));
         break;
       }
+    }
+    if (checked) {
+      ASSIGN_OR_RETURN(counts, InsertCheckedRows(con, table_sql, t.row_checks, std::move(counts)));
     }
     record.rows_loaded = counts.loaded;
     record.error_rows = counts.error_rows;
     if (!counts.rejected.empty()) {
       const auto& r = counts.rejected.front();
-      record.first_error = "line " + std::to_string(r.line) + ": " + r.reason;
+      record.first_error = (r.line > 0 ? "line " + std::to_string(r.line) + ": " : "") + r.reason;
     }
     record.status = counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
     int64_t now = WallClockMs();

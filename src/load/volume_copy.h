@@ -11,6 +11,7 @@
 
 #include "catalog/property_table.h"
 #include "catalog/volume_store.h"
+#include "load/volume_row_checks.h"
 #include "common/result_set.h"
 #include "common/status.h"
 #include "source/volume.h"
@@ -51,6 +52,9 @@ struct VolumeLoadTarget {
   std::string select_list;
   std::string where;
   bool continue_on_error = false;  // ON_ERROR = CONTINUE: bad rows are recorded and skipped
+  // Under CONTINUE, rows the table's constraints would refuse (too long, NULL into NOT NULL, in no partition) are
+  // rejected rows rather than a failed file; the caller fills it from the table (VolumeRowChecksFor).
+  VolumeRowChecks row_checks;
   std::string scratch_dir;         // where S3 objects are downloaded
   // Who loads, for the file's load_history row: a pipe (job = its name, kind PIPE) or a one-shot COPY INTO
   // (job empty, kind COPY).

@@ -89,6 +89,12 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
                                  : Result<catalog::ResolvedVolume>(Status::NotSupported("no volume catalog"));
   const auto task_started = Clock::now();
   auto target = load::VolumePipeTarget(def, options_.scratch_dir);
+  if (target.ok() && target->continue_on_error) {
+    // Read at each task, so a task after ALTER TABLE checks the table as it is; an unknown table is the task's
+    // own error.
+    if (auto table = catalog_.DescribeTable(def.db, def.table); table.ok())
+      target->row_checks = load::VolumeRowChecksFor(*table);
+  }
   if (!volume.ok()) outcome = volume.status();
   else if (!target.ok()) outcome = target.status();
   else outcome = load::RunVolumePipeTask(con, *volume, *def.pipe->volume, *target, load::VolumePipeLimits{},

@@ -21,8 +21,12 @@ uint64_t Mib(uint64_t bytes) { return bytes >> 20; }
 }  // namespace
 
 Checkpointer::Checkpointer(std::unique_ptr<Connection> con, std::string wal_path, uint64_t wal_threshold_bytes,
-                           StorageHealth& health)
-    : con_(std::move(con)), wal_path_(std::move(wal_path)), threshold_(wal_threshold_bytes), health_(health) {
+                           std::chrono::seconds interval, StorageHealth& health)
+    : con_(std::move(con)),
+      wal_path_(std::move(wal_path)),
+      threshold_(wal_threshold_bytes),
+      interval_(interval),
+      health_(health) {
   // Test-only: checkpoint without looking at the free space, so that a test can make a checkpoint fail for lack of
   // space and see Sluice recover an invalidated database (tests/e2e/test_disk_full.py).
   if (const char* v = std::getenv("SLUICE_TEST_CHECKPOINT_IGNORES_FREE_SPACE"); v && *v == '1') {
@@ -57,7 +61,10 @@ void Checkpointer::MaybeCheckpoint() {
   if (health_.invalidated()) return;
   std::error_code ec;
   const uint64_t wal = std::filesystem::file_size(wal_path_, ec);
-  if (ec || wal < threshold_) return;
+  if (ec) return;
+  const bool interval_due = interval_.count() > 0 && wal >= kIntervalCheckpointMinWalBytes &&
+                            std::chrono::steady_clock::now() - last_checkpoint_ >= interval_;
+  if (wal < threshold_ && !interval_due) return;
   // A checkpoint writes the changed row groups into the database file before it frees the old blocks: room for
   // about the WAL's size again, plus what Sluice keeps free anyway.
   const uint64_t needed = wal + health_.policy().min_free_bytes;
@@ -76,6 +83,7 @@ void Checkpointer::MaybeCheckpoint() {
   Status st = con_->Execute(force ? "FORCE CHECKPOINT" : "CHECKPOINT");
   if (st.ok()) {
     busy_attempts_ = 0;
+    last_checkpoint_ = std::chrono::steady_clock::now();
     log::Debug("storage", "checkpointed a {} MiB WAL", Mib(wal));
     return;
   }

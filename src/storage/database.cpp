@@ -49,7 +49,9 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path, Databa
   if (!path.empty() && options.checkpoint_wal_bytes > 0) {
     ASSIGN_OR_RETURN(auto checkpoint_con, out->Connect());
     out->checkpointer_ = std::make_unique<Checkpointer>(std::move(checkpoint_con), path + ".wal",
-                                                        options.checkpoint_wal_bytes, *out->health_);
+                                                        options.checkpoint_wal_bytes,
+                                                        std::chrono::seconds(options.checkpoint_interval_seconds),
+                                                        *out->health_);
   }
   return out;
 }

@@ -226,6 +226,29 @@ def test_nested_types(s):
             check(st.get("errorRows") == 0, f"{job}: no error rows: {st}")
 
 
+@suite.test(timeout=180)
+def test_strings_into_json_columns_stay_strings(s):
+    """An Avro string loaded into a JSON column is a JSON string whatever its text reads like ("5", "null",
+    "[1, 2]", plain words), as with format json; numbers, booleans and enums keep their JSON value."""
+    topic = new_topic("json_cols", 1)
+    texts = ["5", "null", "[1, 2]", "a string", '{"k": 1}', "true", ""]
+    records = [{"id": i, "name": t, "checked": i % 2 == 0, "data": i + 0.5, "sensor_type": ah.SENSOR_TYPES[i % 3]}
+               for i, t in enumerate(texts)]
+    with ah.SchemaRegistry({1: SENSOR_SCHEMA}) as registry:
+        srv, conn = start_server(s)
+        kh.query(conn, "CREATE TABLE j (id bigint NOT NULL, name json, checked json, data json, sensor_type json) "
+                       "DUPLICATE KEY(id)")
+        ah.produce_avro(broker().bootstrap, topic, 0, 1, SENSOR_SCHEMA, records)
+        create_job(conn, "json_job", "j", topic, registry.url())
+        kh.wait_rows(conn, "j", len(records), LOAD_TIMEOUT, job="json_job")
+        actual = rows_of(conn, "SELECT id, CAST(name AS VARCHAR), json_type(name), CAST(checked AS VARCHAR), "
+                               "CAST(data AS VARCHAR), CAST(sensor_type AS VARCHAR) FROM j ORDER BY id")
+        expected = [(r["id"], json.dumps(r["name"], separators=(",", ":")), "VARCHAR", json.dumps(r["checked"]),
+                     json.dumps(r["data"]), json.dumps(r["sensor_type"])) for r in records]
+        compare_rows(actual, expected, "JSON columns")
+        check(kh.show_job(conn, "json_job")["Statistic"].get("errorRows") == 0, "no error rows")
+
+
 # ---- schema versions ---------------------------------------------------------------------------------------------
 
 V1 = {"type": "record", "name": "sensor_log", "fields": [

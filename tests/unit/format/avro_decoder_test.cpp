@@ -112,6 +112,25 @@ TEST_F(AvroDecoderTest, SensorLogByName) {
   EXPECT_TRUE(batch.rejected().empty());
 }
 
+// A column that loads into a JSON column keeps a string a JSON string: "5" must not become the number 5.
+TEST_F(AvroDecoderTest, JsonColumnsGetJsonText) {
+  AvroOptions o;
+  o.columns = {"id", "name", "checked", "data", "sensor_type"};
+  o.json_text_columns = {true, true, true, true, true};
+  o.schema_lookup = [](int32_t id) -> Result<std::string> { return registry.at(id); };
+  auto d = AvroDecoder::Create(std::move(o));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  TextBatch batch(d->options().columns);
+  Body b;
+  b.Long(5).Str("5").Bool(false).Double(0.5).Long(0);
+  ASSERT_TRUE(d->Decode(b.Framed(1), {0, 1}, batch).ok());
+  Body quoted;
+  quoted.Long(-1).Str("say \"null\"").Bool(true).Double(2).Long(1);
+  ASSERT_TRUE(d->Decode(quoted.Framed(1), {0, 2}, batch).ok());
+  EXPECT_EQ(Rows(batch), (std::vector<Row>{{"5", "\"5\"", "false", "0.5", "\"TEMPERATURE\""},
+                                           {"-1", "\"say \\\"null\\\"\"", "true", "2", "\"HUMIDITY\""}}));
+}
+
 TEST_F(AvroDecoderTest, ColumnsAfterTheDecodedOnesStayNull) {
   AvroDecoder d = MakeDecoder({"id", "name"});
   TextBatch batch({"id", "name", "m_offset"});

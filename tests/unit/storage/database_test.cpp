@@ -1,6 +1,11 @@
 #include "storage/database.h"
+#include "storage/checkpointer.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
 
 namespace sluice::storage {
 namespace {
@@ -85,4 +90,39 @@ TEST(DatabaseTest, TransactionRollsBackOnFailure) {
 }
 
 }  // namespace
+// A WAL well below the size threshold is folded into the file once the interval has passed, so a crash leaves
+// little to replay; without the interval it stays.
+TEST(DatabaseTest, CheckpointsAfterTheIntervalWhateverTheWalSize) {
+  const auto dir = std::filesystem::temp_directory_path() / ("sluice-checkpoint-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto wal_after = [&](int64_t interval_seconds, const std::string& name) {
+    DatabaseOptions options;
+    options.checkpoint_wal_bytes = 64ull << 20;
+    options.checkpoint_interval_seconds = interval_seconds;
+    const std::string path = (dir / name).string();
+    auto db = Database::Open(path, options);
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    auto con = Connect(**db);
+    EXPECT_TRUE(con->Execute("CREATE TABLE t (i BIGINT, s VARCHAR)").ok());
+    for (int i = 0; i < 20; i++)
+      EXPECT_TRUE(con->Execute("INSERT INTO t SELECT range, repeat('x', 100) FROM range(1000)").ok());
+    const uint64_t before = std::filesystem::file_size(path + ".wal");
+    EXPECT_GT(before, kIntervalCheckpointMinWalBytes);
+    uint64_t now = before;
+    for (int waited = 0; waited < 60 && now == before; waited++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::error_code ec;
+      now = std::filesystem::file_size(path + ".wal", ec);
+      if (ec) now = 0;
+    }
+    return std::pair(before, now);
+  };
+  auto [before, after] = wal_after(1, "interval.duckdb");
+  EXPECT_LT(after, before) << "the WAL was checkpointed within 6 s of a 1 s interval";
+  auto [kept_before, kept_after] = wal_after(0, "size-only.duckdb");
+  EXPECT_EQ(kept_after, kept_before) << "by size only, a small WAL stays";
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace sluice::storage
