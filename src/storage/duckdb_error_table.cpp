@@ -48,6 +48,8 @@ const std::vector<Row>& Table() {
         r(R"re(^Referenced column "?(.+?)"? not found in FROM clause.*)re", StatusCode::kUnknownColumn,
           "Unknown column '$1' in 'field list'"),
         r(R"re(^Referenced column "?(.+?)"? not found.*)re", StatusCode::kUnknownColumn, "Unknown column '$1'"),
+        r(R"re(^Referenced update column "?(.+?)"? not found in table.*)re", StatusCode::kUnknownColumn,
+          "Unknown column '$1' in 'field list'"),
         r(R"re(^Table "(.+?)" does not have a column named "(.+?)".*)re", StatusCode::kUnknownColumn,
           "Unknown column '$1.$2' in 'field list'"),
         r(R"re(^Referenced table "(.+?)" not found.*)re", StatusCode::kUnknownColumn,

@@ -86,6 +86,14 @@ def test_jdbc_with_and_without_server_prepared_statements(s):
         c.eq(got.get(f"{mode}.injection"), "0", f"{mode}: a parameter is a value")
         c.eq(got.get(f"{mode}.error"), "1146", f"{mode}: errors keep their MySQL number")
         c.eq(got.get(f"{mode}.unknown_column"), "1054", f"{mode}: an unknown column is 1054")
+        # VARCHAR(64) is VARCHAR with precision 64 in the column definitions, at prepare and after; an expression
+        # is unbounded text
+        c.eq(got.get(f"{mode}.varchar_before_execute"), "s:VARCHAR:64,id:INTEGER:11",
+             f"{mode}: a VARCHAR(64) column's length at prepare")
+        c.eq(got.get(f"{mode}.varchar_after_execute"), "s:VARCHAR:64,id:INTEGER:11",
+             f"{mode}: a VARCHAR(64) column's length after executeQuery()")
+        c.eq(got.get(f"{mode}.varchar_text_query"), "s:VARCHAR:64,u:TEXT:65535",
+             f"{mode}: a text query's VARCHAR(64) column, and an expression")
         # Connector/J asks the server (COM_STMT_PREPARE) in both modes; the prepare's columns are the execute's.
         c.eq(got.get(f"{mode}.metadata_before_execute"), "id:INTEGER,name:TEXT,d:DATE,dec:DECIMAL,n:BIGINT",
              f"{mode}: getMetaData() before executeQuery() has the columns")
