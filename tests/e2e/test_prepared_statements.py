@@ -126,6 +126,8 @@ def test_mysqldb_with_its_defaults(s):
     c = Collector()
     c.eq([(r[0], r[1], str(r[2]) if r[2] else None) for r in rows], [(1, "it's", "2024-05-01"), (2, None, None)],
          "rows and types through MySQLdb")
+    # the column definitions carry VARCHAR(20)'s length (20 characters of utf8mb4: 80 bytes), as MySQL's do
+    c.eq([(d[0], d[3]) for d in cur.description][:2], [("id", 11), ("s", 80)], "column lengths through MySQLdb")
     conn.close()
     c.done()
 
