@@ -13,8 +13,8 @@ namespace sluice {
 
 namespace {
 
-// A query naming more tables than this is left without lengths: each is a catalog read.
-constexpr size_t kMaxTablesRead = 8;
+// A query with more names that may be tables than this is left without lengths: each is a small catalog query.
+constexpr size_t kMaxNamesRead = 8;
 
 }  // namespace
 
@@ -33,13 +33,13 @@ void AddDeclaredLengths(catalog::Catalog& catalog, const std::string& current_db
   }
   // Lower-cased column name -> its length in every table that has it (0: a column of unbounded text there).
   std::map<std::string, std::set<int64_t>> lengths;
-  size_t read = 0;
+  // What Sluice keeps about each (one small query on the catalog's own connection: the session's may be streaming
+  // this statement's rows), not DuckDB's live columns, which would cost a catalog scan per query.
+  if (tables.size() > kMaxNamesRead) return;
   for (const auto& [db, table] : tables) {
-    if (!catalog.DatabaseExists(db)) continue;
-    Result<catalog::TableMeta> meta = catalog.DescribeTable(db, table);
-    if (!meta.ok()) continue;
-    if (++read > kMaxTablesRead) return;
-    for (const catalog::ColumnMeta& c : meta->columns)
+    Result<std::optional<catalog::TableMeta>> meta = catalog.StoredMeta(db, table);
+    if (!meta.ok() || !meta->has_value()) continue;
+    for (const catalog::ColumnMeta& c : (*meta)->columns)
       lengths[AsciiLower(c.name)].insert(catalog::VarcharByteLimit(c.type_text).value_or(0));
   }
   for (ColumnInfo& c : *columns) {

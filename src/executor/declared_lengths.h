@@ -13,7 +13,8 @@
 namespace sluice {
 
 // Sets `char_length` of the VARCHAR columns among `columns` whose length the catalog knows. `current_db` resolves
-// unqualified table names. Reads only the tables the scan names (at most a few), and only when a column is VARCHAR.
+// unqualified table names. Reads only the tables the scan names (at most a few, from what the catalog keeps about
+// them), and only when a column is VARCHAR.
 void AddDeclaredLengths(catalog::Catalog& catalog, const std::string& current_db, const sql::StatementScan& scan,
                         std::vector<ColumnInfo>* columns);
 
