@@ -26,6 +26,9 @@ struct ColumnInfo {
   ValueType type = ValueType::kVarchar;
   uint8_t decimal_width = 0;  // only for kDecimal
   uint8_t decimal_scale = 0;
+  // kVarchar: the declared VARCHAR(n) / CHAR(n) length when Sluice knows it (executor/declared_lengths.h); 0 for
+  // unbounded text.
+  uint32_t char_length = 0;
 };
 
 using Row = std::vector<std::optional<std::string>>;

@@ -251,18 +251,19 @@ std::optional<Result<StatementResult>> SqlSession::RunLakeStatement(const sql::S
     });
   }
   if (const auto* s = std::get_if<sql::PassThrough>(&stmt)) {
-    if (!lakes_) return std::nullopt;
-    // The same token scan the rewrite uses decides whether the statement names an Iceberg table.
-    auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
-    bool names_lake = !lakehouse::FindLakeReferences(s->sql, is_external).empty();
-    if (!names_lake) {
-      auto insert = lakehouse::ParseLakeInsert(s->sql, is_external);
-      names_lake = !insert.ok() || insert->has_value();
-    }
-    if (!names_lake) return std::nullopt;
+    if (!NamesLakeTable(*s)) return std::nullopt;
     return run([&]() { return RunLakePassThrough(*s, scan, names); });
   }
   return std::nullopt;
+}
+
+bool SqlSession::NamesLakeTable(const sql::PassThrough& s) const {
+  if (!lakes_) return false;
+  // The same token scan the rewrite uses decides whether the statement names an Iceberg table.
+  auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
+  if (!lakehouse::FindLakeReferences(s.sql, is_external).empty()) return true;
+  auto insert = lakehouse::ParseLakeInsert(s.sql, is_external);
+  return !insert.ok() || insert->has_value();
 }
 
 Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s, const sql::StatementScan& scan,

@@ -21,10 +21,11 @@ class Session {
   virtual Result<StatementResult> Execute(std::string_view statement) = 0;
   // COM_STMT_PREPARE: the columns `statement` (its `?` bound as NULL) would return, found without running it, so a
   // prepare can announce them as MySQL's does (JDBC's getMetaData() before executing). Empty when it returns no rows
-  // or when they cannot be known before it runs; the execute sends its columns either way.
-  virtual std::vector<ColumnInfo> ResultColumns(std::string_view statement) {
+  // or when they cannot be known before it runs; the execute sends its columns either way. An error is one MySQL
+  // reports at prepare (an unknown database, table or column, a missing privilege): the prepare answers it.
+  virtual Result<std::vector<ColumnInfo>> ResultColumns(std::string_view statement) {
     (void)statement;
-    return {};
+    return std::vector<ColumnInfo>{};
   }
   // COM_INIT_DB.
   virtual Status UseDatabase(std::string_view db) = 0;

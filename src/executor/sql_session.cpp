@@ -6,6 +6,8 @@
 #include <cctype>
 
 #include "catalog/load_history.h"
+#include "catalog/type_mapping.h"
+#include "executor/declared_lengths.h"
 #include "executor/partition_update.h"
 #include "executor/result_rows.h"
 #include "common/ascii.h"
@@ -33,6 +35,11 @@ std::string FirstWord(std::string_view sql) {
 // Statements that are queries by their first word: the ones a prepare describes.
 bool IsQueryVerb(const std::string& verb) {
   return verb == "SELECT" || verb == "WITH" || verb == "VALUES" || verb == "FROM";
+}
+
+// Writes a prepare checks by DuckDB's prepare (which binds them, running nothing), as MySQL's prepare checks them.
+bool IsPreparedWrite(const std::string& verb) {
+  return verb == "INSERT" || verb == "UPDATE" || verb == "DELETE" || verb == "REPLACE";
 }
 
 StatementResult Ok(uint64_t affected = 0) {
@@ -136,7 +143,10 @@ Result<StatementResult> SqlSession::Execute(std::string_view statement) {
     if (auto lake = RunLakeStatement(stmt, scan, names)) return std::move(*lake);
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
     own_statement = !std::holds_alternative<sql::PassThrough>(stmt);
-    return Run(stmt);
+    Result<StatementResult> ran = Run(stmt);
+    if (!own_statement && ran.ok() && ran->result_set)
+      AddDeclaredLengths(catalog_, current_db_, scan, &ran->result_set->columns);
+    return ran;
   });
   return WithoutServerPaths(std::move(result), own_statement);
 }
@@ -194,28 +204,43 @@ Result<StatementResult> SqlSession::WithoutServerPaths(Result<StatementResult> r
   return result;
 }
 
-std::vector<ColumnInfo> SqlSession::ResultColumns(std::string_view statement) {
+Result<std::vector<ColumnInfo>> SqlSession::ResultColumns(std::string_view statement) {
   // The checks of Execute, in the same order, so a prepare reveals no more than the statement's execute would; but
-  // nothing runs, nothing is counted, and SHOW WARNINGS keeps the previous statement's. Only a passed-through query
-  // is described (by DuckDB's prepare of the translated text); Sluice's own statements announce their columns at
-  // execute, as do statements whose checks fail here (the execute reports the error).
+  // nothing runs, nothing is counted, and SHOW WARNINGS keeps the previous statement's. A passed-through query or
+  // INSERT / UPDATE / DELETE is prepared by DuckDB (the translated text, every marker bound as NULL), which finds
+  // unknown tables and columns; a query's columns are described. Sluice's own statements announce their columns at
+  // execute.
   auto described = [&]() -> Result<std::vector<ColumnInfo>> {
     ASSIGN_OR_RETURN(sql::StatementScan scan, sql::ScanStatement(statement));
     ASSIGN_OR_RETURN(NameCheck names, guard_.CheckNames(scan));
     information_schema_->BeginStatement();
     ASSIGN_OR_RETURN(sql::Statement stmt, sql::ParseStatement(statement, Context()));
-    const auto* query = std::get_if<sql::PassThrough>(&stmt);
-    if (query == nullptr || !IsQueryVerb(FirstWord(query->sql))) return std::vector<ColumnInfo>{};
+    const auto* passed = std::get_if<sql::PassThrough>(&stmt);
+    // Sluice's own statements, and queries of Iceberg tables (which DuckDB does not know by those names).
+    if (passed == nullptr || NamesLakeTable(*passed)) return std::vector<ColumnInfo>{};
+    const std::string verb = FirstWord(passed->sql);
+    if (!IsQueryVerb(verb) && !IsPreparedWrite(verb)) return std::vector<ColumnInfo>{};
     RETURN_IF_ERROR(information_schema_->CheckNamedViews());
     RETURN_IF_ERROR(Authorize(stmt, scan, names));
-    return con_->ResultColumns(query->sql);
+    ASSIGN_OR_RETURN(std::vector<ColumnInfo> columns, con_->ResultColumns(passed->sql));
+    AddDeclaredLengths(catalog_, current_db_, scan, &columns);
+    return columns;
   }();
-  if (!described.ok()) {
-    if (log::Enabled(log::Level::kDebug))
-      log::Debug("session", "conn {}: no result columns at prepare: {}", connection_id_, described.status().message());
-    return {};
+  if (described.ok()) return std::move(*described);
+  // What MySQL reports at prepare. Other errors (a syntax error, a value DuckDB refuses) may come from the NULLs in
+  // place of the markers rather than from the statement: the execute, with the real values, reports them.
+  switch (described.status().code()) {
+    case StatusCode::kUnknownDatabase:
+    case StatusCode::kUnknownTable:
+    case StatusCode::kUnknownColumn:
+    case StatusCode::kAccessDenied:
+      return described.status();
+    default:
+      break;
   }
-  return std::move(*described);
+  if (log::Enabled(log::Level::kDebug))
+    log::Debug("session", "conn {}: no result columns at prepare: {}", connection_id_, described.status().message());
+  return std::vector<ColumnInfo>{};
 }
 
 Status SqlSession::UseDatabase(std::string_view db) {
@@ -241,6 +266,11 @@ Result<ResultSet> SqlSession::FieldList(std::string_view table) {
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT * FROM " + sql::QuoteIdentifier(db) + "." +
                                        sql::QuoteIdentifier(meta.name) + " LIMIT 0"));
   if (!r.result_set) return ResultSet{};
+  for (ColumnInfo& c : r.result_set->columns) {
+    const catalog::ColumnMeta* declared = meta.FindColumn(c.name);
+    if (c.type == ValueType::kVarchar && declared != nullptr)
+      c.char_length = static_cast<uint32_t>(catalog::VarcharByteLimit(declared->type_text).value_or(0));
+  }
   return std::move(*r.result_set);
 }
 

@@ -39,7 +39,7 @@ class SqlSession : public Session {
   ~SqlSession() override { registry_.Remove(connection_id_); }  // before con_ goes: no interrupt after that
 
   Result<StatementResult> Execute(std::string_view statement) override;
-  std::vector<ColumnInfo> ResultColumns(std::string_view statement) override;
+  Result<std::vector<ColumnInfo>> ResultColumns(std::string_view statement) override;
   Status UseDatabase(std::string_view db) override;
   Result<ResultSet> FieldList(std::string_view table) override;
   const std::string& current_database() const override { return current_db_; }
@@ -109,6 +109,8 @@ class SqlSession : public Session {
   Result<StatementResult> RunCatalog(const sql::ShowCreateCatalog& s);
   std::optional<Result<StatementResult>> RunLakeStatement(const sql::Statement& stmt, const sql::StatementScan& scan,
                                                           const NameCheck& names);
+  // Whether a passed-through statement names an Iceberg table (which RunLakeStatement runs, not DuckDB).
+  bool NamesLakeTable(const sql::PassThrough& s) const;
   Result<StatementResult> RunLakePassThrough(const sql::PassThrough& s, const sql::StatementScan& scan,
                                              const NameCheck& names);
   Status RequireCatalogKnown(const std::string& name);

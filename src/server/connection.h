@@ -85,8 +85,8 @@ class Connection {
   // literals, and its rows go out in the binary protocol.
   Status HandleStmtPrepare(std::string_view sql);
   // The result columns a prepare announces: the session's description with every marker bound as NULL (none when
-  // they cannot be known before the execute).
-  std::vector<ColumnInfo> ResultColumnsAtPrepare(const PreparedStatement& statement);
+  // they cannot be known before the execute), or the error MySQL would report at prepare.
+  Result<std::vector<ColumnInfo>> ResultColumnsAtPrepare(const PreparedStatement& statement);
   Status HandleStmtExecute(std::string_view body);
   void HandleStmtSendLongData(std::string_view body);
   Status HandleStmtReset(std::string_view body);

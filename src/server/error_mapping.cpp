@@ -48,6 +48,8 @@ MysqlError ToMysqlError(const Status& status) {
         return {1055, "42000", msg};  // ER_WRONG_FIELD_WITH_GROUP
       if (msg.rfind("Incorrect ", 0) == 0 && msg.find(" value: '") != std::string::npos)
         return {1366, "HY000", msg};  // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+      if (msg.rfind("Truncated incorrect ", 0) == 0 && msg.find(" value: '") != std::string::npos)
+        return {1292, "22007", msg};  // ER_TRUNCATED_WRONG_VALUE
       return {er::kUnknownError, "HY000", msg};
     case StatusCode::kOk:
       // A bug in the caller; still produce something a client can show.

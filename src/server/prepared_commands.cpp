@@ -3,8 +3,9 @@
 // and at each execute binds the parameters as literals (statement_params.h) and runs the text through the session
 // like COM_QUERY -- the same parser, privilege checks, sandbox and translation. A prepare announces a query's result
 // columns as MySQL does (drivers read them before the first execute: JDBC's getMetaData(), mysql2's prepare()),
-// from the session's description of the text with every marker bound as NULL; every execute that returns rows sends
-// its column definitions again, then binary rows.
+// from the session's description of the text with every marker bound as NULL, and refuses a statement naming an
+// unknown table or column, or one the account may not run, as MySQL's prepare does; every execute that returns rows
+// sends its column definitions again, then binary rows.
 #include <fmt/format.h>
 
 #include "common/log.h"
@@ -46,7 +47,14 @@ Status Connection::HandleStmtPrepare(std::string_view sql) {
   if (statement.markers.size() > 0xffff)
     return SendError(er::kSyntaxError, "42000", "a prepared statement may have at most 65535 parameters");
   const uint16_t params = static_cast<uint16_t>(statement.markers.size());
-  std::vector<ColumnInfo> columns = ResultColumnsAtPrepare(statement);
+  Result<std::vector<ColumnInfo>> described = ResultColumnsAtPrepare(statement);
+  if (!described.ok()) {  // MySQL too refuses such a prepare: no statement id
+    if (log::Enabled(log::Level::kDebug))
+      log::Debug("server", "conn {}: prepare refused: {}: {}", id_, ForLog(RedactSecrets(statement.sql), 1024),
+                 described.status().message());
+    return SendError(described.status());
+  }
+  std::vector<ColumnInfo> columns = std::move(*described);
   if (columns.size() > 0xffff) columns.clear();  // more than the OK can count: the execute sends them
   uint32_t id = statements_.Add(std::move(statement));
   if (id == 0)
@@ -78,15 +86,15 @@ Status Connection::HandleStmtPrepare(std::string_view sql) {
   return Status::Ok();
 }
 
-std::vector<ColumnInfo> Connection::ResultColumnsAtPrepare(const PreparedStatement& statement) {
+Result<std::vector<ColumnInfo>> Connection::ResultColumnsAtPrepare(const PreparedStatement& statement) {
   const std::vector<std::string> nulls(statement.markers.size(), "NULL");
   Result<std::string> text = sql::BindPlaceholders(statement.sql, statement.markers, nulls);
-  if (!text.ok()) return {};
+  if (!text.ok()) return std::vector<ColumnInfo>{};
   try {
     return session_->ResultColumns(*text);
   } catch (const std::exception& e) {
     log::Error("server", "conn {}: describing a prepared statement failed with an exception: {}", id_, e.what());
-    return {};
+    return std::vector<ColumnInfo>{};
   }
 }
 

@@ -62,7 +62,10 @@ MysqlColumnType ToMysqlColumnType(const ColumnInfo& c) {
       // Display width: digits, a sign, and a decimal point when there is a fraction.
       return Number(ColumnType::kNewDecimal, width + 1 + (scale > 0 ? 1 : 0), false, scale);
     }
-    case ValueType::kVarchar: return Text(ColumnType::kVarString, kTextLength);
+    // A declared VARCHAR(n) (n bytes in StarRocks, n characters at most) as MySQL announces VARCHAR(n) in utf8mb4,
+    // so drivers show VARCHAR with precision n rather than TEXT.
+    case ValueType::kVarchar:
+      return Text(ColumnType::kVarString, c.char_length > 0 ? c.char_length * 4 : kTextLength);
     case ValueType::kBlob:
       return {ColumnType::kBlob, charset::kBinary, 65535, column_flag::kBlob | column_flag::kBinary, 0};
     case ValueType::kJson: return Text(ColumnType::kJson, 0xffffffffu, column_flag::kBlob);

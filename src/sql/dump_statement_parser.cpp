@@ -2,8 +2,14 @@
 // not have: LOCK TABLES ... / UNLOCK TABLES / FLUSH ... / SAVEPOINT, RELEASE SAVEPOINT, ROLLBACK TO SAVEPOINT (which
 // --single-transaction wraps around each table's read) are accepted as no-ops (DuckDB's snapshot isolation already
 // gives the dump one consistent view per statement, and Sluice has no table locks); SHOW TRIGGERS / EVENTS /
-// PROCEDURE STATUS / FUNCTION STATUS answer empty results with MySQL's columns.
+// PROCEDURE STATUS / FUNCTION STATUS answer empty results with MySQL's columns, and so do the dump's tablespace
+// queries over INFORMATION_SCHEMA.FILES (ParseTablespaceQuery).
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "sql/ast.h"
+#include "sql/parser.h"
 #include "sql/statement_parsers.h"
 
 namespace sluice::sql {
@@ -21,7 +27,35 @@ PassThrough EmptyResult(std::initializer_list<const char*> columns) {
   return PassThrough{sql + " WHERE false"};
 }
 
+// The names of a bare select list `a, b, c` followed by FROM, consumed; nullopt when it has anything else.
+std::optional<std::vector<std::string>> BareSelectList(TokenStream& ts) {
+  std::vector<std::string> names;
+  while (true) {
+    if (!ts.Peek().IsIdentifier() || ts.PeekWord("FROM")) return std::nullopt;
+    names.push_back(ts.Next().text);
+    if (ts.AcceptWord("FROM")) return names;
+    if (!ts.AcceptSymbol(",")) return std::nullopt;
+  }
+}
+
 }  // namespace
+
+std::optional<Statement> ParseTablespaceQuery(std::string_view sql) {
+  // A dump's query is a few hundred bytes; a longer statement is not one, and is not tokenized twice.
+  if (sql.size() > 4096) return std::nullopt;
+  TokenStream ts(sql, Tokenize(sql));
+  if (!ts.AcceptWord("SELECT")) return std::nullopt;
+  ts.AcceptWord("DISTINCT");
+  std::optional<std::vector<std::string>> names = BareSelectList(ts);
+  if (!names || !ts.AcceptWord("INFORMATION_SCHEMA") || !ts.AcceptSymbol(".") || !ts.AcceptWord("FILES"))
+    return std::nullopt;
+  // FILES alone: a join or a second table could bring rows.
+  if (!ts.AtEnd() && !ts.PeekWord("WHERE") && !ts.PeekWord("GROUP") && !ts.PeekWord("ORDER")) return std::nullopt;
+  std::string select = "SELECT ";
+  for (size_t i = 0; i < names->size(); ++i)
+    select += (i ? ", " : "") + std::string("CAST(NULL AS VARCHAR) AS ") + QuoteIdentifier((*names)[i]);
+  return Statement{PassThrough{select + " WHERE false"}};
+}
 
 bool IsDumpStatement(const TokenStream& ts) {
   const Token& a = ts.Peek();

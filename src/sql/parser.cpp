@@ -181,6 +181,9 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
   ASSIGN_OR_RETURN(sql, OneStatement(sql));
   const Token start = TokenReader(sql).Next();
   if (start.kind == TokenKind::kEnd) return Status::SyntaxError("Query was empty");
+  if (start.IsWord("SELECT")) {
+    if (std::optional<Statement> dump = ParseTablespaceQuery(sql)) return std::move(*dump);
+  }
   if (IsPlainQueryOrDml(start)) return Statement{MakePassThrough(sql, session)};
   TokenStream ts(sql, Tokenize(sql));
   const Token& first = ts.Peek();

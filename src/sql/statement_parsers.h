@@ -1,6 +1,7 @@
 #pragma once
 // Internal to sql/: one parser per statement family. Each starts with the stream on the statement's first keyword
 // (already known to match) and ends with the whole statement consumed or an error.
+#include <optional>
 #include "common/status.h"
 #include "sql/ast.h"
 #include "sql/parser.h"
@@ -36,6 +37,11 @@ Result<Statement> ParseAlterTablePartition(TokenStream& ts);
 // catalog_parser.cpp: CREATE EXTERNAL CATALOG, SHOW CATALOGS, SHOW CREATE CATALOG, DROP CATALOG.
 bool IsExternalCatalogStatement(const TokenStream& ts);
 Result<Statement> ParseExternalCatalogStatement(TokenStream& ts);
+// mariadb-dump's tablespace queries (`SELECT LOGFILE_GROUP_NAME, FILE_NAME, ... EXTRA FROM INFORMATION_SCHEMA.FILES
+// WHERE ... GROUP BY ...`): a select list of bare column names over FILES alone. FILES is empty in Sluice (no
+// tablespaces), so the answer is no rows with those columns, as MySQL's; DuckDB would refuse the query itself (it
+// names columns it does not group). nullopt for any other statement.
+std::optional<Statement> ParseTablespaceQuery(std::string_view sql);
 bool IsDumpStatement(const TokenStream& ts);
 Result<Statement> ParseDumpStatement(TokenStream& ts);
 bool IsShowPartitions(const TokenStream& ts);

@@ -61,6 +61,17 @@ public class JdbcClient {
           out(label + ".metadata_after_execute", columns(r.getMetaData()));
         }
       }
+      // A VARCHAR(64) column is VARCHAR with precision 64 (DuckDB keeps no length; Sluice's catalog does).
+      try (PreparedStatement p = c.prepareStatement("SELECT s, id FROM t WHERE id = ?")) {
+        out(label + ".varchar_before_execute", sized(p.getMetaData()));
+        p.setInt(1, 1);
+        try (ResultSet r = p.executeQuery()) {
+          out(label + ".varchar_after_execute", sized(r.getMetaData()));
+        }
+      }
+      try (Statement st = c.createStatement(); ResultSet r = st.executeQuery("SELECT s, upper(s) AS u FROM t")) {
+        out(label + ".varchar_text_query", sized(r.getMetaData()));
+      }
       try (PreparedStatement p = c.prepareStatement("SELECT count(*) FROM t WHERE s = ?")) {
         p.setString(1, "' OR '1'='1");
         try (ResultSet r = p.executeQuery()) {
@@ -68,14 +79,31 @@ public class JdbcClient {
           out(label + ".injection", r.getLong(1));
         }
       }
-      try (PreparedStatement p = c.prepareStatement("SELECT * FROM missing_table WHERE id = ?")) {
-        p.setInt(1, 1);
-        p.executeQuery();
-        out(label + ".error", "none");
-      } catch (java.sql.SQLException e) {
-        out(label + ".error", e.getErrorCode());
-      }
+      out(label + ".error", failure(c, "SELECT * FROM missing_table WHERE id = ?"));
+      out(label + ".unknown_column", failure(c, "SELECT no_such_column FROM t WHERE id = ?"));
     }
+  }
+
+  // The error code of a statement prepared and executed with one int parameter; "none" when it runs.
+  static String failure(Connection c, String sql) {
+    try (PreparedStatement p = c.prepareStatement(sql)) {
+      p.setInt(1, 1);
+      p.executeQuery();
+      return "none";
+    } catch (java.sql.SQLException e) {
+      return String.valueOf(e.getErrorCode());
+    }
+  }
+
+  // "name:TYPE:precision,..." as the driver reports them.
+  static String sized(ResultSetMetaData md) throws Exception {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 1; i <= md.getColumnCount(); i++) {
+      if (i > 1) sb.append(',');
+      sb.append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i)).append(':')
+          .append(md.getPrecision(i));
+    }
+    return sb.toString();
   }
 
   // "name:TYPE,..." as the driver reports them; "null" when it has none.

@@ -51,18 +51,37 @@ async function main() {
   const [fromPrepared] = await prepared.execute([1]);
   out('prepared_rows', fromPrepared.map((x) => [x.id, x.name]));
   prepared.close();
-  // A prepare tells no more than the execute would: without SELECT on the table, no columns, and the execute's 1142.
+  // A prepare checks what MySQL's checks: the privileges (1142), the tables (1146) and the columns (1054), for
+  // queries and writes alike; the error comes from prepare(), before any execute.
+  const prepareError = async (connection, sql) => {
+    try {
+      const statement = await connection.prepare(sql);
+      statement.close();
+      return null;
+    } catch (e) {
+      return [e.errno, e.sqlState];
+    }
+  };
   await conn.query("CREATE USER 'outsider'@'%' IDENTIFIED BY 'pw'");
   const other = await mysql.createConnection({ host: '127.0.0.1', port, user: 'outsider', password: 'pw' });
-  const hidden = await other.prepare('SELECT * FROM ps.typed WHERE id = ?');
-  out('unprivileged_prepared_columns', hidden.statement.columns.length);
+  out('unprivileged_prepare', await prepareError(other, 'SELECT * FROM ps.typed WHERE id = ?'));
+  out('unprivileged_prepare_insert', await prepareError(other, 'INSERT INTO ps.typed (id) VALUES (?)'));
   try {
-    await hidden.execute([1]);
+    await other.execute('SELECT * FROM ps.typed WHERE id = ?', [1]);
     out('unprivileged_execute', null);
   } catch (e) {
     out('unprivileged_execute', e.errno);
   }
   await other.end();
+  out('prepare_unknown_table', await prepareError(conn, 'SELECT * FROM no_such_table WHERE id = ?'));
+  out('prepare_unknown_column', await prepareError(conn, 'SELECT no_such_column FROM typed WHERE id = ?'));
+  out('prepare_unknown_column_in_write', await prepareError(conn, 'UPDATE typed SET no_such_column = ? WHERE id = 1'));
+  out('prepare_insert_unknown_table', await prepareError(conn, 'INSERT INTO no_such_table VALUES (?)'));
+  // Errors that may come from the value a marker stands for are the execute's: this prepare succeeds.
+  out('prepare_value_dependent', await prepareError(conn, 'SELECT CAST(? AS INT) AS n'));
+  // The connection goes on after a refused prepare.
+  const [after] = await conn.execute('SELECT id FROM typed WHERE id = ?', [1]);
+  out('after_refused_prepare', after.map((x) => x.id));
   // Sluice's own statements prepare too.
   const [show] = await conn.execute('SHOW TABLES');
   out('show_tables', show.map((x) => Object.values(x)[0]));

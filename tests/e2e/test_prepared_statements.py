@@ -55,8 +55,15 @@ def test_mysql2_execute_every_parameter_type(s):
     c.eq(got.get("prepared_columns"), [["id", 3], ["name", 253], ["d", 10]],
          "prepare() gets the result columns from the server")
     c.eq(got.get("prepared_rows"), [[1, "it's a \\ \"test\" 文"]], "the prepared statement then executes")
-    c.eq(got.get("unprivileged_prepared_columns"), 0, "no columns of a table the account may not read")
-    c.eq(got.get("unprivileged_execute"), 1142, "its execute is refused with MySQL's 1142")
+    c.eq(got.get("unprivileged_prepare"), [1142, "42000"], "prepare() of a table the account may not read: 1142")
+    c.eq(got.get("unprivileged_prepare_insert"), [1142, "42000"], "prepare() of a write it may not do: 1142")
+    c.eq(got.get("unprivileged_execute"), 1142, "execute() is refused with MySQL's 1142 too")
+    c.eq(got.get("prepare_unknown_table"), [1146, "42S02"], "prepare() of an unknown table: 1146")
+    c.eq(got.get("prepare_unknown_column"), [1054, "42S22"], "prepare() of an unknown column: 1054")
+    c.eq(got.get("prepare_unknown_column_in_write"), [1054, "42S22"], "prepare() of an UPDATE of an unknown column")
+    c.eq(got.get("prepare_insert_unknown_table"), [1146, "42S02"], "prepare() of an INSERT into an unknown table")
+    c.eq(got.get("prepare_value_dependent"), None, "a prepare whose errors depend on the values succeeds")
+    c.eq(got.get("after_refused_prepare"), [1], "the connection goes on after a refused prepare")
     c.eq(got.get("show_tables"), ["typed"], "Sluice's own statements can be prepared")
     c.eq(got.get("error"), 1146, "an unknown table is MySQL's 1146")
     log = srv.log_text()
@@ -78,6 +85,15 @@ def test_jdbc_with_and_without_server_prepared_statements(s):
         c.eq(got.get(f"{mode}.rows"), rows, f"{mode}: every value round-trips")
         c.eq(got.get(f"{mode}.injection"), "0", f"{mode}: a parameter is a value")
         c.eq(got.get(f"{mode}.error"), "1146", f"{mode}: errors keep their MySQL number")
+        c.eq(got.get(f"{mode}.unknown_column"), "1054", f"{mode}: an unknown column is 1054")
+        # VARCHAR(64) is VARCHAR with precision 64 in the column definitions, at prepare and after; an expression
+        # is unbounded text
+        c.eq(got.get(f"{mode}.varchar_before_execute"), "s:VARCHAR:64,id:INTEGER:11",
+             f"{mode}: a VARCHAR(64) column's length at prepare")
+        c.eq(got.get(f"{mode}.varchar_after_execute"), "s:VARCHAR:64,id:INTEGER:11",
+             f"{mode}: a VARCHAR(64) column's length after executeQuery()")
+        c.eq(got.get(f"{mode}.varchar_text_query"), "s:VARCHAR:64,u:TEXT:65535",
+             f"{mode}: a text query's VARCHAR(64) column, and an expression")
         # Connector/J asks the server (COM_STMT_PREPARE) in both modes; the prepare's columns are the execute's.
         c.eq(got.get(f"{mode}.metadata_before_execute"), "id:INTEGER,name:TEXT,d:DATE,dec:DECIMAL,n:BIGINT",
              f"{mode}: getMetaData() before executeQuery() has the columns")
@@ -87,6 +103,10 @@ def test_jdbc_with_and_without_server_prepared_statements(s):
     c.check("prepare: INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?)" in log,
             "useServerPrepStmts=true used COM_STMT_PREPARE")
     c.check("STRICT_TRANS_TABLES" in log or "sql_mode" in log, "Connector/J's connect-time SET ran")
+    # The server-side prepare of an unknown table is refused at COM_STMT_PREPARE, as MySQL refuses it (Connector/J
+    # then falls back to a client-side statement, whose execute reports the same error).
+    c.check("prepare refused: SELECT * FROM missing_table WHERE id = ?: Table" in log,
+            "useServerPrepStmts=true: the prepare of an unknown table got the ERR")
     c.done()
 
 
@@ -106,6 +126,8 @@ def test_mysqldb_with_its_defaults(s):
     c = Collector()
     c.eq([(r[0], r[1], str(r[2]) if r[2] else None) for r in rows], [(1, "it's", "2024-05-01"), (2, None, None)],
          "rows and types through MySQLdb")
+    # the column definitions carry VARCHAR(20)'s length (20 characters of utf8mb4: 80 bytes), as MySQL's do
+    c.eq([(d[0], d[3]) for d in cur.description][:2], [("id", 11), ("s", 80)], "column lengths through MySQLdb")
     conn.close()
     c.done()
 

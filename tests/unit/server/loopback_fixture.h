@@ -94,8 +94,9 @@ class FakeSession : public Session {
     }
     return Status::SyntaxError("syntax error at line 1, column 1: unexpected '" + std::string(statement) + "'");
   }
-  std::vector<ColumnInfo> ResultColumns(std::string_view statement) override {
-    if (statement != "SELECT rows") return {};
+  Result<std::vector<ColumnInfo>> ResultColumns(std::string_view statement) override {
+    if (statement == "FAIL") return Status::UnknownTable("Table 'db.t' does not exist");
+    if (statement != "SELECT rows") return std::vector<ColumnInfo>{};
     ResultSet rs;
     rs.AddColumn("id", ValueType::kBigInt);
     rs.AddColumn("name");

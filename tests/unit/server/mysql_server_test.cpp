@@ -297,6 +297,12 @@ TEST_F(MysqlServerTest, SimpleCommands) {
   auto param = c.ReadPacket();
   ASSERT_TRUE(param);
   EXPECT_NE(param->payload.find('?'), std::string::npos);
+  // A statement the session refuses at prepare (an unknown table) gets the ERR, and no statement id.
+  ASSERT_TRUE(c.SendCommand(CommandCode::kStmtPrepare, "FAIL"));
+  Response refused = c.ReadResponse();
+  ASSERT_TRUE(refused.err);
+  EXPECT_EQ(refused.err->code, 1146);
+  EXPECT_EQ(refused.err->sqlstate, "42S02");
   ASSERT_TRUE(c.SendCommand(CommandCode::kStmtExecute, std::string("\x07\0\0\0\0\1\0\0\0", 9)));
   Response unknown_statement = c.ReadResponse();
   ASSERT_TRUE(unknown_statement.err);
