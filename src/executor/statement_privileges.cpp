@@ -258,10 +258,11 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
 
 void SqlSession::FilterVisibleRoutineLoads(ResultSet& rs) {
   if (access_.HoldsEverything()) return;
-  int db = ColumnIndex(rs, "DbName"), table = ColumnIndex(rs, "TableName");
-  if (db < 0 || table < 0) return;
+  int db = ColumnIndex(rs, "DbName"), name = ColumnIndex(rs, "Name");
+  if (db < 0 || name < 0) return;
+  // By the job's target as the registry knows it (an Iceberg table is catalog.db / table), not by the shown text.
   std::erase_if(rs.rows, [&](const Row& row) {
-    return !row[db] || !row[table] || !access_.Sees(Table(*row[db], *row[table]));
+    return !row[db] || !row[name] || !RequireJobVisible(*row[db], *row[name], false).ok();
   });
 }
 

@@ -181,7 +181,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     row.push_back(TimeOrNull(s.pause_time_ms));
     row.push_back(TimeOrNull(s.end_time_ms));
     row.push_back(d.db);
-    row.push_back(d.table);
+    row.push_back(d.TargetName());  // catalog.db.table for an Iceberg table
     row.push_back(std::string(catalog::JobStateName(s.state)));
     row.push_back(std::string("KAFKA"));
     row.push_back(std::to_string(snap.current_tasks));
