@@ -301,11 +301,35 @@ std::string RoutineLoadDefinition::group_id() const {
   return "";
 }
 
+// Properties that only one kind of target has: iceberg.* needs an Iceberg table; an Iceberg table has no key model
+// to honour, so partial_update / merge_condition are refused.
+Status CheckTargetProperties(const RoutineLoadDefinition& def) {
+  for (const auto& [k, v] : def.job_properties) {
+    if (k.rfind("iceberg.", 0) == 0 && !def.iceberg_target())
+      return Status::InvalidArgument("property \"" + k + "\" applies to loads into Iceberg tables (ON catalog.db.table); "
+                                     "table '" + def.table + "' is a table of database '" + def.db + "'");
+    if (def.iceberg_target() && (k == "partial_update" || k == "merge_condition") && !v.empty() && v != "false")
+      return Status::NotSupported("property \"" + k + "\" needs a PRIMARY KEY table; Iceberg table " +
+                                  def.TargetName() + " is appended to");
+  }
+  return Status::Ok();
+}
+
 Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stmt, const std::string& db) {
   RoutineLoadDefinition def;
   def.db = db;
   def.name = stmt.job_name;
   def.table = stmt.table;
+  def.lake_catalog = stmt.table_catalog;
+  def.lake_db = stmt.table_db;
+  if (AsciiLower(def.lake_catalog) == "default_catalog") {  // StarRocks' name of the internal catalog
+    if (AsciiLower(def.lake_db) != AsciiLower(db))
+      return Status::NotSupported("ROUTINE LOAD ... ON default_catalog.db.table loads into the job's database: name "
+                                  "the database in the job's name (CREATE ROUTINE LOAD " + def.lake_db + ".job ON " +
+                                  def.table + ")");
+    def.lake_catalog.clear();
+    def.lake_db.clear();
+  }
   if (AsciiUpper(stmt.source_type) != "KAFKA")
     return Status::NotSupported("data source " + stmt.source_type + " is not supported; use FROM KAFKA");
   RETURN_IF_ERROR(ApplyLoadProperties(stmt.load, def));
@@ -320,6 +344,7 @@ Result<RoutineLoadDefinition> BuildRoutineLoad(const sql::CreateRoutineLoad& stm
     RETURN_IF_ERROR(ResolveIncludeMetadata(*def.load.include_metadata, def.Property("format")).status());
   if (def.Property("format") == "avro" && !def.schema_registry_url)
     return Status::InvalidArgument("format avro needs \"confluent.schema.registry.url\" in FROM KAFKA");
+  RETURN_IF_ERROR(CheckTargetProperties(def));
   return def;
 }
 
@@ -330,11 +355,21 @@ Result<RoutineLoadDefinition> AlterRoutineLoadDefinition(const RoutineLoadDefini
     return Status::InvalidArgument("the job loads from KAFKA; ALTER cannot change its source to " + stmt.source_type);
   RETURN_IF_ERROR(ApplyLoadProperties(stmt.load, def));
   RETURN_IF_ERROR(ApplyJobProperties(stmt.job_properties, true, def.job_properties));
+  if (def.iceberg_target()) {
+    // The Iceberg table's snapshots hold the job's offsets, and a task starts from them: an ALTER cannot move them
+    // (new offsets would be overridden by the table's at the next task).
+    for (const auto& [k, v] : stmt.source_properties)
+      if (AsciiLower(k) == "kafka_offsets" || AsciiLower(k) == "property.kafka_default_offsets")
+        return Status::NotSupported("ALTER ROUTINE LOAD cannot change the offsets of a load into an Iceberg table (" +
+                                    def.TargetName() + "): its snapshots hold the job's offsets. To load from other "
+                                    "offsets, STOP ROUTINE LOAD and CREATE ROUTINE LOAD again with them");
+  }
   RETURN_IF_ERROR(ApplyKafkaProperties(stmt.source_properties, true, def));
   if (def.IntProperty("task_consume_second") >= def.IntProperty("task_timeout_second"))
     return Status::InvalidArgument("property \"task_consume_second\" must be less than \"task_timeout_second\"");
   if (def.load.include_metadata)
     RETURN_IF_ERROR(ResolveIncludeMetadata(*def.load.include_metadata, def.Property("format")).status());
+  RETURN_IF_ERROR(CheckTargetProperties(def));
   return def;
 }
 
@@ -356,6 +391,10 @@ std::string DefinitionToJson(const RoutineLoadDefinition& d) {
   j["db"] = d.db;
   j["name"] = d.name;
   j["table"] = d.table;
+  if (d.iceberg_target()) {
+    j["lake_catalog"] = d.lake_catalog;
+    j["lake_db"] = d.lake_db;
+  }
   // Separators may hold any byte; store them hex-encoded so JSON stays valid UTF-8.
   auto hex = [](const std::string& s) {
     static const char* kDigits = "0123456789abcdef";
@@ -415,6 +454,8 @@ Result<RoutineLoadDefinition> DefinitionFromJson(const std::string& text) {
   d.db = j.value("db", "");
   d.name = j.value("name", "");
   d.table = j.value("table", "");
+  d.lake_catalog = j.value("lake_catalog", "");
+  d.lake_db = j.value("lake_db", "");
   const json& lj = j.value("load", json::object());
   if (lj.contains("column_separator_hex")) d.load.column_separator = unhex(lj.value("column_separator_hex", ""));
   if (lj.contains("row_delimiter_hex")) d.load.row_delimiter = unhex(lj.value("row_delimiter_hex", ""));
@@ -476,7 +517,9 @@ std::string Quoted(const std::string& s) {
 }  // namespace
 
 std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& d) {
-  std::string out = "CREATE ROUTINE LOAD " + sql::BacktickIdentifier(d.db) + "." + sql::BacktickIdentifier(d.name) + " ON " + sql::BacktickIdentifier(d.table);
+  std::string out = "CREATE ROUTINE LOAD " + sql::BacktickIdentifier(d.db) + "." + sql::BacktickIdentifier(d.name) + " ON " +
+                    (d.iceberg_target() ? sql::BacktickIdentifier(d.lake_catalog) + "." + sql::BacktickIdentifier(d.lake_db) + "." : std::string()) +
+                    sql::BacktickIdentifier(d.table);
   std::vector<std::string> load;
   if (d.load.column_separator) load.push_back("COLUMNS TERMINATED BY " + Quoted(*d.load.column_separator));
   if (d.load.row_delimiter) load.push_back("ROWS TERMINATED BY " + Quoted(*d.load.row_delimiter));
@@ -502,6 +545,7 @@ std::string RenderCreateRoutineLoad(const RoutineLoadDefinition& d) {
   out += "\nPROPERTIES\n(";
   bool first = true;
   for (const auto& spec : JobPropertyTable()) {
+    if (std::string_view(spec.name).rfind("iceberg.", 0) == 0 && !d.iceberg_target()) continue;
     out += std::string(first ? "\n" : ",\n") + Quoted(spec.name) + " = " + Quoted(d.Property(spec.name));
     first = false;
   }

@@ -69,6 +69,10 @@ struct RoutineLoadDefinition {
   std::string db;
   std::string name;
   std::string table;
+  // ON catalog.db.table: the target is an Iceberg table of external catalog `lake_catalog`, namespace `lake_db`
+  // (its rows and offsets commit in one snapshot, DESIGN.md decision 9); both empty for a table of database `db`.
+  std::string lake_catalog;
+  std::string lake_db;
   sql::LoadProperties load;
   std::map<std::string, std::string> job_properties;     // explicit ones, validated and normalized
   // FROM KAFKA
@@ -87,6 +91,9 @@ struct RoutineLoadDefinition {
   double DoubleProperty(const std::string& name) const;
   bool BoolProperty(const std::string& name) const;
   std::string group_id() const;
+  bool iceberg_target() const { return !lake_catalog.empty(); }
+  // The target as users name it: "catalog.db.table" for an Iceberg table, else the table's name.
+  std::string TargetName() const { return iceberg_target() ? lake_catalog + "." + lake_db + "." + table : table; }
 };
 
 // Builds and validates a definition from CREATE ROUTINE LOAD. `job_id` seeds the default group id.

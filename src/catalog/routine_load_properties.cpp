@@ -47,6 +47,10 @@ const std::vector<PropertySpec>& JobPropertyTable() {
        "A message that cannot be parsed at all (invalid JSON, a JSON array without strip_outer_array, an Avro body "
        "that does not decode) pauses the job (true) or is skipped as an error row that max_error_number does not "
        "count (false)."},
+      {"iceberg.commit_interval_seconds", PropertyType::kDouble, "10", 0, 86400, {}, true,
+       "Iceberg targets only (ON catalog.db.table): the least seconds between two commits of a task group that "
+       "caught up, so a trickle of messages does not make a snapshot per batch. A task that stopped at a batch "
+       "limit (max_batch_rows, max_batch_size) commits at once. 0: max_batch_interval alone decides."},
   };
   return kTable;
 }

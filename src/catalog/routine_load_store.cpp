@@ -180,6 +180,20 @@ Status RoutineLoadStore::InitProgress(int64_t job_id, const std::map<int32_t, in
   });
 }
 
+Status RoutineLoadStore::SyncProgress(int64_t job_id, const std::map<int32_t, int64_t>& next_offsets) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return storage::InTransaction(*con_, [&]() -> Status {
+    for (const auto& [p, off] : next_offsets) {
+      std::string where = " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p);
+      RETURN_IF_ERROR(con_->Execute("UPDATE __sluice.routine_load_progress SET next_offset = " + Str(off) + where));
+      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.routine_load_progress (job_id, kafka_partition, next_offset) "
+                                    "SELECT " + Str(job_id) + ", " + Str(p) + ", " + Str(off) +
+                                    " WHERE NOT EXISTS (SELECT 1 FROM __sluice.routine_load_progress" + where + ")"));
+    }
+    return Status::Ok();
+  });
+}
+
 Status RoutineLoadStore::ResetProgressLocked(int64_t job_id, const std::vector<int32_t>& partitions) {
   for (int32_t p : partitions) {
     std::string where = " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p);

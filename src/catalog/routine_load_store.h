@@ -64,6 +64,9 @@ class RoutineLoadStore {
   // Sets where partitions start that have no position yet: no row (a new job, a partition added to the topic)
   // or a row reset by ResetProgress.
   Status InitProgress(int64_t job_id, const std::map<int32_t, int64_t>& next_offsets);
+  // Sets the partitions' positions to `next_offsets`, whatever they held: for a load into an Iceberg table the
+  // table's snapshots hold the truth, and these rows are their cache (synced when a task starts from the table).
+  Status SyncProgress(int64_t job_id, const std::map<int32_t, int64_t>& next_offsets);
   // ALTER ROUTINE LOAD (only while the job is paused): stores the job's new definition and forgets the positions of
   // `reset_partitions` (new kafka_offsets), keeping their statistics, so the next scheduling resolves them from
   // the new definition; their next_offset reads as -1. One transaction: a crash leaves either the old job with its

@@ -88,6 +88,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   scheduler_options.volumes = engine->volumes_.get();
   scheduler_options.settings = engine->settings_.get();
   scheduler_options.scratch_dir = engine->scratch_dir_;
+  // A load task's Parquet files wait here (inside the scratch folder, where DuckDB may write) for their upload.
+  engine->iceberg_targets_ =
+      std::make_unique<lakehouse::IcebergLoadTargets>(*engine->lakes_, engine->scratch_dir_ + "iceberg-load");
+  scheduler_options.load_targets = engine->iceberg_targets_.get();
   engine->routine_loads_ =
       std::make_unique<scheduler::RoutineLoadManager>(*engine->db_, *engine->catalog_, std::move(scheduler_options));
   RETURN_IF_ERROR(engine->routine_loads_->Start());

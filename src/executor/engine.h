@@ -14,6 +14,7 @@
 #include "catalog/server_settings.h"
 #include "catalog/external_catalog_store.h"
 #include "catalog/volume_store.h"
+#include "lakehouse/iceberg_sink.h"
 #include "lakehouse/lake_catalogs.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
@@ -67,6 +68,7 @@ class Engine : public SessionFactory {
   std::unique_ptr<catalog::VolumeStore> volumes_;
   std::unique_ptr<catalog::ExternalCatalogStore> external_catalogs_;
   std::unique_ptr<lakehouse::LakeCatalogs> lakes_;
+  std::unique_ptr<lakehouse::IcebergLoadTargets> iceberg_targets_;  // loads into Iceberg tables (their sink)
   std::unique_ptr<catalog::ServerSettings> settings_;
   std::unique_ptr<auth::AccountStore> accounts_;
   std::unique_ptr<SqlGuard> guard_;

@@ -1,6 +1,7 @@
 // What each statement needs before it runs (SqlSession::Authorize), and what SHOW statements leave out
 // (SqlSession::Visible...). Privileges follow StarRocks v3: INSERT on the target table to create or control a
 // routine load or a pipe, USAGE on the volume it reads, CREATE STORAGE VOLUME to make storage objects, ...
+#include "common/ascii.h"
 #include "executor/sql_session.h"
 
 #include "common/overloaded.h"
@@ -133,6 +134,9 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           [&](const sql::ShowSystem&) { return Status::Ok(); },
           [&](const sql::CreateRoutineLoad& s) -> Status {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+            // ON catalog.db.table: INSERT on the Iceberg table, as INSERT INTO catalog.db.table needs it.
+            if (!s.table_catalog.empty() && AsciiLower(s.table_catalog) != "default_catalog")
+              return a.RequireTable(s.table_catalog + "." + s.table_db, s.table, "INSERT");
             return a.RequireTable(db, s.table, "INSERT");
           },
           [&](const sql::AlterRoutineLoad& s) -> Status {
@@ -254,10 +258,11 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
 
 void SqlSession::FilterVisibleRoutineLoads(ResultSet& rs) {
   if (access_.HoldsEverything()) return;
-  int db = ColumnIndex(rs, "DbName"), table = ColumnIndex(rs, "TableName");
-  if (db < 0 || table < 0) return;
+  int db = ColumnIndex(rs, "DbName"), name = ColumnIndex(rs, "Name");
+  if (db < 0 || name < 0) return;
+  // By the job's target as the registry knows it (an Iceberg table is catalog.db / table), not by the shown text.
   std::erase_if(rs.rows, [&](const Row& row) {
-    return !row[db] || !row[table] || !access_.Sees(Table(*row[db], *row[table]));
+    return !row[db] || !row[name] || !RequireJobVisible(*row[db], *row[name], false).ok();
   });
 }
 

@@ -229,129 +229,181 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   return result;
 }
 
+// What a Kafka task decides about its batch, whichever sink commits it (commit_sink.h).
+class RoutineLoadTask::Bookkeeping final : public TaskBookkeeping {
+ public:
+  Bookkeeping(const RoutineLoadTask& task, storage::Connection& con, const TextBatch& batch, std::string transform,
+              const std::map<int32_t, int64_t>& start, TaskResult& result, int64_t rejected_rows_to_keep,
+              const std::function<bool()>& still_current)
+      : task_(task), batch_(batch), transform_(std::move(transform)), start_(start), result_(result),
+        keep_(rejected_rows_to_keep), still_current_(still_current) {
+    (void)con;
+  }
+
+  Status Account(storage::Connection& con, int64_t written) override;
+  Status RecordLocal(storage::Connection& con) override;
+  bool StillCurrent() override { return still_current_(); }
+  const catalog::TaskCounts& counts() const override { return result_.counts; }
+
+ private:
+  const RoutineLoadTask& task_;
+  const TextBatch& batch_;
+  const std::string transform_;
+  const std::map<int32_t, int64_t>& start_;
+  TaskResult& result_;
+  int64_t keep_;
+  const std::function<bool()>& still_current_;
+  int64_t transform_errors_ = 0;
+};
+
+Status RoutineLoadTask::Bookkeeping::Account(storage::Connection& con, int64_t written) {
+  const auto& plan = *task_.plan_;
+  const auto& def = plan.def;
+  TaskResult& result = result_;
+  const int64_t decode_errors = static_cast<int64_t>(batch_.rejected().size());
+  const int64_t decoded_rows = static_cast<int64_t>(batch_.num_rows());
+  // One pass in the common case: the write's own count. Only when some rows were not loaded (or the sink has not
+  // written yet) does Sluice evaluate the transform again to tell error rows from rows WHERE filtered out.
+  transform_errors_ = 0;
+  result.counts.unselected_rows = 0;
+  if (decoded_rows > 0 && (written < 0 || written < decoded_rows || !plan.write.append)) {
+    ASSIGN_OR_RETURN(auto counts,
+                     con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
+                               "__sluice_error IS NULL AND NOT __sluice_selected) FROM " + transform_));
+    transform_errors_ = Count(counts, 0);
+    result.counts.unselected_rows = Count(counts, 1);
+  }
+  result.counts.error_rows = transform_errors_ + decode_errors;
+  if (!def.pipe) {
+    result.fatal_rows = 0;
+    for (const RejectedRow& r : batch_.rejected()) {
+      if (!r.fatal) continue;
+      result.fatal_rows++;
+      result.last_fatal = r;
+    }
+  }
+  // Fatal parse errors are skipped, not weighed (StarRocks keeps such a job RUNNING at max_error_number 0).
+  const int64_t counted_errors = result.counts.error_rows - result.fatal_rows;
+  result.total_rows = decoded_rows + decode_errors;
+  result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
+
+  if (def.pipe && result.counts.error_rows > def.pipe->max_errors) {
+    result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
+                          " rows in a batch were error rows, above max errors " +
+                          std::to_string(def.pipe->max_errors) + " (READ_KAFKA argument 11)";
+    return Status::Conflict("abort");
+  }
+  if (result.counts.error_rows > 0) {
+    if (!batch_.rejected().empty()) {
+      result.first_error = batch_.rejected().front().reason;
+    } else {
+      ASSIGN_OR_RETURN(auto first, con.Query("SELECT __sluice_error FROM " + transform_ + " WHERE __sluice_error IS "
+                                             "NOT NULL ORDER BY __sluice_row LIMIT 1"));
+      if (first.result_set && !first.result_set->rows.empty())
+        result.first_error = first.result_set->rows[0][0].value_or("");
+    }
+  }
+  double ratio = def.DoubleProperty("max_filter_ratio");
+  if (result.total_rows > 0 && static_cast<double>(counted_errors) / result.total_rows > ratio) {
+    result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
+                          " rows in a task were error rows, above max_filter_ratio " + def.Property("max_filter_ratio");
+    return Status::Conflict("abort");  // rolls back, the inserted rows too; the caller reads abort_reason
+  }
+  return Status::Ok();
+}
+
+Status RoutineLoadTask::Bookkeeping::RecordLocal(storage::Connection& con) {
+  const auto& plan = *task_.plan_;
+  const auto& def = plan.def;
+  TaskResult& result = result_;
+  if (result.counts.error_rows > 0 && keep_ != 0) {
+    // The job keeps its newest rejected rows, so a task records its last `keep` ones: the last decoder
+    // rejects and the last transform errors, merged back into source order.
+    const size_t keep = keep_ < 0 ? SIZE_MAX : static_cast<size_t>(keep_);
+    const auto& decoded = batch_.rejected();
+    std::vector<RejectedRow> rejected(decoded.end() - static_cast<std::ptrdiff_t>(std::min(keep, decoded.size())),
+                                      decoded.end());
+    if (transform_errors_ > 0) {
+      ASSIGN_OR_RETURN(auto bad, con.Query("SELECT __sluice_row, __sluice_error FROM " + transform_ + " WHERE "
+                                           "__sluice_error IS NOT NULL ORDER BY __sluice_row DESC LIMIT " +
+                                           std::to_string(std::min<size_t>(keep, INT64_MAX))));
+      for (const auto& row : bad.result_set->rows) {
+        size_t idx = std::stoull(*row[0]);
+        rejected.push_back({batch_.origin(idx), row[1].value_or(""), RowText(batch_, idx, def, plan.source_columns.size())});
+      }
+    }
+    std::stable_sort(rejected.begin(), rejected.end(), [](const RejectedRow& a, const RejectedRow& b) {
+      return std::make_pair(a.origin.partition, a.origin.offset) < std::make_pair(b.origin.partition, b.origin.offset);
+    });
+    if (rejected.size() > keep) rejected.erase(rejected.begin(), rejected.end() - static_cast<std::ptrdiff_t>(keep));
+    RETURN_IF_ERROR(
+        catalog::RoutineLoadStore::RecordRejectedRows(con, plan.job_id, task_.task_id_, rejected, WallClockMs()));
+  }
+  return catalog::RecordLoadHistory(
+      con, task_.HistoryEntry(start_, result, result.counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED"));
+}
+
 Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                                const std::map<int32_t, int64_t>& start, TaskResult& result,
                                int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
   // The connection has sluice_batch() registered (the scheduler's workers register it when they start).
   storage::BatchHandle handle(batch);
+  const std::string transform = "(" + plan_->transform.Bind(handle.id()) + ") AS __sluice_task";
+  Bookkeeping book(*this, con, batch, transform, start, result, rejected_rows_to_keep, still_current);
+  SinkCommit commit;
+  commit.job_id = plan_->job_id;
+  commit.transform = transform;
+  commit.decoded_rows = static_cast<int64_t>(batch.num_rows());
+  commit.from = &start;
+  commit.to = &result.next_offsets;
+  bool committed = false;
+  Status st = plan_->sink->Commit(con, *plan_, commit, book, &committed);
+  result.committed = committed;
+  return st;
+}
 
+namespace {
+
+Status DuckDbCommitOnce(storage::Connection& con, const TaskPlan& plan, const SinkCommit& c, TaskBookkeeping& book) {
+  // A task that waited for an ALTER TABLE was planned for the old columns; its job was re-planned meanwhile.
+  if (!book.StillCurrent()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
+  return storage::InTransaction(con, [&]() -> Status {
+    int64_t written = 0;
+    if (!plan.transform.loaded_columns.empty() && c.decoded_rows > 0) {
+      ASSIGN_OR_RETURN(auto w, con.Query(BindTableWrite(plan.write, c.transform)));
+      written = static_cast<int64_t>(w.affected_rows);
+    }
+    RETURN_IF_ERROR(book.Account(con, written));
+    RETURN_IF_ERROR(book.RecordLocal(con));
+    RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, c.job_id, *c.from, *c.to, book.counts()));
+    if (!book.StillCurrent()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
+    RETURN_IF_ERROR(TestPoint(TestPointsOf(plan.def).inside_commit));
+    return Status::Ok();
+  }, TestPointsOf(plan.def).commit);
+}
+
+}  // namespace
+
+std::string DuckDbSink::Describe() const { return "DuckDB table"; }
+
+Status DuckDbSink::Commit(storage::Connection& con, const TaskPlan& plan, const SinkCommit& commit,
+                          TaskBookkeeping& book, bool* committed) {
   // Taken before the keyed lock, as ALTER TABLE takes it alone: no commit overlaps a rebuild of the table.
-  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(plan_->target_table_sql));
+  std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(plan.target_table_sql));
   std::unique_lock<std::mutex> keyed_lock;
-  if (!plan_->write.append) keyed_lock = std::unique_lock<std::mutex>(KeyedWriteMutex(plan_->target_table_sql));
+  if (!plan.write.append) keyed_lock = std::unique_lock<std::mutex>(KeyedWriteMutex(plan.target_table_sql));
   // DuckDB refuses to insert a key again while a transaction older than the key's delete is open; it passes.
   constexpr int kAttempts = 6;
   for (int attempt = 1;; attempt++) {
-    Status st = CommitOnce(con, batch, handle, start, result, rejected_rows_to_keep, still_current);
-    if (st.ok() || plan_->write.append || !IsTransientKeyConflict(st)) return st;
+    Status st = DuckDbCommitOnce(con, plan, commit, book);
+    if (st.ok()) *committed = true;
+    if (st.ok() || plan.write.append || !IsTransientKeyConflict(st)) return st;
     if (attempt == kAttempts)
       return Status::Unavailable("a key deleted recently could not be inserted again while an older transaction "
                                  "was open (" + st.message() + ")");
-    log::Info("load", "job {}: {}; retrying the commit ({} of {})", plan_->job_id, st.message(), attempt, kAttempts);
+    log::Info("load", "job {}: {}; retrying the commit ({} of {})", plan.job_id, st.message(), attempt, kAttempts);
     std::this_thread::sleep_for(std::chrono::milliseconds(25 << attempt));
   }
-}
-
-Status RoutineLoadTask::CommitOnce(storage::Connection& con, const TextBatch& batch,
-                                   const storage::BatchHandle& handle, const std::map<int32_t, int64_t>& start,
-                                   TaskResult& result, int64_t rejected_rows_to_keep,
-                                   const std::function<bool()>& still_current) {
-  const auto& def = plan_->def;
-  const auto& tf = plan_->transform;
-  const int64_t decode_errors = static_cast<int64_t>(batch.rejected().size());
-  // A task that waited for an ALTER TABLE was planned for the old columns; its job was re-planned meanwhile.
-  if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
-  return storage::InTransaction(con, [&]() -> Status {
-    // One pass in the common case: the transform feeds the INSERT directly. Only when some rows were not loaded
-    // does Sluice evaluate the transform again to tell error rows from rows WHERE filtered out.
-    const std::string transform = "(" + tf.Bind(handle.id()) + ") AS __sluice_task";
-    const int64_t decoded_rows = static_cast<int64_t>(batch.num_rows());
-    int64_t loaded = 0;
-    if (!tf.loaded_columns.empty() && decoded_rows > 0) {
-      ASSIGN_OR_RETURN(auto written, con.Query(BindTableWrite(plan_->write, transform)));
-      loaded = static_cast<int64_t>(written.affected_rows);
-    }
-    int64_t transform_errors = 0;
-    // A keyed write changes fewer rows than it read (one per key), so count the good rows apart.
-    if (loaded < decoded_rows || !plan_->write.append) {
-      ASSIGN_OR_RETURN(auto counts,
-                       con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
-                                 "__sluice_error IS NULL AND NOT __sluice_selected) FROM " + transform));
-      transform_errors = Count(counts, 0);
-      result.counts.unselected_rows = Count(counts, 1);
-    }
-    result.counts.error_rows = transform_errors + decode_errors;
-    if (!def.pipe) {
-      result.fatal_rows = 0;
-      for (const RejectedRow& r : batch.rejected()) {
-        if (!r.fatal) continue;
-        result.fatal_rows++;
-        result.last_fatal = r;
-      }
-    }
-    // Fatal parse errors are skipped, not weighed (StarRocks keeps such a job RUNNING at max_error_number 0).
-    const int64_t counted_errors = result.counts.error_rows - result.fatal_rows;
-    result.total_rows = decoded_rows + decode_errors;
-    result.counts.loaded_rows = result.total_rows - result.counts.error_rows - result.counts.unselected_rows;
-
-    if (def.pipe && result.counts.error_rows > def.pipe->max_errors) {
-      result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
-                            " rows in a batch were error rows, above max errors " +
-                            std::to_string(def.pipe->max_errors) + " (READ_KAFKA argument 11)";
-      return Status::Conflict("abort");
-    }
-    if (result.counts.error_rows > 0) {
-      if (!batch.rejected().empty()) {
-        result.first_error = batch.rejected().front().reason;
-      } else {
-        ASSIGN_OR_RETURN(auto first, con.Query("SELECT __sluice_error FROM " + transform + " WHERE __sluice_error IS "
-                                               "NOT NULL ORDER BY __sluice_row LIMIT 1"));
-        if (first.result_set && !first.result_set->rows.empty())
-          result.first_error = first.result_set->rows[0][0].value_or("");
-      }
-    }
-    double ratio = def.DoubleProperty("max_filter_ratio");
-    if (result.total_rows > 0 && static_cast<double>(counted_errors) / result.total_rows > ratio) {
-      result.abort_reason = std::to_string(result.counts.error_rows) + " of " + std::to_string(result.total_rows) +
-                            " rows in a task were error rows, above max_filter_ratio " + def.Property("max_filter_ratio");
-      return Status::Conflict("abort");  // rolls back, the inserted rows too; the caller reads abort_reason
-    }
-
-    if (result.counts.error_rows > 0 && rejected_rows_to_keep != 0) {
-      // The job keeps its newest rejected rows, so a task records its last `keep` ones: the last decoder
-      // rejects and the last transform errors, merged back into source order.
-      const size_t keep = rejected_rows_to_keep < 0 ? SIZE_MAX : static_cast<size_t>(rejected_rows_to_keep);
-      const auto& decoded = batch.rejected();
-      std::vector<RejectedRow> rejected(decoded.end() - static_cast<std::ptrdiff_t>(std::min(keep, decoded.size())),
-                                        decoded.end());
-      if (transform_errors > 0) {
-        ASSIGN_OR_RETURN(auto bad, con.Query("SELECT __sluice_row, __sluice_error FROM " + transform + " WHERE "
-                                             "__sluice_error IS NOT NULL ORDER BY __sluice_row DESC LIMIT " +
-                                             std::to_string(std::min<size_t>(keep, INT64_MAX))));
-        for (const auto& row : bad.result_set->rows) {
-          size_t idx = std::stoull(*row[0]);
-          rejected.push_back({batch.origin(idx), row[1].value_or(""), RowText(batch, idx, def, plan_->source_columns.size())});
-        }
-      }
-      std::stable_sort(rejected.begin(), rejected.end(), [](const RejectedRow& a, const RejectedRow& b) {
-        return std::make_pair(a.origin.partition, a.origin.offset) <
-               std::make_pair(b.origin.partition, b.origin.offset);
-      });
-      if (rejected.size() > keep)
-        rejected.erase(rejected.begin(), rejected.end() - static_cast<std::ptrdiff_t>(keep));
-      RETURN_IF_ERROR(
-          catalog::RoutineLoadStore::RecordRejectedRows(con, plan_->job_id, task_id_, rejected, WallClockMs()));
-    }
-
-    RETURN_IF_ERROR(catalog::RoutineLoadStore::AdvanceProgress(con, plan_->job_id, start, result.next_offsets,
-                                                               result.counts));
-    RETURN_IF_ERROR(catalog::RecordLoadHistory(
-        con, HistoryEntry(start, result, result.counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED")));
-    if (!still_current()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
-    RETURN_IF_ERROR(TestPoint(TestPointsOf(def).inside_commit));
-    result.committed = true;
-    return Status::Ok();
-  }, TestPointsOf(def).commit);
 }
 
 }  // namespace sluice::load

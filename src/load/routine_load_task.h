@@ -12,6 +12,7 @@
 #include "catalog/load_history.h"
 #include "catalog/routine_load_store.h"
 #include "common/status.h"
+#include "load/commit_sink.h"
 #include "load/message_decoder.h"
 #include "load/task_plan.h"
 #include "source/kafka_source.h"
@@ -72,12 +73,9 @@ class RoutineLoadTask {
                          int64_t rejected_rows_to_keep, const std::function<bool()>& still_current);
 
  private:
+  class Bookkeeping;
   Status Commit(storage::Connection& con, const TextBatch& batch, const std::map<int32_t, int64_t>& start,
                 TaskResult& result, int64_t rejected_rows_to_keep, const std::function<bool()>& still_current);
-  Status CommitOnce(storage::Connection& con, const TextBatch& batch, const storage::BatchHandle& handle,
-                    const std::map<int32_t, int64_t>& start, TaskResult& result, int64_t rejected_rows_to_keep,
-                    const std::function<bool()>& still_current);
-
   catalog::LoadHistoryEntry HistoryEntry(const std::map<int32_t, int64_t>& start, const TaskResult& result,
                                          const char* status) const;
   std::shared_ptr<const TaskPlan> plan_;

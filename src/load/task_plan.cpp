@@ -68,10 +68,12 @@ Status AddPartitionChecks(const catalog::RoutineLoadDefinition& def, const catal
 }  // namespace
 
 Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
-                                                     const catalog::TableMeta& table) {
+                                                     const catalog::TableMeta& table,
+                                                     std::shared_ptr<CommitSink> sink) {
   auto plan = std::make_shared<TaskPlan>();
   plan->job_id = job_id;
   plan->def = def;
+  plan->sink = sink ? std::move(sink) : std::make_shared<DuckDbSink>();
   plan->target_table_sql = sql::QuoteIdentifier(def.db) + "." + sql::QuoteIdentifier(def.table);
 
   transform::TransformSpec spec;

@@ -9,6 +9,7 @@
 #include "catalog/routine_load_job.h"
 #include "catalog/table_meta.h"
 #include "common/status.h"
+#include "load/commit_sink.h"
 #include "load/table_write.h"
 #include "transform/compiler.h"
 
@@ -26,10 +27,15 @@ struct TaskPlan {
   transform::CompiledTransform transform;
   std::string target_table_sql;                 // "db"."table"
   TableWrite write;                             // how the rows change the table (by its key model)
+  // Where the rows and progress commit: the DuckDB transaction, or an Iceberg snapshot (commit_sink.h).
+  // Shared by the job's concurrent tasks.
+  std::shared_ptr<CommitSink> sink;
 };
 
 // Checks the job against its table (every COLUMNS name and expression, jsonpaths count) and compiles the transform.
+// `sink` null: the DuckDB table def.db.def.table (DuckDbSink).
 Result<std::shared_ptr<const TaskPlan>> MakeTaskPlan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
-                                                     const catalog::TableMeta& table);
+                                                     const catalog::TableMeta& table,
+                                                     std::shared_ptr<CommitSink> sink = nullptr);
 
 }  // namespace sluice::load

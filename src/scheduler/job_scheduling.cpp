@@ -356,6 +356,26 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   }
   auto progress = store_->ReadProgress(id);
   if (!progress.ok()) return retry_later(progress.status());
+  // A sink that holds the offsets itself (an Iceberg table) is their truth: after a restart, or a crash between
+  // its commit and the progress rows' update, the job continues from there.
+  if (auto in_sink = (*plan)->sink->CommittedOffsets(id); !in_sink.ok()) {
+    return retry_later(in_sink.status());
+  } else if (*in_sink) {
+    std::map<int32_t, int64_t> moved;
+    for (const auto& [p, o] : **in_sink) {
+      auto& known = (*progress)[p];
+      if (known.next_offset != o) moved[p] = known.next_offset = o;
+    }
+    if (!moved.empty()) {
+      if (Status st = store_->SyncProgress(id, moved); !st.ok()) return retry_later(st);
+      log::Info("scheduler", "{} {}: continuing from the offsets in {} (partition:offset {})", JobKind(def), def.name,
+                (*plan)->sink->Describe(), [&] {
+                  std::string t;
+                  for (const auto& [p, o] : moved) t += (t.empty() ? "" : ", ") + std::to_string(p) + ":" + std::to_string(o);
+                  return t;
+                }());
+    }
+  }
   std::map<int32_t, int64_t> before_start;
   auto starts = ResolveStartOffsets(def, **source, partitions, *progress, con, &before_start);
   if (!starts.ok()) {
@@ -495,12 +515,34 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   } else {
     std::map<int32_t, int64_t> start;
     for (int32_t p : group->partitions) start[p] = (*progress)[p].next_offset;
+    // A sink that holds the offsets itself (an Iceberg table): the task starts from the table's, and the progress
+    // rows follow them (they lag after a crash between the table's commit and theirs).
+    auto in_sink = plan->sink->CommittedOffsets(job->stored.id);
+    bool start_known = in_sink.ok();  // no task runs without knowing where the table stands
+    if (!in_sink.ok()) {
+      outcome = in_sink.status();
+    } else if (*in_sink) {
+      std::map<int32_t, int64_t> moved;
+      for (auto& [p, o] : start) {
+        auto it = (*in_sink)->find(p);
+        if (it != (*in_sink)->end() && it->second != o) moved[p] = o = it->second;
+      }
+      if (!moved.empty()) {
+        if (Status st = store_->SyncProgress(job->stored.id, moved); !st.ok()) {
+          outcome = st;
+          start_known = false;
+        }
+        group->source_position.clear();
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       group->task_offsets = start;
       for (const auto& [p, o] : start) job->activity.next_offsets[p] = o;
     }
-    if (!group->source) {
+    if (!start_known) {
+      // outcome holds the error
+    } else if (!group->source) {
       source::KafkaClientConfig config = SourceConfig(def);
       // librdkafka prefetches per partition: a task over many partitions would buffer a multiple of what it
       // takes. Spread 64 MB over the task's partitions (at least 1 MB each), so a backlog costs bounded memory.
@@ -518,7 +560,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
         outcome = source.status();
       }
     }
-    if (group->source) {
+    if (group->source && start_known) {
       load::TaskLimits limits;
       limits.consume_time = milliseconds(def.IntProperty("task_consume_second") * 1000);
       // A job that keeps up wakes every max_batch_interval; reading longer than that would only add latency. A job
@@ -560,7 +602,8 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       log::Warn("scheduler", "{} {}: could not trim its rejected rows: {}", JobKind(def), def.name, st.message());
   }
   // A job with no new data never touches its table, so it checks that the table is still there.
-  bool table_dropped = outcome.ok() && !outcome->had_data && !con.TableExists(def.db, def.table);
+  bool table_dropped = outcome.ok() && !outcome->had_data && plan && plan->sink->duckdb_table() &&
+                       !con.TableExists(def.db, def.table);
   // High watermarks for LatestSourcePosition / OffsetLag, from what the fetches already told the client: asking
   // the leaders here would queue behind the next fetch's long poll and stall every task that is behind.
   std::map<int32_t, int64_t> latest = idle_highs;
@@ -661,6 +704,11 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
                      " (in ErrorLogUrls; pause_on_fatal_parse_error = true pauses the job instead)";
   }
   group->next_run = r.caught_up ? now + Seconds(interval) : now;
+  // Commit pacing for Iceberg targets: a group that caught up commits again no sooner than
+  // iceberg.commit_interval_seconds after this commit, so a trickle does not make a snapshot per batch (the
+  // messages wait in Kafka meanwhile). A task that stopped at a batch limit made a large file: the next runs at once.
+  if (def.iceberg_target() && r.caught_up)
+    group->next_run = std::max(group->next_run, now + Seconds(def.DoubleProperty("iceberg.commit_interval_seconds")));
 
   // The error window (reference "A task"): 10 x max_batch_rows rows.
   job->window_rows += r.total_rows;

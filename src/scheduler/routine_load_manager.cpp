@@ -184,6 +184,14 @@ source::KafkaClientConfig JobRegistry::SourceConfig(const catalog::RoutineLoadDe
 }
 
 Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def) {
+  if (def.iceberg_target()) {
+    if (!options_.load_targets)
+      return Status::NotSupported("loads into tables of external catalogs are not available in this server");
+    if (def.pipe && def.pipe->volume)
+      return Status::NotSupported("volume pipes into Iceberg tables are not supported yet");
+    ASSIGN_OR_RETURN(load::LoadTarget target, options_.load_targets->Open(def));
+    return load::MakeTaskPlan(job_id, def, target.table, std::move(target.sink));
+  }
   auto table = catalog_.DescribeTable(def.db, def.table);
   if (!table.ok()) {
     if (table.status().code() == StatusCode::kUnknownTable || table.status().code() == StatusCode::kUnknownDatabase)
@@ -336,6 +344,7 @@ void JobRegistry::TargetChanged(const std::string& db, const std::string& table)
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, job] : jobs_) {
       const auto& def = job->stored.def;
+      if (def.iceberg_target()) continue;  // a DuckDB table of the same name is another table
       if (strcasecmp(def.db.c_str(), db.c_str()) != 0 || strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
       if (job->plan) affected.emplace_back(job, def);
     }
@@ -368,6 +377,7 @@ void JobRegistry::TargetAltered(const std::string& db, const std::string& table,
       const auto& def = job->stored.def;
       JobState state = job->stored.state;
       if (state != JobState::kRunning && state != JobState::kNeedSchedule) continue;
+      if (def.iceberg_target()) continue;  // a DuckDB table of the same name is another table
       if (strcasecmp(def.db.c_str(), db.c_str()) != 0 || strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
       const std::string kind = def.pipe ? "the pipe's SELECT list" : "its COLUMNS";
       if (!renamed_to.empty() && strcasecmp(renamed_to.c_str(), table.c_str()) != 0) {
@@ -404,6 +414,7 @@ void JobRegistry::TargetDropped(const std::string& db, const std::string& table)
     if (state == JobState::kStopped || state == JobState::kCancelled) continue;
     // Names are DuckDB identifiers, which compare without case.
     if (strcasecmp(def.db.c_str(), db.c_str()) != 0) continue;
+    if (!table.empty() && def.iceberg_target()) continue;  // a DuckDB table of the same name is another table
     if (!table.empty() && strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
     SetStateLocked(*job, JobState::kCancelled,
                    "the target table " + def.db + "." + def.table + " was dropped" +
@@ -451,7 +462,9 @@ Result<JobTarget> JobRegistry::TargetOf(const std::string& db, const std::string
                             db + "'");
   }
   const auto& def = job->stored.def;
-  JobTarget t{def.db, def.table, def.pipe ? def.pipe->creator : "", ""};
+  // An Iceberg target is authorized as catalog.db / table, as INSERT INTO catalog.db.table is.
+  JobTarget t{def.iceberg_target() ? def.lake_catalog + "." + def.lake_db : def.db, def.table,
+              def.pipe ? def.pipe->creator : "", ""};
   if (def.pipe && def.pipe->volume) t.volume = def.pipe->volume->volume;
   return t;
 }

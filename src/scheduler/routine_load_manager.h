@@ -20,6 +20,9 @@ class Catalog;
 class ServerSettings;
 class VolumeStore;
 }
+namespace sluice::load {
+class LoadTargets;  // load/commit_sink.h
+}
 
 namespace sluice::scheduler {
 
@@ -45,6 +48,9 @@ struct SchedulerOptions {
   // object storage wait for their load.
   catalog::VolumeStore* volumes = nullptr;
   std::string scratch_dir;
+  // Targets outside DuckDB (ON catalog.db.table: Iceberg tables), with the sink that commits into them; null:
+  // such jobs cannot be created.
+  load::LoadTargets* load_targets = nullptr;
 };
 
 class JobRegistry;

@@ -51,7 +51,7 @@ json JobPropertiesJson(const catalog::RoutineLoadDefinition& d, int current_task
     parts.clear();
     for (const auto& p : *d.load.partitions) parts += (parts.empty() ? "" : ",") + p;
   }
-  return json{{"partitions", parts},
+  json out{{"partitions", parts},
               {"columnToColumnExpr", columns},
               {"whereExpr", d.load.where.value_or("")},
               {"dataFormat", d.Property("format")},
@@ -78,6 +78,8 @@ json JobPropertiesJson(const catalog::RoutineLoadDefinition& d, int current_task
               {"taskTimeoutSecond", d.Property("task_timeout_second")},
               {"fill_mismatch_column_with", d.Property("fill_mismatch_column_with")},
               {"pause_on_fatal_parse_error", d.Property("pause_on_fatal_parse_error")}};
+  if (d.iceberg_target()) out["iceberg.commit_interval_seconds"] = d.Property("iceberg.commit_interval_seconds");
+  return out;
 }
 
 }  // namespace
@@ -179,7 +181,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     row.push_back(TimeOrNull(s.pause_time_ms));
     row.push_back(TimeOrNull(s.end_time_ms));
     row.push_back(d.db);
-    row.push_back(d.table);
+    row.push_back(d.TargetName());  // catalog.db.table for an Iceberg table
     row.push_back(std::string(catalog::JobStateName(s.state)));
     row.push_back(std::string("KAFKA"));
     row.push_back(std::to_string(snap.current_tasks));

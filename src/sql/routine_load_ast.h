@@ -41,6 +41,9 @@ struct CreateRoutineLoad {
   std::string db;                   // from db.job_name; empty = current database
   std::string job_name;
   std::string table;                // ON table_name
+  // ON catalog.db.table: a table of an external (Iceberg) catalog; both empty for a table of the job's database.
+  std::string table_catalog;
+  std::string table_db;
   LoadProperties load;
   PropertyList job_properties;      // PROPERTIES (...)
   std::string source_type;          // "KAFKA" (upper case)

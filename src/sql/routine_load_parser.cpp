@@ -175,11 +175,13 @@ Result<Statement> ParseCreateRoutineLoad(TokenStream& ts) {
   RETURN_IF_ERROR(ts.ExpectWord("ON"));
   ASSIGN_OR_RETURN(st.table, ts.ExpectIdentifier("a table name"));
   if (ts.PeekSymbol(".") && ts.Peek(1).IsIdentifier() && ts.PeekSymbol(".", 2)) {
-    // ON catalog.db.table (db.table stays a syntax error, as in StarRocks): StarRocks takes the database from the job's name; a table of an external
-    // catalog is an Iceberg table, which loads cannot write yet.
-    return Status::NotSupported("ROUTINE LOAD ... ON takes a table of the job's database (name the database in "
-                                "the job's name: CREATE ROUTINE LOAD db.job ON t); loads into Iceberg tables are "
-                                "not supported yet");
+    // ON catalog.db.table: a table of an external (Iceberg) catalog, which the registry checks. db.table stays a
+    // syntax error, as in StarRocks, which takes the database from the job's name.
+    ts.Next();  // .
+    st.table_catalog = st.table;
+    ASSIGN_OR_RETURN(st.table_db, ts.ExpectIdentifier("a database name"));
+    ts.Next();  // .
+    ASSIGN_OR_RETURN(st.table, ts.ExpectIdentifier("a table name"));
   }
   RETURN_IF_ERROR(ParseLoadProperties(ts, st.load));
   if (ts.AcceptWord("PROPERTIES")) {
