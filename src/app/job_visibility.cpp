@@ -16,10 +16,10 @@ bool JobVisibility::Sees(const scheduler::JobStatus& job) {
     if (!job.creator.empty() && job.creator == user_) return true;
     if (accounts_.SeesObject(who_, auth::ObjectRef{auth::ObjectKind::kPipe, job.db, job.name})) return true;
   }
-  auto key = std::make_pair(job.db, job.table);
+  auto key = std::make_pair(job.target_db, job.table);
   auto it = tables_.find(key);
   if (it == tables_.end())
-    it = tables_.emplace(key, accounts_.SeesObject(who_, auth::ObjectRef{auth::ObjectKind::kTable, job.db, job.table}))
+    it = tables_.emplace(key, accounts_.SeesObject(who_, auth::ObjectRef{auth::ObjectKind::kTable, key.first, job.table}))
              .first;
   return it->second;
 }
@@ -30,11 +30,11 @@ bool JobVisibility::MayControl(const scheduler::JobStatus& job) {
     if (!job.creator.empty() && job.creator == user_) return true;
     if (accounts_.Has(who_, auth::ObjectRef{auth::ObjectKind::kPipe, job.db, job.name}, "ALTER")) return true;
   }
-  auto key = std::make_pair(job.db, job.table);
+  auto key = std::make_pair(job.target_db, job.table);
   auto it = insertable_.find(key);
   if (it == insertable_.end())
     it = insertable_
-             .emplace(key, accounts_.Has(who_, auth::ObjectRef{auth::ObjectKind::kTable, job.db, job.table}, "INSERT"))
+             .emplace(key, accounts_.Has(who_, auth::ObjectRef{auth::ObjectKind::kTable, key.first, job.table}, "INSERT"))
              .first;
   return it->second;
 }

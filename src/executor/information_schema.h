@@ -39,9 +39,11 @@ struct InformationSchemaSource {
   std::function<bool(const std::string& db)> sees_database;
   std::function<bool(const std::string& db, const std::string& table)> sees_table;
   // The jobs views (ROUTINE_LOAD_JOBS, LOADS, PIPES, PIPE_FILES) ask the scheduler, and decide a job's rows as
-  // SHOW ROUTINE LOAD / SHOW PIPES do: a routine load by sees_table on its table, a pipe by sees_pipe.
+  // SHOW ROUTINE LOAD / SHOW PIPES do: a routine load by sees_routine_load, a pipe by sees_pipe.
   scheduler::RoutineLoadManager* jobs = nullptr;
   std::function<bool(const std::string& db, const std::string& pipe)> sees_pipe;
+  // A routine load as SHOW ROUTINE LOAD decides it: by its target table (catalog.db / table for an Iceberg one).
+  std::function<bool(const std::string& db, const std::string& job)> sees_routine_load;
 };
 
 // Reads the catalog for one statement, once: the views a query names share what they read.

@@ -49,12 +49,12 @@ Result<std::vector<Row>> RoutineLoadJobRows(InformationSchemaReader& r) {
     show.all = true;
     auto rs = s.jobs->Show(show, db);
     if (!rs.ok()) continue;  // dropped since it was listed
-    int db_col = ColumnIndex(*rs, "DbName"), table_col = ColumnIndex(*rs, "TableName");
+    int db_col = ColumnIndex(*rs, "DbName"), name_col = ColumnIndex(*rs, "Name");
     std::vector<int> from;
     for (const auto& c : kColumns) from.push_back(ColumnIndex(*rs, c.show));
     for (const auto& show_row : rs->rows) {
-      if (db_col < 0 || table_col < 0 || !show_row[db_col] || !show_row[table_col]) continue;
-      if (!s.sees_table(*show_row[db_col], *show_row[table_col])) continue;
+      if (db_col < 0 || name_col < 0 || !show_row[db_col] || !show_row[name_col]) continue;
+      if (!s.sees_routine_load(*show_row[db_col], *show_row[name_col])) continue;
       Row row;
       for (size_t i = 0; i < std::size(kColumns); i++) {
         std::optional<std::string> v = from[i] < 0 ? kNull : show_row[from[i]];

@@ -79,6 +79,9 @@ SqlSession::SqlSession(storage::Database& db, catalog::Catalog& catalog,
   source.sees_table = [this](const std::string& d, const std::string& t) { return SeesTable(d, t); };
   source.jobs = &routine_loads_;
   source.sees_pipe = [this](const std::string& d, const std::string& p) { return RequireJobVisible(d, p, true).ok(); };
+  source.sees_routine_load = [this](const std::string& d, const std::string& j) {
+    return RequireJobVisible(d, j, false).ok();
+  };
   information_schema_ = std::make_unique<InformationSchemaSession>(std::move(source));
   activity_ = registry_.Add(connection_id_, user_, client_host_);
   activity_->SetInterrupt([con = con_.get()] { con->Interrupt(); });

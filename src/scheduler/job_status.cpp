@@ -72,6 +72,7 @@ std::vector<JobStatus> JobRegistry::Statuses(bool definitions) {
     st.db = d.db;
     st.name = d.name;
     st.table = d.table;
+    st.target_db = d.iceberg_target() ? d.lake_catalog + "." + d.lake_db : d.db;
     st.state = JobStatusName(s);
     st.reason = s.reason;
     st.reason_class = ReasonClass(s.state, s.reason);

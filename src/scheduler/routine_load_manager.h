@@ -98,6 +98,8 @@ struct JobStatus {
   int64_t id = 0;
   std::string kind;  // routine_load, pipe, volume_pipe
   std::string db, name, table;
+  // Where the table's privileges are checked: db, or catalog.db for an Iceberg table (as INSERT INTO catalog.db.t).
+  std::string target_db;
   std::string state;  // as SHOW shows it: routine loads NEED_SCHEDULE..CANCELLED, pipes RUNNING/SUSPENDED/FAILED
   std::string reason, reason_class, other_msg;
   std::string definition;  // CREATE ROUTINE LOAD text, or the pipe's COPY statement; secrets masked

@@ -177,6 +177,15 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         show_create = kh.query(conn, "SHOW CREATE ROUTINE LOAD d.ev_job")[0][1]
         c.check("ON `lake`.`db`.`events`" in show_create and '"iceberg.commit_interval_seconds" = "2"' in show_create,
                 f"SHOW CREATE ROUTINE LOAD: {show_create}")
+        # a user who may read the Iceberg table sees its job everywhere a job is shown
+        lcon = srv.connect(user="loader", password="pw")
+        c.eq([r[0] for r in kh.query(lcon, "SHOW ROUTINE LOAD FROM d")], ["ev_job"], "SHOW ROUTINE LOAD as loader")
+        c.eq(kh.query(lcon, "SELECT NAME, TABLE_NAME FROM information_schema.routine_load_jobs"),
+             [("ev_job", "lake.db.events")], "information_schema.routine_load_jobs as loader")
+        lcon.close()
+        status, body = srv.http_get("/api/jobs", auth=("loader", "pw"))
+        c.eq(status, 200, "/api/jobs as loader")
+        c.check('"ev_job"' in body, f"/api/jobs lists the job to loader: {body[:300]}")
         c.done()
 
         # PAUSE / RESUME / STOP as for DuckDB tables
