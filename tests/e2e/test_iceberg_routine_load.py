@@ -179,7 +179,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
                 f"SHOW CREATE ROUTINE LOAD: {show_create}")
         # a user who may read the Iceberg table sees its job everywhere a job is shown
         lcon = srv.connect(user="loader", password="pw")
-        c.eq([r[0] for r in kh.query(lcon, "SHOW ROUTINE LOAD FROM d")], ["ev_job"], "SHOW ROUTINE LOAD as loader")
+        c.eq([r[1] for r in kh.query(lcon, "SHOW ROUTINE LOAD FROM d")], ["ev_job"], "SHOW ROUTINE LOAD as loader")
         c.eq(kh.query(lcon, "SELECT NAME, TABLE_NAME FROM information_schema.routine_load_jobs"),
              [("ev_job", "lake.db.events")], "information_schema.routine_load_jobs as loader")
         lcon.close()
