@@ -61,21 +61,11 @@ std::string MetadataDir(const TableMetadata& m) {
   return it != m.properties.end() ? it->second : m.location + "/metadata";
 }
 
-int64_t IntProperty(const TableMetadata& m, const std::string& key, int64_t fallback) {
-  auto it = m.properties.find(key);
-  if (it == m.properties.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
 // Writes `next` as the table's next metadata.json and swaps it in; the file is deleted again on a conflict.
 Result<CommitOutcome> CommitMetadata(Catalog* catalog, ObjectStore* store, const LoadedTable& base,
                                      TableMetadata next) {
   next.metadata_log.push_back({base.metadata.last_updated_ms, base.metadata_location});
-  const size_t keep = static_cast<size_t>(std::max<int64_t>(1, IntProperty(next, "write.metadata.previous-versions-max", 100)));
+  const size_t keep = static_cast<size_t>(std::max<int64_t>(1, next.IntProperty("write.metadata.previous-versions-max", 100)));
   if (next.metadata_log.size() > keep)
     next.metadata_log.erase(next.metadata_log.begin(),
                             next.metadata_log.begin() + static_cast<std::ptrdiff_t>(next.metadata_log.size() - keep));

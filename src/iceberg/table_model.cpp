@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+
 namespace sluice::iceberg {
 
 const Field* Schema::FindById(int id) const {
@@ -62,6 +64,16 @@ const Snapshot* TableMetadata::FindSnapshot(int64_t id) const {
     if (s.snapshot_id == id) return &s;
   }
   return nullptr;
+}
+
+int64_t TableMetadata::IntProperty(const std::string& key, int64_t fallback) const {
+  auto it = properties.find(key);
+  if (it == properties.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    return fallback;
+  }
 }
 
 }  // namespace sluice::iceberg

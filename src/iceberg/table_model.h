@@ -111,6 +111,9 @@ struct TableMetadata {
   const PartitionSpec* DefaultSpec() const;
   const Snapshot* CurrentSnapshot() const;
   const Snapshot* FindSnapshot(int64_t id) const;
+  // A table property that holds a number (history.expire.*, write.metadata.previous-versions-max), or `fallback`
+  // when it is not set or not a number, as Iceberg's readers take it.
+  int64_t IntProperty(const std::string& key, int64_t fallback) const;
 };
 
 }  // namespace sluice::iceberg

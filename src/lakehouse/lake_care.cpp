@@ -55,16 +55,6 @@ Result<std::map<std::string, LakeCareArgument>> Named(const LakeCare& care, cons
   return out;
 }
 
-int64_t TableProperty(const iceberg::TableMetadata& m, const std::string& key, int64_t fallback) {
-  auto it = m.properties.find(key);
-  if (it == m.properties.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
 }  // namespace
 
 Result<std::optional<LakeCare>> ParseLakeCare(std::string_view sql,
@@ -146,8 +136,8 @@ Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t
   if (care.procedure == "expire_snapshots") {
     ASSIGN_OR_RETURN(auto args, Named(care, {"older_than", "retain_last"}));
     const auto& m = table->metadata;
-    int64_t older_than = now_ms - TableProperty(m, "history.expire.max-snapshot-age-ms", 5 * kDayMs);
-    int64_t retain_last = TableProperty(m, "history.expire.min-snapshots-to-keep", 1);
+    int64_t older_than = now_ms - m.IntProperty("history.expire.max-snapshot-age-ms", 5 * kDayMs);
+    int64_t retain_last = m.IntProperty("history.expire.min-snapshots-to-keep", 1);
     if (args.count("older_than")) {
       ASSIGN_OR_RETURN(older_than, TimeArgument(args["older_than"]));
     }

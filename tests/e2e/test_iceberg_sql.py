@@ -13,31 +13,20 @@ s3rver (the files) and npm's icebird (a reader Sluice did not write):
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from decimal import Decimal
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq  # noqa: E402
+from iceberg_harness import icebird  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
 suite = TestSuite("test_iceberg_sql")
 HERE = os.path.dirname(os.path.abspath(__file__))
-CLIENTS = os.path.normpath(os.path.join(HERE, "..", "clients"))
 BUCKET = "lake"
 SECRET = "S3RVER"  # s3rver accepts only its own key pair
-
-
-def icebird(s3: S3rver, table_location: str, metadata_location: str) -> dict:
-    name = metadata_location.rsplit("/", 1)[1]
-    r = subprocess.run(["node", os.path.join(CLIENTS, "icebird_read.mjs"), s3.endpoint, table_location, name],
-                       capture_output=True, text=True, timeout=120, cwd=CLIENTS)
-    if r.returncode != 0:
-        raise AssertionError(f"icebird failed: {r.stderr}")
-    return json.loads(r.stdout)
 
 
 def q(cur, sql: str) -> list[tuple]:
