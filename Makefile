@@ -66,7 +66,7 @@ soak: build
 	$(SOAK) --minutes $(SOAK_MINUTES) --report $(BUILD_DIR)/soak-report.md
 
 soak-short: build
-	$(SOAK) --minutes 2.75 --kill-every-seconds 70 --sample-seconds 2 --report $(BUILD_DIR)/soak-short-report.md
+	$(SOAK) --minutes 2.75 --kill-every-seconds 70 --sample-seconds 2 --checkpoint-interval-seconds 0 --report $(BUILD_DIR)/soak-short-report.md
 
 clean:
 	rm -rf $(BUILD_DIR) build-fuzz
