@@ -19,3 +19,18 @@ def icebird(s3: S3rver, table_location: str, metadata_location: str) -> dict:
     if r.returncode != 0:
         raise AssertionError(f"icebird failed: {r.stderr}")
     return json.loads(r.stdout)
+
+
+def q(cur, sql: str) -> list[tuple]:
+    """The rows of `sql` on a pymysql cursor."""
+    cur.execute(sql)
+    return list(cur.fetchall())
+
+
+def error_of(cur, sql: str) -> str:
+    """The error `sql` fails with on a pymysql cursor; a statement that succeeds fails the test."""
+    try:
+        cur.execute(sql)
+    except Exception as e:  # pymysql's OperationalError / ProgrammingError
+        return str(e)
+    raise AssertionError(f"expected an error from: {sql}")

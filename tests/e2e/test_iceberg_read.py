@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq  # noqa: E402
-from iceberg_harness import icebird  # noqa: E402
+from iceberg_harness import error_of, icebird, q  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, S3rver  # noqa: E402
 
@@ -28,19 +28,6 @@ suite = TestSuite("test_iceberg_read")
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUCKET = "lake"
 SECRET = "S3RVER"  # s3rver accepts only its own key pair
-
-
-def q(cur, sql: str) -> list[tuple]:
-    cur.execute(sql)
-    return list(cur.fetchall())
-
-
-def error_of(cur, sql: str) -> str:
-    try:
-        cur.execute(sql)
-    except Exception as e:  # pymysql's OperationalError / ProgrammingError
-        return str(e)
-    raise AssertionError(f"expected an error from: {sql}")
 
 
 def cache_dir(server) -> str:

@@ -42,18 +42,23 @@ def rejected(conn, file_name):
                    f"WHERE file_url LIKE '%/{file_name}' ORDER BY created_at, reason")
 
 
+def start_with_volume(s: TestSuite, folder: str):
+    """A server with database d, table t (TABLE) and volume v on `folder`; a connection to it using d."""
+    conn = s.server().start().connect()
+    q(conn, "CREATE DATABASE d")
+    q(conn, "USE d")
+    q(conn, TABLE)
+    q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/'")
+    return conn
+
+
 @suite.test(timeout=120)
 def copy_into_skips_rows_the_table_refuses(s: TestSuite):
     folder = tempfile.mkdtemp(prefix="sluice-vol-")
     try:
         write(f"{folder}/a.csv", CSV)
         write(f"{folder}/b.json", JSONL)
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, TABLE)
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/'")
+        conn = start_with_volume(s, folder)
 
         # Without ON_ERROR = CONTINUE the file fails whole, naming the first constraint it broke.
         try:
@@ -99,12 +104,7 @@ def copy_into_skips_rows_the_table_refuses(s: TestSuite):
 def a_volume_pipe_skips_them_and_keeps_running(s: TestSuite):
     folder = tempfile.mkdtemp(prefix="sluice-vol-")
     try:
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, TABLE)
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/'")
+        conn = start_with_volume(s, folder)
         q(conn, "CREATE PIPE p BATCH_INTERVAL_IN_SECONDS = '1' AS COPY INTO t FROM VOLUME v USING CSV "
                 "OPTIONS ('header' = 'true') ON_ERROR = CONTINUE")
         write(f"{folder}/a.csv", CSV)
