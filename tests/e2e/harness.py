@@ -137,7 +137,7 @@ class SluiceServer:
         for _ in range(attempts):
             log_offset = self._log_size()
             self.spawn()
-            ok, why = self.wait_ready(timeout)
+            ok, why = self.wait_ready(timeout, log_offset)
             if ok:
                 return self
             new_log = self._read_log(log_offset)
@@ -150,20 +150,26 @@ class SluiceServer:
             self.mysql_port = self.http_port = None
         raise ServerStartError(f"server did not become ready: {last.strip()}")
 
-    def wait_ready(self, timeout: float) -> tuple[bool, str]:
+    def wait_ready(self, timeout: float, log_offset: int = 0) -> tuple[bool, str]:
+        """Ready means the MySQL port answers with a handshake and the HTTP port listens too: the server opens
+        MySQL first and logs "ready" once both listen, so a test that goes straight to HTTP does not race it."""
         deadline = time.monotonic() + timeout
+        mysql_answers = False
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 return False, f"server exited with code {self.proc.returncode} during startup"
-            try:
-                with socket.create_connection((LOOPBACK, self.mysql_port), timeout=1.0) as s:
-                    s.settimeout(2.0)
-                    head = s.recv(4)
-                    if len(head) == 4:
-                        return True, ""
-            except OSError:
-                pass
+            if not mysql_answers:
+                try:
+                    with socket.create_connection((LOOPBACK, self.mysql_port), timeout=1.0) as s:
+                        s.settimeout(2.0)
+                        mysql_answers = len(s.recv(4)) == 4
+                except OSError:
+                    pass
+            if mysql_answers and " ready: " in self._read_log(log_offset):
+                return True, ""
             time.sleep(0.05)
+        if mysql_answers:
+            return False, f"the MySQL port answered but the server did not log 'ready' within {timeout:.0f}s"
         return False, f"MySQL port {self.mysql_port} did not answer within {timeout:.0f}s"
 
     def alive(self) -> bool:
