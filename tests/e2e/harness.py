@@ -137,7 +137,7 @@ class SluiceServer:
         for _ in range(attempts):
             log_offset = self._log_size()
             self.spawn()
-            ok, why = self.wait_ready(timeout, log_offset)
+            ok, why = self.wait_ready(timeout)
             if ok:
                 return self
             new_log = self._read_log(log_offset)
@@ -150,26 +150,27 @@ class SluiceServer:
             self.mysql_port = self.http_port = None
         raise ServerStartError(f"server did not become ready: {last.strip()}")
 
-    def wait_ready(self, timeout: float, log_offset: int = 0) -> tuple[bool, str]:
-        """Ready means the MySQL port answers with a handshake and the HTTP port listens too: the server opens
-        MySQL first and logs "ready" once both listen, so a test that goes straight to HTTP does not race it."""
+    def wait_ready(self, timeout: float) -> tuple[bool, str]:
+        """Ready means the MySQL port answers with a handshake and the HTTP port accepts connections: the server
+        opens MySQL first and HTTP after it, so a test that goes straight to HTTP must not race the second."""
         deadline = time.monotonic() + timeout
         mysql_answers = False
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 return False, f"server exited with code {self.proc.returncode} during startup"
-            if not mysql_answers:
-                try:
+            try:
+                if not mysql_answers:
                     with socket.create_connection((LOOPBACK, self.mysql_port), timeout=1.0) as s:
                         s.settimeout(2.0)
                         mysql_answers = len(s.recv(4)) == 4
-                except OSError:
-                    pass
-            if mysql_answers and " ready: " in self._read_log(log_offset):
-                return True, ""
+                if mysql_answers:
+                    with socket.create_connection((LOOPBACK, self.http_port), timeout=1.0):
+                        return True, ""
+            except OSError:
+                pass
             time.sleep(0.05)
         if mysql_answers:
-            return False, f"the MySQL port answered but the server did not log 'ready' within {timeout:.0f}s"
+            return False, f"the MySQL port answered but HTTP port {self.http_port} did not within {timeout:.0f}s"
         return False, f"MySQL port {self.mysql_port} did not answer within {timeout:.0f}s"
 
     def alive(self) -> bool:
