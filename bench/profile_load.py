@@ -48,6 +48,8 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/callgrind.sluice", help="callgrind output file prefix")
     ap.add_argument("--perf", default=None, metavar="PATH", help="perf record (flat: self time per symbol) into PATH during the load")
     ap.add_argument("--pre-sql", action="append", default=[])
+    ap.add_argument("--kafka-property", action="append", default=[], metavar="K=V",
+                    help="one more FROM KAFKA property of the routine load, e.g. property.fetch.wait.max.ms=50")
     ap.add_argument("--interval", default=None,
                     help="max_batch_interval / BATCH_INTERVAL_IN_SECONDS (default as bench: 0.5 / 1); under callgrind "
                          "a long one keeps the batches as large as at full speed")
@@ -83,7 +85,7 @@ def main() -> int:
             sql = pipe_sql("j", "t", broker.bootstrap, topic, interval=args.interval or "1")
         else:
             sql = routine_load_sql("j", "t", args.format, broker.bootstrap, topic, args.concurrency,
-                                   interval=args.interval or "0.5")
+                                   kafka_properties=args.kafka_property, interval=args.interval or "0.5")
         pid = srv.proc.pid
         if args.wrap == "callgrind":
             subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True, stdout=subprocess.DEVNULL)

@@ -669,6 +669,14 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
     return;
   }
+  if (!r.had_data && !r.caught_up) {
+    // Nothing arrived before the deadline, yet some partition has not reported its end: the consumer is still
+    // connecting or its first fetch is queued behind other groups' at the broker. That is no idle partition, and
+    // waiting max_batch_interval here left a whole group's share of a backlog for later; the next consume waits
+    // for data itself (and a broker that is down surfaces as an error there, with its back-off).
+    group->next_run = now;
+    return;
+  }
   if (!r.had_data) {
     group->next_run = now + Seconds(interval);
     group->message = "there is no new data in kafka, wait for " + def.Property("max_batch_interval") +

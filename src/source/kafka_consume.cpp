@@ -6,6 +6,7 @@
 #include "source/kafka_source.h"
 #include "source/kafka_source_state.h"
 #include "source/kafka_status.h"
+#include "source/list_offsets.h"
 #include "source/offset_out_of_range.h"
 
 namespace sluice::source {
@@ -20,6 +21,16 @@ namespace {
 // check may run.
 constexpr std::chrono::milliseconds kDiagnosisBudget{500};
 
+// librdkafka 2.0 stops fetching a partition while the consumer queue is over queued.min.messages or
+// queued.max.messages.kbytes, and nothing wakes its broker thread when the application drains the queue: with
+// no fetch in flight it sleeps up to a second before deciding again. A group that is behind fills its queue
+// while its task commits, so every next task drained it and then waited, up to a second per task. Any request
+// to a leader wakes its thread, which then fetches at once: when the queue stays empty for kFetchGrace while some
+// partition is behind (a fetch in flight would have answered by then), Consume() sends one ListOffsets per
+// leader without waiting for the answer. That is at most one request per time the queue ran dry.
+constexpr std::chrono::milliseconds kFetchGrace{10};
+constexpr std::chrono::milliseconds kFetcherWakeWait{1};
+
 class ConsumeRun {
  public:
   ConsumeRun(KafkaSource& source, KafkaSource::State& state, const ConsumeLimits& limits,
@@ -33,9 +44,12 @@ class ConsumeRun {
       if (state_.batch.empty()) {
         bool caught_up = AllCaughtUp();
         // Caught up: take what is already queued (new data clears at_eof), but do not wait for more.
-        auto wait = caught_up ? std::chrono::milliseconds(0)
-                              : std::chrono::ceil<std::chrono::milliseconds>(limits_.deadline - Clock::now());
-        bool got = state_.batch.Fill(state_.queue.get(), wait);
+        bool got = state_.batch.Fill(state_.queue.get(),
+                                     caught_up ? std::chrono::milliseconds(0) : std::min(kFetchGrace, Remaining()));
+        if (!got && !caught_up) {
+          WakeStalledFetchers();
+          got = state_.batch.Fill(state_.queue.get(), Remaining());
+        }
         RETURN_IF_ERROR(Fail(CheckFatal()));
         if (!got) {
           if (caught_up) break;
@@ -74,6 +88,20 @@ class ConsumeRun {
   bool AllCaughtUp() const {
     return std::all_of(state_.assigned.begin(), state_.assigned.end(),
                        [](const auto& entry) { return entry.second.at_eof; });
+  }
+
+  std::chrono::milliseconds Remaining() const {
+    return std::max(std::chrono::ceil<std::chrono::milliseconds>(limits_.deadline - Clock::now()),
+                    std::chrono::milliseconds(0));
+  }
+
+  // The queue is empty and some partition is behind: make sure its leader's fetcher is not asleep.
+  void WakeStalledFetchers() {
+    std::vector<int32_t> behind;
+    for (const auto& [partition, progress] : state_.assigned)
+      if (!progress.at_eof) behind.push_back(partition);
+    // The answer does not matter (the fetches tell the high watermarks); sending the request is what wakes.
+    ListOffsets(state_.rk.get(), source_.topic(), behind, RD_KAFKA_OFFSET_END, Clock::now() + kFetcherWakeWait);
   }
 
   // Our partition, or nullptr for events about other topics, partitions no longer assigned, or the client.

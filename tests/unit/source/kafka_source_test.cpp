@@ -345,5 +345,21 @@ TEST_F(KafkaSourceTest, SluiceOwnPropertiesAreNotPassedToLibrdkafka) {
   EXPECT_TRUE(r.ok()) << r.status().ToString();
 }
 
+// librdkafka stops fetching while the consumer queue is over queued.min.messages, and nothing wakes its broker
+// thread when the queue is drained: without a wake, each refill would wait up to a second (see
+// kafka_consume.cpp). Here every fetch fills the queue (one message makes it full), so 40 fetches take about
+// 20 s unwoken; woken, they take well under the 10 s deadline.
+TEST_F(KafkaSourceTest, ADrainedFullQueueIsRefilledWithoutWaiting) {
+  kafka_.CreateTopic("orders", 1);
+  ProduceNumbered(kafka_, "orders", 1, 400, 10);  // 40 producer batches: one per fetch with the limit below
+  auto source = Source(Config("orders", {{"queued.min.messages", "1"}, {"max.partition.fetch.bytes", "64"}}));
+  ASSERT_TRUE(source->Assign({{0, 0}}).ok());
+  std::vector<Got> got;
+  auto r = ConsumeInto(*source, Within(10s, 400), got);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->messages, 400u) << "the consumer waited for librdkafka to fetch again";
+  ExpectExactlyOnce(got, 1, 400);
+}
+
 }  // namespace
 }  // namespace sluice::source
