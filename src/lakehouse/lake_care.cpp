@@ -6,6 +6,7 @@
 #include "common/ascii.h"
 #include "iceberg/table_care.h"
 #include "iceberg/value.h"
+#include "lakehouse/lake_rewrite.h"
 #include "sql/lexer.h"
 
 namespace sluice::lakehouse {
@@ -14,7 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "write ALTER TABLE catalog.db.t EXECUTE expire_snapshots(older_than = '<time>', retain_last = <n>) or "
-    "EXECUTE remove_orphan_files(older_than = '<time>')";
+    "EXECUTE remove_orphan_files(older_than = '<time>') or EXECUTE rewrite_data_files(target_file_size_bytes = "
+    "<n>, min_input_files = <n>, min_file_size_bytes = <n>)";
 
 constexpr int64_t kHourMs = 3600 * 1000;
 constexpr int64_t kDayMs = 24 * kHourMs;
@@ -115,13 +117,15 @@ Result<std::optional<LakeCare>> ParseLakeCare(std::string_view sql,
   if (t.IsSymbol(";")) t = reader.Next();
   if (t.kind != sql::TokenKind::kEnd) return Status::InvalidArgument("unexpected text after the arguments; " +
                                                                      std::string(kSyntax));
-  if (care.procedure != "expire_snapshots" && care.procedure != "remove_orphan_files")
-    return Status::NotSupported("Iceberg tables take EXECUTE expire_snapshots(...) and remove_orphan_files(...); " +
-                                care.procedure + " is not supported");
+  if (care.procedure != "expire_snapshots" && care.procedure != "remove_orphan_files" &&
+      care.procedure != "rewrite_data_files")
+    return Status::NotSupported("Iceberg tables take EXECUTE expire_snapshots(...), remove_orphan_files(...) and "
+                                "rewrite_data_files(...); " + care.procedure + " is not supported");
   return std::optional<LakeCare>(std::move(care));
 }
 
-Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms) {
+Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
+                              const LakeCareWriter& writer) {
   ASSIGN_OR_RETURN(auto conn, lakes.Connect(care.table.catalog));
   auto table = conn->ops->Load(care.table.Ident());
   if (!table.ok()) {
@@ -153,6 +157,28 @@ Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t
       rs.AddColumn(c, ValueType::kBigInt);
     rs.rows.push_back({std::to_string(r->expired_snapshots), std::to_string(r->deleted_manifest_lists),
                        std::to_string(r->deleted_manifests), std::to_string(r->deleted_data_files)});
+    return rs;
+  }
+  if (care.procedure == "rewrite_data_files") {
+    ASSIGN_OR_RETURN(auto args, Named(care, {"target_file_size_bytes", "min_input_files", "min_file_size_bytes"}));
+    RewriteOptions o = DefaultRewriteOptions(table->metadata.properties);
+    if (args.count("target_file_size_bytes")) {
+      ASSIGN_OR_RETURN(o.target_file_size_bytes, IntArgument(args["target_file_size_bytes"], "target_file_size_bytes"));
+      o.min_file_size_bytes = o.target_file_size_bytes / 4 * 3;
+    }
+    if (args.count("min_input_files")) {
+      ASSIGN_OR_RETURN(o.min_input_files, IntArgument(args["min_input_files"], "min_input_files"));
+    }
+    if (args.count("min_file_size_bytes")) {
+      ASSIGN_OR_RETURN(o.min_file_size_bytes, IntArgument(args["min_file_size_bytes"], "min_file_size_bytes"));
+    }
+    if (!writer.con) return Status::Internal("rewrite_data_files needs a DuckDB connection");
+    auto r = RewriteDataFiles(lakes, *conn, care.table, *writer.con, o, writer.work_dir);
+    if (!r.ok()) return prefixed(r.status());
+    for (const char* c : {"rewritten_data_files", "added_data_files", "rewritten_bytes", "added_bytes"})
+      rs.AddColumn(c, ValueType::kBigInt);
+    rs.rows.push_back({std::to_string(r->rewritten_files), std::to_string(r->added_files),
+                       std::to_string(r->rewritten_bytes), std::to_string(r->added_bytes)});
     return rs;
   }
   ASSIGN_OR_RETURN(auto args, Named(care, {"older_than"}));
