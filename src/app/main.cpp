@@ -92,6 +92,12 @@ int main(int argc, char** argv) {
                     "1 KB/s for this long, is abandoned and retried (docs/pipes.md, object storage faults).")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  serve->add_option("--iceberg-care-check-seconds", opts.iceberg_care_check_seconds,
+                    "How often Sluice looks at the Iceberg tables of every external catalog and runs the care "
+                    "policies that are due (sluice.care.* table properties, docs/iceberg.md); 0 turns automatic "
+                    "care off.")
+      ->check(CLI::Range(0, 86400))
+      ->capture_default_str();
   serve->add_option("--s3-retries", opts.s3_retries,
                     "Tries after the first for a transient object-storage failure (refused or cut connection, "
                     "timeout, HTTP 5xx / 429) within one request, with a jittered backoff from 200 ms; then the "

@@ -124,7 +124,9 @@ Result<std::optional<LakeCare>> ParseLakeCare(std::string_view sql,
   return std::optional<LakeCare>(std::move(care));
 }
 
-Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
+namespace {
+
+Result<ResultSet> RunUnlogged(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
                               const LakeCareWriter& writer) {
   ASSIGN_OR_RETURN(auto conn, lakes.Connect(care.table.catalog));
   auto table = conn->ops->Load(care.table.Ident());
@@ -194,6 +196,26 @@ Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t
   rs.AddColumn("removed_files", ValueType::kBigInt);
   rs.AddColumn("kept_recent_files", ValueType::kBigInt);
   rs.rows.push_back({std::to_string(r->removed_files), std::to_string(r->kept_recent_files)});
+  return rs;
+}
+
+}  // namespace
+
+Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
+                              const LakeCareWriter& writer) {
+  auto rs = RunUnlogged(lakes, care, now_ms, writer);
+  LakeCareRun run;
+  run.ran_at_ms = now_ms;
+  run.procedure = care.procedure;
+  run.trigger = care.trigger;
+  run.ok = rs.ok();
+  if (!rs.ok()) {
+    run.detail = rs.status().message();
+  } else if (!rs->rows.empty()) {
+    for (size_t i = 0; i < rs->columns.size() && i < rs->rows[0].size(); i++)
+      run.detail += (i ? ", " : "") + rs->columns[i].name + "=" + rs->rows[0][i].value_or("NULL");
+  }
+  lakes.care_log().Record(care.table.ToString(), std::move(run));
   return rs;
 }
 

@@ -36,6 +36,7 @@ struct LakeCare {
   LakeTableRef table;
   std::string procedure;  // lower case: expire_snapshots, remove_orphan_files, rewrite_data_files
   std::vector<LakeCareArgument> arguments;
+  std::string trigger = "manual";  // or "policy" (lake_care_policy.h): what the care log records
 };
 
 // ALTER TABLE a.b.c EXECUTE name(args) when a is an external catalog; nullopt for any other statement; an error for
@@ -51,7 +52,8 @@ struct LakeCareWriter {
 };
 
 // Runs it: one row of counts (expired_snapshots, deleted_manifest_lists, deleted_manifests, deleted_data_files /
-// removed_files, kept_recent_files / rewritten_data_files, added_data_files, rewritten_bytes, added_bytes).
+// removed_files, kept_recent_files / rewritten_data_files, added_data_files, rewritten_bytes, added_bytes). The run
+// and its outcome go into lakes.care_log() (catalog.db.t$care).
 Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
                               const LakeCareWriter& writer);
 

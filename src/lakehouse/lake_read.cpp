@@ -82,8 +82,8 @@ Result<const iceberg::Snapshot*> ChosenSnapshot(const iceberg::TableMetadata& m,
 }
 
 // catalog.db.t$snapshots / $history / $files: StarRocks' (and Iceberg's) metadata tables, a subset of columns.
-Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::LoadedTable& table, const std::string& kind,
-                                     const LakeReference& r) {
+Result<std::string> MetadataRelation(LakeCatalogs& lakes, LakeConnection& conn, const iceberg::LoadedTable& table,
+                                     const std::string& kind, const LakeReference& r, const LakeTableRef& base) {
   const iceberg::TableMetadata& m = table.metadata;
   std::vector<std::vector<std::string>> rows;
   if (kind == "snapshots") {
@@ -96,6 +96,15 @@ Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::Loaded
     return LiteralRelation({{"committed_at", "TIMESTAMP"}, {"snapshot_id", "BIGINT"}, {"parent_id", "BIGINT"},
                             {"operation", "VARCHAR"}, {"manifest_list", "VARCHAR"},
                             {"summary", "MAP(VARCHAR, VARCHAR)"}},
+                           rows);
+  }
+  if (kind == "care") {
+    // Table care since the server started, manual and by the table's policy (lake_care_log.h).
+    for (const auto& run : lakes.care_log().RunsOf(base.ToString()))
+      rows.push_back({Literal(iceberg::MillisToText(run.ran_at_ms)), Literal(run.procedure), Literal(run.trigger),
+                      Literal(run.ok ? "ok" : "error"), Literal(run.detail)});
+    return LiteralRelation({{"ran_at", "TIMESTAMP"}, {"procedure", "VARCHAR"}, {"trigger", "VARCHAR"},
+                            {"outcome", "VARCHAR"}, {"detail", "VARCHAR"}},
                            rows);
   }
   if (kind == "history") {
@@ -133,7 +142,7 @@ Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::Loaded
                            rows);
   }
   return Status::UnknownTable("Unknown table '" + r.ref.ToString() + "': an Iceberg table's metadata tables are " +
-                              "$snapshots, $history and $files");
+                              "$snapshots, $history, $files and $care");
 }
 
 Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const std::string& tree_json,
@@ -157,7 +166,7 @@ Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const 
   if (!kind.empty()) {
     if ((r.as_of_time || r.version) && kind != "files")
       return Status::InvalidArgument("time travel applies to the table and to $files, not to " + r.ref.ToString());
-    ASSIGN_OR_RETURN(std::string rel, MetadataRelation(*conn, *table, kind, r));
+    ASSIGN_OR_RETURN(std::string rel, MetadataRelation(lakes, *conn, *table, kind, r, table_ref));
     return alias(rel);
   }
   const iceberg::TableMetadata& m = table->metadata;

@@ -12,6 +12,11 @@ not write).
   stalls after its upload (test point iceberg_rewrite.after_upload=sleep) until a load commit landed, so its first
   compare-and-swap loses and it commits on top; the replace snapshot carries the job's offsets, the load goes on
   exactly once: count = distinct = produced, through Sluice and icebird.
+- test_automatic_care_policy: a server with --iceberg-care-check-seconds 1 and a table whose sluice.care.*
+  properties ask for compaction at 4 small files and expiry of snapshots older than 0 s (keeping 1): after four
+  INSERTs the policy merges the 12 files into 3 and expires the old snapshots (the small files leave S3), with the
+  rows unchanged through Sluice and icebird; catalog.db.t$care shows the runs (trigger 'policy'); a table without
+  a policy is left alone and shows only its manual run; a malformed property is logged and skipped.
 
     /usr/bin/python3 tests/e2e/test_iceberg_compaction.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
@@ -239,6 +244,80 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         c.check(files_after < files_before, f"fewer files: {files_before} before, {files_after} after")
         c.done()
         kh.query(conn, "STOP ROUTINE LOAD FOR d.ev_job")
+
+
+@suite.test(timeout=300)
+def test_automatic_care_policy(t):
+    def insert(table: str, k: int):
+        kh.query(conn, f"INSERT INTO lake.db.{table} SELECT i, 'n' || i, TIMESTAMP '2024-05-01 10:00:00' + "
+                       f"INTERVAL (i % 3) DAY, i % 97 FROM range({k * 100 + 1}, {(k + 1) * 100 + 1}) r(i)")
+
+    def wait_for(fn, timeout: float, what: str):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if fn():
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"timed out waiting for {what}:\n{srv.log_tail(20)}")
+
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        srv = t.server(extra_args=["--iceberg-care-check-seconds", "1"]).start()
+        conn = srv.connect()
+        setup_lake(conn, pg, s3)  # lake.db.events: no policy
+        kh.query(conn, """CREATE TABLE lake.db.cared (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT)
+            PARTITION BY (day(ts)) PROPERTIES (
+              "sluice.care.rewrite_data_files.min_input_files" = "4",
+              "sluice.care.expire_snapshots.older_than_seconds" = "0",
+              "sluice.care.expire_snapshots.retain_last" = "1",
+              "sluice.care.interval_seconds" = "1")""")
+        kh.query(conn, """CREATE TABLE lake.db.odd (id BIGINT) PROPERTIES (
+              "sluice.care.rewrite_data_files.min_input_files" = "many")""")
+        for k in range(4):  # 4 small files per day partition: the policy merges them only once all four are there
+            insert("cared", k)
+            insert("events", k)
+        ids = range(1, 401)
+        want = (400, 400, sum(ids), sum(i % 97 for i in ids))
+
+        wait_for(lambda: kh.scalar(conn, "SELECT count(*) FROM lake.db.cared$files") == 3, 60,
+                 "the policy to merge the 12 files into 3")
+        wait_for(lambda: kh.scalar(conn, "SELECT count(*) FROM lake.db.cared$snapshots") == 1, 30,
+                 "the policy to expire every snapshot but the current one")
+        c = Collector()
+        c.eq(kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) FROM lake.db.cared")[0],
+             want, "the rows after the policy's care, through Sluice")
+        loc = pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'cared'")[0][0]
+        c.eq(bird_totals(icebird(s3, f"s3://{BUCKET}/wh/db/cared", loc)), want, "and through icebird")
+        data = [k for k in s3_objects(s3, "wh/db/cared/data/")]
+        c.eq(len(data), 3, f"the small files left S3 with their snapshots: {data}")
+        runs = kh.query(conn, "SELECT procedure, trigger, outcome, detail FROM lake.db.cared$care ORDER BY ran_at")
+        c.check(any(r[0] == "rewrite_data_files" and r[1] == "policy" and r[2] == "ok" and
+                    "rewritten_data_files=12, added_data_files=3" in r[3] for r in runs),
+                f"$care shows the policy's rewrite: {runs}")
+        c.check(any(r[0] == "expire_snapshots" and r[1] == "policy" and r[2] == "ok" and
+                    "deleted_data_files=12" in r[3] for r in runs), f"and its expiry of the old files: {runs}")
+        c.check(all(r[0] in ("rewrite_data_files", "expire_snapshots") for r in runs),
+                f"no orphan removal: the table does not ask for it: {runs}")
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.events$files"), 12, "a table without a policy keeps its files")
+        c.eq(kh.query(conn, "SELECT count(*) FROM lake.db.events$care"), [(0,)], "and has no care runs")
+        c.check("sluice.care.rewrite_data_files.min_input_files = 'many' is not a whole number" in srv.log_text(),
+                "a malformed policy property is logged")
+        c.done()
+        kh.query(conn, "ALTER TABLE lake.db.events EXECUTE expire_snapshots('2000-01-01 00:00:00')")
+        eq(kh.query(conn, "SELECT procedure, trigger, outcome FROM lake.db.events$care"),
+           [("expire_snapshots", "manual", "ok")], "a statement's care run is in $care too")
+
+
+def s3_objects(s3: S3rver, prefix: str) -> list[str]:
+    root = os.path.join(s3.data_dir, BUCKET)
+    out = []
+    for dirpath, _, names in os.walk(root):
+        for n in names:
+            if n.endswith("._S3rver_object"):
+                key = os.path.relpath(os.path.join(dirpath, n[:-len("._S3rver_object")]), root)
+                if key.startswith(prefix):
+                    out.append(key)
+    return sorted(out)
 
 
 if __name__ == "__main__":
