@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
       "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
-      "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any).\n"
+      "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any),\n"
+      "          --iceberg-care-check-seconds N (60).\n"
       "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
