@@ -489,6 +489,10 @@ def main(argv=None) -> int:
     ap.add_argument("--iceberg-runs", type=int, default=None, help="runs of iceberg (--runs; 1 smoke)")
     ap.add_argument("--iceberg-commit-interval", default="1",
                     help="iceberg.commit_interval_seconds of the Iceberg job (1; Sluice's default is 10)")
+    ap.add_argument("--iceberg-steady-rate", type=int, default=None,
+                    help="messages/s of iceberg's steady phase (2000; 200 smoke)")
+    ap.add_argument("--iceberg-steady-seconds", type=float, default=None,
+                    help="seconds of iceberg's steady phase (60; 3 smoke)")
     ap.add_argument("--metrics-jobs", type=int, default=None, help="jobs for metrics (1000)")
     ap.add_argument("--metrics-scrapes", type=int, default=None, help="scrapes for metrics (50)")
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
@@ -518,6 +522,7 @@ def main(argv=None) -> int:
                 "backlog_partitions": (4, 128),
                 "volume_mb": (2, 100), "volume_files": (4, 20), "sandbox_rows": (20000, 300000),
                 "iceberg_rows": (5000, 300000), "iceberg_runs": (1, args.runs),
+                "iceberg_steady_rate": (200, 2000), "iceberg_steady_seconds": (3, 60),
                 "metrics_jobs": (20, 1000), "metrics_scrapes": (10, 50)}
     for key, (small, full) in smoke_or.items():
         if getattr(args, key) is None:
