@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "common/ascii.h"
 #include "common/log.h"
 #include "common/test_points.h"
 #include "iceberg/ids.h"
@@ -119,7 +120,7 @@ Result<RewriteResult> RewriteDataFiles(LakeCatalogs& lakes, LakeConnection& conn
       std::vector<std::string> locals;
       std::string list;
       for (const auto& f : groups[g]) {
-        if (f.file.file_format != "PARQUET" && f.file.file_format != "parquet")
+        if (AsciiLower(f.file.file_format) != "parquet")
           return Status::NotSupported(name + " has a " + f.file.file_format + " data file; Sluice rewrites Parquet "
                                       "data files only");
         ASSIGN_OR_RETURN(std::string local, FetchToCache(lakes, conn.store.get(), f.file.file_path));
