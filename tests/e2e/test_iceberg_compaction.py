@@ -13,9 +13,9 @@ not write).
   compare-and-swap loses and it commits on top; the replace snapshot carries the job's offsets, the load goes on
   exactly once: count = distinct = produced, through Sluice and icebird.
 - test_automatic_care_policy: a server with --iceberg-care-check-seconds 1 and a table whose sluice.care.*
-  properties ask for compaction at 4 small files and expiry of snapshots older than 0 s (keeping 1): after four
-  INSERTs the policy merges the 12 files into 3 and expires the old snapshots (the small files leave S3), with the
-  rows unchanged through Sluice and icebird; catalog.db.t$care shows the runs (trigger 'policy'); a table without
+  properties ask for compaction at 4 small files, expiry of snapshots older than 0 s (keeping 1) and removal of
+  orphans older than an hour: after four INSERTs the policy merges the 12 files into 3, expires the old snapshots
+  (the small files leave S3) and removes a backdated orphan, with the rows unchanged through Sluice and icebird; catalog.db.t$care shows the runs (trigger 'policy'); a table without
   a policy is left alone and shows only its manual run; a malformed property is logged and skipped.
 
     /usr/bin/python3 tests/e2e/test_iceberg_compaction.py --server build/sluice --testbroker build/tools/testbroker/testbroker
@@ -270,7 +270,13 @@ def test_automatic_care_policy(t):
               "sluice.care.rewrite_data_files.min_input_files" = "4",
               "sluice.care.expire_snapshots.older_than_seconds" = "0",
               "sluice.care.expire_snapshots.retain_last" = "1",
+              "sluice.care.remove_orphan_files.older_than_seconds" = "3600",
               "sluice.care.interval_seconds" = "1")""")
+        # an orphan two hours old (a crashed load's upload): the policy's orphan removal takes it
+        orphan_key = "wh/db/cared/data/ts_day=2024-05-01/orphan-0001.parquet"
+        s3.put(BUCKET, orphan_key, b"PAR1 not really")
+        old = time.time() - 7200
+        os.utime(os.path.join(s3.data_dir, BUCKET, orphan_key + "._S3rver_object"), (old, old))
         kh.query(conn, """CREATE TABLE lake.db.odd (id BIGINT) PROPERTIES (
               "sluice.care.rewrite_data_files.min_input_files" = "many")""")
         for k in range(4):  # 4 small files per day partition: the policy merges them only once all four are there
@@ -288,6 +294,7 @@ def test_automatic_care_policy(t):
              want, "the rows after the policy's care, through Sluice")
         loc = pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'cared'")[0][0]
         c.eq(bird_totals(icebird(s3, f"s3://{BUCKET}/wh/db/cared", loc)), want, "and through icebird")
+        wait_for(lambda: orphan_key not in s3_objects(s3, "wh/db/cared/"), 30, "the policy to remove the orphan")
         data = [k for k in s3_objects(s3, "wh/db/cared/data/")]
         c.eq(len(data), 3, f"the small files left S3 with their snapshots: {data}")
         runs = kh.query(conn, "SELECT procedure, trigger, outcome, detail FROM lake.db.cared$care ORDER BY ran_at")
@@ -296,8 +303,9 @@ def test_automatic_care_policy(t):
                 f"$care shows the policy's rewrite: {runs}")
         c.check(any(r[0] == "expire_snapshots" and r[1] == "policy" and r[2] == "ok" and
                     "deleted_data_files=12" in r[3] for r in runs), f"and its expiry of the old files: {runs}")
-        c.check(all(r[0] in ("rewrite_data_files", "expire_snapshots") for r in runs),
-                f"no orphan removal: the table does not ask for it: {runs}")
+        c.check(any(r[0] == "remove_orphan_files" and r[1] == "policy" and r[2] == "ok" and
+                    r[3].startswith("removed_files=1") for r in runs), f"and its removal of the orphan: {runs}")
+        c.check(orphan_key not in s3_objects(s3, "wh/db/cared/"), "the orphan left S3")
         c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.events$files"), 12, "a table without a policy keeps its files")
         c.eq(kh.query(conn, "SELECT count(*) FROM lake.db.events$care"), [(0,)], "and has no care runs")
         c.check("sluice.care.rewrite_data_files.min_input_files = 'many' is not a whole number" in srv.log_text(),
