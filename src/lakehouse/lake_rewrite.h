@@ -14,7 +14,7 @@
 // (the load's files are kept as they are, in their own manifests). If a file being rewritten left the table
 // (another rewrite), nothing is committed and the uploaded files are deleted.
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <string>
 
 #include "common/status.h"
