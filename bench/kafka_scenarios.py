@@ -338,3 +338,7 @@ SCENARIOS = {"clickhouse": (clickhouse, render_clickhouse), "scale": (scale, ren
 from metrics_scrape import metrics_scrape, render_metrics_scrape  # noqa: E402  (imports this module's helpers)
 
 SCENARIOS["metrics"] = (metrics_scrape, render_metrics_scrape)
+
+from iceberg_load import iceberg_load, render_iceberg_load  # noqa: E402
+
+SCENARIOS["iceberg"] = (iceberg_load, render_iceberg_load)

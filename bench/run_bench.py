@@ -356,6 +356,18 @@ SCENARIO_TEXT = {
         "locked) and by one started with `--unsafe-allow-engine-file-access`, runs interleaved; medians, the runs "
         "in brackets. Privileges are checked when a statement arrives and cost a load nothing per batch.",
     ],
+    "iceberg": lambda a: [
+        "### A load into an Iceberg table against the same load into a DuckDB table",
+        "",
+        "The same JSON topic loaded by a routine load into a DuckDB table and into an Iceberg table (bench/iceberg_load.py): "
+        "a JDBC catalog in a PostgreSQL 15 the bench starts (initdb in a temp folder, loopback), the table's files in "
+        "s3rver (loopback), a fresh server and table per run, runs interleaved. The clock runs from CREATE ROUTINE LOAD "
+        "until `SELECT count(*)` (which reads the Iceberg table's committed snapshot) equals the produced rows. Sluice "
+        "CPU is the server's utime+stime over that window; objects are the files that appeared under the table's "
+        "location in s3rver (data files, manifests, manifest lists, metadata.json), per minute of the load and per "
+        "snapshot. s3rver is a Node.js process on the same cores, so the Iceberg figure includes its competition for "
+        "CPU.",
+    ],
     "clickhouse": lambda a: [
         "### Against ClickHouse's Kafka engine",
         "",
@@ -472,6 +484,15 @@ def main(argv=None) -> int:
     ap.add_argument("--backlog-partitions", type=int, default=None, help="partitions for backlog (128)")
     ap.add_argument("--sandbox-rows", type=int, default=None,
                     help="messages for sandbox, sealed and unsealed (300000)")
+    ap.add_argument("--iceberg-rows", type=int, default=None,
+                    help="messages for iceberg, per target and run (300000; 5000 smoke)")
+    ap.add_argument("--iceberg-runs", type=int, default=None, help="runs of iceberg (--runs; 1 smoke)")
+    ap.add_argument("--iceberg-commit-interval", default="1",
+                    help="iceberg.commit_interval_seconds of the Iceberg job (1; Sluice's default is 10)")
+    ap.add_argument("--iceberg-steady-rate", type=int, default=None,
+                    help="messages/s of iceberg's steady phase (2000; 200 smoke)")
+    ap.add_argument("--iceberg-steady-seconds", type=float, default=None,
+                    help="seconds of iceberg's steady phase (60; 3 smoke)")
     ap.add_argument("--metrics-jobs", type=int, default=None, help="jobs for metrics (1000)")
     ap.add_argument("--metrics-scrapes", type=int, default=None, help="scrapes for metrics (50)")
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
@@ -500,6 +521,8 @@ def main(argv=None) -> int:
                 "idle_jobs": (10, 100), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
                 "backlog_partitions": (4, 128),
                 "volume_mb": (2, 100), "volume_files": (4, 20), "sandbox_rows": (20000, 300000),
+                "iceberg_rows": (5000, 300000), "iceberg_runs": (1, args.runs),
+                "iceberg_steady_rate": (200, 2000), "iceberg_steady_seconds": (3, 60),
                 "metrics_jobs": (20, 1000), "metrics_scrapes": (10, 50)}
     for key, (small, full) in smoke_or.items():
         if getattr(args, key) is None:

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
       "          --mysql-port N (9030), --http-port N (8030), --root-password PW (or SLUICE_ROOT_PASSWORD),\n"
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
       "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
-      "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any).\n"
+      "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any),\n"
+      "          --iceberg-care-check-seconds N (60).\n"
       "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
@@ -91,6 +92,12 @@ int main(int argc, char** argv) {
                     "An object-storage request that cannot connect within min(this, 10) s, or moves less than "
                     "1 KB/s for this long, is abandoned and retried (docs/pipes.md, object storage faults).")
       ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  serve->add_option("--iceberg-care-check-seconds", opts.iceberg_care_check_seconds,
+                    "How often Sluice looks at the Iceberg tables of every external catalog and runs the care "
+                    "policies that are due (sluice.care.* table properties, docs/iceberg.md); 0 turns automatic "
+                    "care off.")
+      ->check(CLI::Range(0, 86400))
       ->capture_default_str();
   serve->add_option("--s3-retries", opts.s3_retries,
                     "Tries after the first for a transient object-storage failure (refused or cut connection, "

@@ -112,7 +112,8 @@ int RunServe(const ServeOptions& options) {
   storage_options.disk.min_free_bytes = static_cast<uint64_t>(options.min_free_disk_mb) << 20;
   storage_options.checkpoint_wal_bytes = static_cast<uint64_t>(options.checkpoint_wal_mb) << 20;
   storage_options.checkpoint_interval_seconds = options.checkpoint_interval_seconds;
-  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security, storage_options);
+  auto engine = Engine::Open(options.data_dir + "/sluice.duckdb", scheduler_options, security, storage_options,
+                             options.iceberg_care_check_seconds);
   if (!engine.ok()) {
     log::Error("serve", "{}", engine.status().message());
     return 1;

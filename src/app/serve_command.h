@@ -24,7 +24,9 @@ struct ServeOptions {
   int checkpoint_wal_mb = 16; // --checkpoint-wal-mb: Sluice checkpoints once the WAL is this large
   int checkpoint_interval_seconds = 60;  // --checkpoint-interval-seconds: ... or this long after the last one
   int s3_timeout_seconds = 30;  // --s3-timeout-seconds: an S3 request that stalls this long is abandoned
-  int s3_retries = 3;           // --s3-retries: tries after the first for transient S3 failures, per request
+  int s3_retries = 3;
+  // --iceberg-care-check-seconds: how often Sluice looks for Iceberg tables whose care policy is due; 0: never.
+  int iceberg_care_check_seconds = 60;           // --s3-retries: tries after the first for transient S3 failures, per request
   // --allow-egress (or SLUICE_ALLOW_EGRESS): the hosts statements may make the server connect to; unset: any.
   std::optional<std::string> allow_egress;
 };

@@ -49,7 +49,7 @@ Result<std::set<std::string>> Names(storage::Connection& con, const std::string&
 
 Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
                                              scheduler::SchedulerOptions scheduler_options, SecurityOptions security,
-                                             storage::DatabaseOptions storage_options) {
+                                             storage::DatabaseOptions storage_options, double iceberg_care_check_seconds) {
   auto engine = std::unique_ptr<Engine>(new Engine());
   ASSIGN_OR_RETURN(engine->db_, storage::Database::Open(database_file, storage_options));
   ASSIGN_OR_RETURN(engine->catalog_, catalog::Catalog::Open(*engine->db_));
@@ -120,10 +120,15 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     return accounts->Has(who, auth::ObjectRef{auth::ObjectKind::kSystem, "", ""}, "OPERATE");
   });
   engine->upkeep_ = std::thread([e = engine.get()] { e->UpkeepLoop(); });
+  // After the seal: the runner's DuckDB connection writes merged files into the scratch folder only.
+  engine->lake_care_ = std::make_unique<lakehouse::LakeCarePolicyRunner>(
+      *engine->lakes_, *engine->db_, engine->scratch_dir_ + "iceberg-care", iceberg_care_check_seconds);
+  engine->lake_care_->Start();
   return engine;
 }
 
 Engine::~Engine() {
+  if (lake_care_) lake_care_->Stop();
   if (routine_loads_) routine_loads_->Stop();
   {
     std::lock_guard<std::mutex> lock(mu_);

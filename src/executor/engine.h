@@ -16,6 +16,7 @@
 #include "catalog/volume_store.h"
 #include "lakehouse/iceberg_sink.h"
 #include "lakehouse/lake_catalogs.h"
+#include "lakehouse/lake_care_policy.h"
 #include "executor/session.h"
 #include "executor/session_registry.h"
 #include "executor/sql_guard.h"
@@ -37,11 +38,13 @@ struct SecurityOptions {
 
 class Engine : public SessionFactory {
  public:
-  // Opens `database_file` (empty: in memory). Starts the upkeep thread.
+  // Opens `database_file` (empty: in memory). Starts the upkeep thread, and the automatic care of Iceberg tables
+  // when `iceberg_care_check_seconds` > 0 (lakehouse/lake_care_policy.h).
   static Result<std::unique_ptr<Engine>> Open(const std::string& database_file,
                                               scheduler::SchedulerOptions scheduler_options = {},
                                               SecurityOptions security = {},
-                                              storage::DatabaseOptions storage_options = {});
+                                              storage::DatabaseOptions storage_options = {},
+                                              double iceberg_care_check_seconds = 0);
   ~Engine() override;
 
   Result<std::unique_ptr<Session>> NewSession(uint32_t connection_id, std::string user, std::string client_host,
@@ -69,6 +72,7 @@ class Engine : public SessionFactory {
   std::unique_ptr<catalog::ExternalCatalogStore> external_catalogs_;
   std::unique_ptr<lakehouse::LakeCatalogs> lakes_;
   std::unique_ptr<lakehouse::IcebergLoadTargets> iceberg_targets_;  // loads into Iceberg tables (their sink)
+  std::unique_ptr<lakehouse::LakeCarePolicyRunner> lake_care_;      // Iceberg tables' automatic care
   std::unique_ptr<catalog::ServerSettings> settings_;
   std::unique_ptr<auth::AccountStore> accounts_;
   std::unique_ptr<SqlGuard> guard_;

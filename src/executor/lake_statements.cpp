@@ -9,7 +9,7 @@
 // privileges as Sluice's own, granted by name with the database written catalog.db: GRANT SELECT ON TABLE
 // lake.db.t, GRANT CREATE TABLE ON DATABASE lake.db, GRANT INSERT ON ALL TABLES IN DATABASE lake.db. Reading the
 // metadata tables t$snapshots / t$history / t$files takes SELECT on t; ALTER TABLE lake.db.t EXECUTE
-// expire_snapshots(...) / remove_orphan_files(...) takes ALTER on t (StarRocks asks the same).
+// expire_snapshots(...) / remove_orphan_files(...) / rewrite_data_files(...) takes ALTER on t (StarRocks asks the same).
 #include "common/ascii.h"
 #include "common/clock.h"
 #include "common/like.h"
@@ -271,7 +271,7 @@ Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s
   const std::string& verb = scan.verb;
   auto is_external = [&](const std::string& c) { return lakes_->IsExternalCatalog(c); };
   if (verb == "ALTER") {
-    // ALTER TABLE catalog.db.t EXECUTE expire_snapshots(...) / remove_orphan_files(...): ALTER on the table.
+    // ALTER TABLE catalog.db.t EXECUTE expire_snapshots / remove_orphan_files / rewrite_data_files: ALTER on it.
     ASSIGN_OR_RETURN(auto care, lakehouse::ParseLakeCare(s.sql, is_external));
     if (care) {
       if (!access_.HoldsEverything())
@@ -279,7 +279,8 @@ Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s
       if (in_transaction_)
         return Status::NotSupported("table care of the Iceberg table " + care->table.ToString() +
                                     " commits on its own: run it outside BEGIN ... COMMIT");
-      ASSIGN_OR_RETURN(ResultSet rs, lakehouse::RunLakeCare(*lakes_, *care, WallClockMs()));
+      ASSIGN_OR_RETURN(ResultSet rs, lakehouse::RunLakeCare(*lakes_, *care, WallClockMs(),
+                                                            {con_.get(), scratch_dir_ + "iceberg-write"}));
       log::Info("session", "conn {} ran {} on Iceberg table {}", connection_id_, care->procedure,
                 care->table.ToString());
       return RowsOf(std::move(rs));
@@ -290,7 +291,7 @@ Result<StatementResult> SqlSession::RunLakePassThrough(const sql::PassThrough& s
     return Status::NotSupported(verb + " on an Iceberg table is not supported yet: Iceberg tables are read by "
                                 "SELECT, written by INSERT INTO catalog.db.table SELECT ... / VALUES ... and cared "
                                 "for by ALTER TABLE catalog.db.table EXECUTE expire_snapshots(...) / "
-                                "remove_orphan_files(...)");
+                                "remove_orphan_files(...) / rewrite_data_files(...)");
   }
   ASSIGN_OR_RETURN(auto insert, lakehouse::ParseLakeInsert(s.sql, is_external));
   const std::string& reads = insert ? insert->query : s.sql;

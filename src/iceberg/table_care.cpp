@@ -18,11 +18,13 @@ namespace {
 struct References {
   std::set<std::string> manifest_lists;
   std::set<std::string> manifests;
-  std::set<std::string> data_files;  // data and delete files, whatever the entry's status
+  std::set<std::string> data_files;  // data and delete files (live ones only, when asked for)
 };
 
+// `live_only`: a DELETED entry (a file a replace or an overwrite took out) is no reference -- no kept snapshot reads
+// the file through it; the snapshots that still read it list it as ADDED or EXISTING.
 Status AddSnapshotReferences(ObjectStore* store, const TableMetadata& m, const Snapshot& s, References* refs,
-                             std::set<std::string>* manifests_read) {
+                             std::set<std::string>* manifests_read, bool live_only) {
   refs->manifest_lists.insert(NormalizedLocation(s.manifest_list));
   auto list = store->Get(s.manifest_list);
   if (!list.ok())
@@ -43,16 +45,19 @@ Status AddSnapshotReferences(ObjectStore* store, const TableMetadata& m, const S
                                                  mf.manifest_path, mf.partition_spec_id));
     ASSIGN_OR_RETURN(std::string bytes, store->Get(mf.manifest_path));
     ASSIGN_OR_RETURN(auto entries, ReadManifest(bytes, *schema, *spec, "manifest " + mf.manifest_path));
-    for (const auto& e : entries) refs->data_files.insert(NormalizedLocation(e.data_file.file_path));
+    for (const auto& e : entries)
+      if (!live_only || e.status != EntryStatus::kDeleted)
+        refs->data_files.insert(NormalizedLocation(e.data_file.file_path));
   }
   return Status::Ok();
 }
 
 // The manifests' own file lists, per manifest (so expired snapshots' data files can be told apart).
-Result<References> ReferencesOf(ObjectStore* store, const TableMetadata& m, const std::vector<const Snapshot*>& snaps) {
+Result<References> ReferencesOf(ObjectStore* store, const TableMetadata& m, const std::vector<const Snapshot*>& snaps,
+                                bool live_only) {
   References refs;
   std::set<std::string> read;
-  for (const Snapshot* s : snaps) RETURN_IF_ERROR(AddSnapshotReferences(store, m, *s, &refs, &read));
+  for (const Snapshot* s : snaps) RETURN_IF_ERROR(AddSnapshotReferences(store, m, *s, &refs, &read, live_only));
   return refs;
 }
 
@@ -121,8 +126,9 @@ Result<ExpireResult> ExpireSnapshots(Catalog* catalog, ObjectStore* store, const
     ExpireResult result;
     if (expired.empty()) return result;
     // What the kept snapshots reference, read before the commit: if it cannot be read, nothing changes.
-    ASSIGN_OR_RETURN(References kept_refs, ReferencesOf(store, m, kept));
-    ASSIGN_OR_RETURN(References expired_refs, ReferencesOf(store, m, expired));
+    // A data file the kept snapshots list only as DELETED (compacted away) goes with the snapshots that read it.
+    ASSIGN_OR_RETURN(References kept_refs, ReferencesOf(store, m, kept, /*live_only=*/true));
+    ASSIGN_OR_RETURN(References expired_refs, ReferencesOf(store, m, expired, /*live_only=*/false));
 
     TableMetadata next = m;
     std::set<int64_t> expired_ids;
@@ -163,7 +169,8 @@ Result<OrphanResult> RemoveOrphanFiles(Catalog* catalog, ObjectStore* store, con
   const TableMetadata& m = base.metadata;
   std::vector<const Snapshot*> all;
   for (const auto& s : m.snapshots) all.push_back(&s);
-  ASSIGN_OR_RETURN(References refs, ReferencesOf(store, m, all));
+  // Conservative: a file any entry names, even a DELETED one, is no orphan (expire_snapshots removes those).
+  ASSIGN_OR_RETURN(References refs, ReferencesOf(store, m, all, /*live_only=*/false));
   std::set<std::string> referenced = refs.data_files;
   referenced.insert(refs.manifests.begin(), refs.manifests.end());
   referenced.insert(refs.manifest_lists.begin(), refs.manifest_lists.end());

@@ -83,6 +83,34 @@ Result<iceberg::LoadedTable> LoadLakeTable(LakeConnection& conn, const LakeTable
   return std::move(loaded).value();
 }
 
+Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, const iceberg::Schema& schema,
+                                                 const iceberg::PartitionSpec& spec, const std::string& path) {
+  ASSIGN_OR_RETURN(auto meta, con.Query("SELECT * REPLACE (CAST(min_is_exact AS VARCHAR) AS min_is_exact, "
+                                        "CAST(max_is_exact AS VARCHAR) AS max_is_exact) FROM (" +
+                                        iceberg::ParquetMetadataQuery(path) + ")"));
+  std::vector<iceberg::ParquetChunkStats> chunks;
+  for (const auto& r : meta.result_set->rows) {
+    iceberg::ParquetChunkStats c;
+    c.row_group_id = Int(r[0]);
+    c.row_group_num_rows = Int(r[1]);
+    c.path_in_schema = r[2].value_or("");
+    c.num_values = Int(r[3]);
+    if (r[4]) c.null_count = std::stoll(*r[4]);
+    c.min_text = r[5];
+    c.max_text = r[6];
+    c.min_is_exact = r[7].value_or("true") == "true";
+    c.max_is_exact = r[8].value_or("true") == "true";
+    c.total_compressed_size = Int(r[9]);
+    chunks.push_back(std::move(c));
+  }
+  iceberg::FileToAppend f;
+  f.local_path = path;
+  f.data_file.file_path = path;
+  ASSIGN_OR_RETURN(iceberg::ColumnRanges ranges, iceberg::FillColumnMetrics(schema, chunks, &f.data_file));
+  ASSIGN_OR_RETURN(f.data_file.partition, iceberg::PartitionFromRanges(schema, spec, ranges, f.data_file));
+  return f;
+}
+
 Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& target, storage::Connection& con,
                                  const AppendRequest& request, const std::string& work_dir) {
   const std::string name = target.ToString();
@@ -153,29 +181,7 @@ Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& targe
     const std::string path = (fs::path(cleanup.dir) / ("part-" + std::to_string(g) + ".parquet")).string();
     RETURN_IF_ERROR(con.Execute(iceberg::ParquetCopySql(
         *schema, "SELECT * FROM " + temp + " WHERE __sluice_group = " + std::to_string(g), path)));
-    ASSIGN_OR_RETURN(auto meta, con.Query("SELECT * REPLACE (CAST(min_is_exact AS VARCHAR) AS min_is_exact, "
-                                          "CAST(max_is_exact AS VARCHAR) AS max_is_exact) FROM (" +
-                                          iceberg::ParquetMetadataQuery(path) + ")"));
-    std::vector<iceberg::ParquetChunkStats> chunks;
-    for (const auto& r : meta.result_set->rows) {
-      iceberg::ParquetChunkStats c;
-      c.row_group_id = Int(r[0]);
-      c.row_group_num_rows = Int(r[1]);
-      c.path_in_schema = r[2].value_or("");
-      c.num_values = Int(r[3]);
-      if (r[4]) c.null_count = std::stoll(*r[4]);
-      c.min_text = r[5];
-      c.max_text = r[6];
-      c.min_is_exact = r[7].value_or("true") == "true";
-      c.max_is_exact = r[8].value_or("true") == "true";
-      c.total_compressed_size = Int(r[9]);
-      chunks.push_back(std::move(c));
-    }
-    iceberg::FileToAppend f;
-    f.local_path = path;
-    f.data_file.file_path = path;
-    ASSIGN_OR_RETURN(iceberg::ColumnRanges ranges, iceberg::FillColumnMetrics(*schema, chunks, &f.data_file));
-    ASSIGN_OR_RETURN(f.data_file.partition, iceberg::PartitionFromRanges(*schema, *spec, ranges, f.data_file));
+    ASSIGN_OR_RETURN(iceberg::FileToAppend f, DescribeParquetFile(con, *schema, *spec, path));
     files.push_back(std::move(f));
   }
   ASSIGN_OR_RETURN(iceberg::StagedAppend staged, conn.ops->StageFiles(table, std::move(files)));

@@ -46,6 +46,11 @@ struct AppendOutcome {
 Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& target, storage::Connection& con,
                                  const AppendRequest& request, const std::string& work_dir);
 
+// A Parquet file DuckDB wrote on `con` with the table's field ids (iceberg::ParquetCopySql), as a file to stage:
+// its metrics from parquet_metadata() and its partition tuple from its column ranges.
+Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, const iceberg::Schema& schema,
+                                                 const iceberg::PartitionSpec& spec, const std::string& path);
+
 // Whether Sluice can append to the table: v2, every partition transform one Sluice writes.
 Status CheckAppendable(const iceberg::TableMetadata& metadata, const std::string& name);
 // The table, loaded (CheckAppendable): UnknownTable "Unknown table 'c.d.t'" when it does not exist; v2 only.

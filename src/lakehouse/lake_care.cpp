@@ -6,6 +6,7 @@
 #include "common/ascii.h"
 #include "iceberg/table_care.h"
 #include "iceberg/value.h"
+#include "lakehouse/lake_rewrite.h"
 #include "sql/lexer.h"
 
 namespace sluice::lakehouse {
@@ -14,7 +15,8 @@ namespace {
 
 constexpr const char* kSyntax =
     "write ALTER TABLE catalog.db.t EXECUTE expire_snapshots(older_than = '<time>', retain_last = <n>) or "
-    "EXECUTE remove_orphan_files(older_than = '<time>')";
+    "EXECUTE remove_orphan_files(older_than = '<time>') or EXECUTE rewrite_data_files(target_file_size_bytes = "
+    "<n>, min_input_files = <n>, min_file_size_bytes = <n>)";
 
 constexpr int64_t kHourMs = 3600 * 1000;
 constexpr int64_t kDayMs = 24 * kHourMs;
@@ -115,13 +117,17 @@ Result<std::optional<LakeCare>> ParseLakeCare(std::string_view sql,
   if (t.IsSymbol(";")) t = reader.Next();
   if (t.kind != sql::TokenKind::kEnd) return Status::InvalidArgument("unexpected text after the arguments; " +
                                                                      std::string(kSyntax));
-  if (care.procedure != "expire_snapshots" && care.procedure != "remove_orphan_files")
-    return Status::NotSupported("Iceberg tables take EXECUTE expire_snapshots(...) and remove_orphan_files(...); " +
-                                care.procedure + " is not supported");
+  if (care.procedure != "expire_snapshots" && care.procedure != "remove_orphan_files" &&
+      care.procedure != "rewrite_data_files")
+    return Status::NotSupported("Iceberg tables take EXECUTE expire_snapshots(...), remove_orphan_files(...) and "
+                                "rewrite_data_files(...); " + care.procedure + " is not supported");
   return std::optional<LakeCare>(std::move(care));
 }
 
-Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms) {
+namespace {
+
+Result<ResultSet> RunUnlogged(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
+                              const LakeCareWriter& writer) {
   ASSIGN_OR_RETURN(auto conn, lakes.Connect(care.table.catalog));
   auto table = conn->ops->Load(care.table.Ident());
   if (!table.ok()) {
@@ -155,6 +161,28 @@ Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t
                        std::to_string(r->deleted_manifests), std::to_string(r->deleted_data_files)});
     return rs;
   }
+  if (care.procedure == "rewrite_data_files") {
+    ASSIGN_OR_RETURN(auto args, Named(care, {"target_file_size_bytes", "min_input_files", "min_file_size_bytes"}));
+    RewriteOptions o = DefaultRewriteOptions(table->metadata.properties);
+    if (args.count("target_file_size_bytes")) {
+      ASSIGN_OR_RETURN(o.target_file_size_bytes, IntArgument(args["target_file_size_bytes"], "target_file_size_bytes"));
+      o.min_file_size_bytes = o.target_file_size_bytes / 4 * 3;
+    }
+    if (args.count("min_input_files")) {
+      ASSIGN_OR_RETURN(o.min_input_files, IntArgument(args["min_input_files"], "min_input_files"));
+    }
+    if (args.count("min_file_size_bytes")) {
+      ASSIGN_OR_RETURN(o.min_file_size_bytes, IntArgument(args["min_file_size_bytes"], "min_file_size_bytes"));
+    }
+    if (!writer.con) return Status::Internal("rewrite_data_files needs a DuckDB connection");
+    auto r = RewriteDataFiles(lakes, *conn, care.table, *writer.con, o, writer.work_dir);
+    if (!r.ok()) return prefixed(r.status());
+    for (const char* c : {"rewritten_data_files", "added_data_files", "rewritten_bytes", "added_bytes"})
+      rs.AddColumn(c, ValueType::kBigInt);
+    rs.rows.push_back({std::to_string(r->rewritten_files), std::to_string(r->added_files),
+                       std::to_string(r->rewritten_bytes), std::to_string(r->added_bytes)});
+    return rs;
+  }
   ASSIGN_OR_RETURN(auto args, Named(care, {"older_than"}));
   int64_t older_than = now_ms - 3 * kDayMs;
   if (args.count("older_than")) {
@@ -168,6 +196,26 @@ Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t
   rs.AddColumn("removed_files", ValueType::kBigInt);
   rs.AddColumn("kept_recent_files", ValueType::kBigInt);
   rs.rows.push_back({std::to_string(r->removed_files), std::to_string(r->kept_recent_files)});
+  return rs;
+}
+
+}  // namespace
+
+Result<ResultSet> RunLakeCare(LakeCatalogs& lakes, const LakeCare& care, int64_t now_ms,
+                              const LakeCareWriter& writer) {
+  auto rs = RunUnlogged(lakes, care, now_ms, writer);
+  LakeCareRun run;
+  run.ran_at_ms = now_ms;
+  run.procedure = care.procedure;
+  run.trigger = care.trigger;
+  run.ok = rs.ok();
+  if (!rs.ok()) {
+    run.detail = rs.status().message();
+  } else if (!rs->rows.empty()) {
+    for (size_t i = 0; i < rs->columns.size() && i < rs->rows[0].size(); i++)
+      run.detail += (i ? ", " : "") + rs->columns[i].name + "=" + rs->rows[0][i].value_or("NULL");
+  }
+  lakes.care_log().Record(care.table.ToString(), std::move(run));
   return rs;
 }
 

@@ -13,6 +13,7 @@
 #include "iceberg/jdbc_catalog.h"
 #include "iceberg/object_store.h"
 #include "iceberg/table_operations.h"
+#include "lakehouse/lake_care_log.h"
 
 namespace sluice::lakehouse {
 
@@ -47,6 +48,8 @@ class LakeCatalogs {
   uint64_t cache_bytes() const { return cache_bytes_; }
   // Serializes cache eviction and fetches (two statements fetching the same file write it once).
   std::mutex& cache_mutex() { return cache_mu_; }
+  // Recent table care runs per table (catalog.db.t$care).
+  LakeCareLog& care_log() { return care_log_; }
 
  private:
   catalog::ExternalCatalogStore& store_;
@@ -55,6 +58,7 @@ class LakeCatalogs {
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<LakeConnection>> open_;  // by lower-case name
   std::mutex cache_mu_;
+  LakeCareLog care_log_;
 };
 
 }  // namespace sluice::lakehouse

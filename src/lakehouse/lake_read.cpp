@@ -12,6 +12,7 @@
 #include "common/ascii.h"
 #include "iceberg/scan_filter.h"
 #include "iceberg/time_travel.h"
+#include "lakehouse/lake_cache.h"
 #include "lakehouse/lake_predicates.h"
 #include "iceberg/ids.h"
 #include "iceberg/snapshot_files.h"
@@ -34,53 +35,6 @@ bool EndsReference(const sql::Token& t) {
     if (t.IsWord(k)) return true;
   }
   return false;
-}
-
-// A cache file name for a data file's location: readable tail plus a hash, so two locations never share one.
-std::string CacheName(const std::string& location) {
-  std::string tail;
-  for (char c : location.substr(location.size() > 60 ? location.size() - 60 : 0))
-    tail += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
-  return std::to_string(std::hash<std::string>{}(location)) + "-" + tail;
-}
-
-// Keeps the cache under its bound: the least recently used files that this statement does not need go first.
-void EvictCache(const std::string& dir, uint64_t max_bytes, const std::vector<std::string>& needed) {
-  std::vector<std::pair<fs::file_time_type, fs::path>> files;
-  uint64_t total = 0;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
-    total += e.file_size(ec);
-    files.emplace_back(e.last_write_time(ec), e.path());
-  }
-  if (total <= max_bytes) return;
-  std::sort(files.begin(), files.end());
-  for (const auto& [time, path] : files) {
-    if (total <= max_bytes) break;
-    if (std::find(needed.begin(), needed.end(), path.string()) != needed.end()) continue;
-    uint64_t size = fs::file_size(path, ec);
-    if (fs::remove(path, ec)) total -= size;
-  }
-}
-
-Result<std::string> FetchToCache(LakeCatalogs& lakes, iceberg::ObjectStore* store, const std::string& location) {
-  const std::string local = (fs::path(lakes.cache_dir()) / CacheName(location)).string();
-  std::error_code ec;
-  if (fs::exists(local, ec)) {
-    fs::last_write_time(local, fs::file_time_type::clock::now(), ec);  // recently used
-    return local;
-  }
-  ASSIGN_OR_RETURN(std::string bytes, store->Get(location));
-  const std::string tmp = local + ".part-" + iceberg::NewUuid();
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) return Status::IoError("cannot write the cached copy of " + location + " under " + lakes.cache_dir());
-  }
-  fs::rename(tmp, local, ec);
-  if (ec) return Status::IoError("cannot keep the cached copy of " + location + ": " + ec.message());
-  return local;
 }
 
 // A relation of literal rows: (SELECT CAST(c0 AS T0) AS name0, ... FROM (VALUES (...), ...) AS v(c0, ...)).
@@ -128,8 +82,8 @@ Result<const iceberg::Snapshot*> ChosenSnapshot(const iceberg::TableMetadata& m,
 }
 
 // catalog.db.t$snapshots / $history / $files: StarRocks' (and Iceberg's) metadata tables, a subset of columns.
-Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::LoadedTable& table, const std::string& kind,
-                                     const LakeReference& r) {
+Result<std::string> MetadataRelation(LakeCatalogs& lakes, LakeConnection& conn, const iceberg::LoadedTable& table,
+                                     const std::string& kind, const LakeReference& r, const LakeTableRef& base) {
   const iceberg::TableMetadata& m = table.metadata;
   std::vector<std::vector<std::string>> rows;
   if (kind == "snapshots") {
@@ -142,6 +96,15 @@ Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::Loaded
     return LiteralRelation({{"committed_at", "TIMESTAMP"}, {"snapshot_id", "BIGINT"}, {"parent_id", "BIGINT"},
                             {"operation", "VARCHAR"}, {"manifest_list", "VARCHAR"},
                             {"summary", "MAP(VARCHAR, VARCHAR)"}},
+                           rows);
+  }
+  if (kind == "care") {
+    // Table care since the server started, manual and by the table's policy (lake_care_log.h).
+    for (const auto& run : lakes.care_log().RunsOf(base.ToString()))
+      rows.push_back({Literal(iceberg::MillisToText(run.ran_at_ms)), Literal(run.procedure), Literal(run.trigger),
+                      Literal(run.ok ? "ok" : "error"), Literal(run.detail)});
+    return LiteralRelation({{"ran_at", "TIMESTAMP"}, {"procedure", "VARCHAR"}, {"trigger", "VARCHAR"},
+                            {"outcome", "VARCHAR"}, {"detail", "VARCHAR"}},
                            rows);
   }
   if (kind == "history") {
@@ -179,7 +142,7 @@ Result<std::string> MetadataRelation(LakeConnection& conn, const iceberg::Loaded
                            rows);
   }
   return Status::UnknownTable("Unknown table '" + r.ref.ToString() + "': an Iceberg table's metadata tables are " +
-                              "$snapshots, $history and $files");
+                              "$snapshots, $history, $files and $care");
 }
 
 Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const std::string& tree_json,
@@ -203,7 +166,7 @@ Result<std::string> Relation(LakeCatalogs& lakes, const LakeReference& r, const 
   if (!kind.empty()) {
     if ((r.as_of_time || r.version) && kind != "files")
       return Status::InvalidArgument("time travel applies to the table and to $files, not to " + r.ref.ToString());
-    ASSIGN_OR_RETURN(std::string rel, MetadataRelation(*conn, *table, kind, r));
+    ASSIGN_OR_RETURN(std::string rel, MetadataRelation(lakes, *conn, *table, kind, r, table_ref));
     return alias(rel);
   }
   const iceberg::TableMetadata& m = table->metadata;

@@ -26,7 +26,7 @@ console.log(json({
   summary: current.summary,
   snapshots: metadata.snapshots.length,
   manifests: manifests.map(m => ({ url: m.url, files: m.entries.map(e => ({
-    path: e.data_file.file_path, records: e.data_file.record_count, partition: e.data_file.partition,
+    status: e.status, path: e.data_file.file_path, records: e.data_file.record_count, partition: e.data_file.partition,
     sequence_number: e.sequence_number, value_counts: e.data_file.value_counts,
     null_value_counts: e.data_file.null_value_counts, lower_bounds: e.data_file.lower_bounds,
     upper_bounds: e.data_file.upper_bounds })) })),

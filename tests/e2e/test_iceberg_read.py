@@ -183,7 +183,7 @@ def pruning_time_travel_and_care(t):
               "orphan removal refuses a time less than an hour ago")
         check("retain_last" in error_of(cur, "ALTER TABLE lake.db.ev EXECUTE expire_snapshots(retain_last = 0)"),
               "retain_last below 1")
-        check("not supported" in error_of(cur, "ALTER TABLE lake.db.ev EXECUTE rewrite_data_files()"),
+        check("not supported" in error_of(cur, "ALTER TABLE lake.db.ev EXECUTE rewrite_manifests()"),
               "an unknown procedure")
         cur.execute("CREATE USER nobody IDENTIFIED BY 'pw'")
         ncon = server.connect(user="nobody", password="pw")

@@ -1,7 +1,9 @@
 // Table care on a table in a local folder with an in-memory catalog (the Catalog interface's compare-and-swap,
 // nothing else): expire_snapshots deletes exactly what no kept snapshot references -- here a data file and its
 // manifest dropped by an overwrite, plus the expired manifest lists -- and remove_orphan_files deletes only old,
-// unreferenced files of Iceberg's kinds.
+// unreferenced files of Iceberg's kinds; a replace (compaction's commit) swaps files, keeps the writers' summary
+// keys, rebases on an append that won the race, refuses files that left the table, and lets expiry delete the
+// replaced files.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -10,7 +12,9 @@
 
 #include "iceberg/ids.h"
 #include "iceberg/manifest_list.h"
+#include "iceberg/manifest.h"
 #include "iceberg/metadata_json.h"
+#include "iceberg/replace_files.h"
 #include "iceberg/snapshot_files.h"
 #include "iceberg/table_builder.h"
 #include "iceberg/table_care.h"
@@ -71,14 +75,14 @@ class TableCare : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   // Appends one file; returns its location.
-  std::string Append(const std::string& bytes) {
+  std::string Append(const std::string& bytes, const Summary& summary = {}) {
     const std::string local = root_ + "/local-" + NewUuid();
     std::ofstream(local) << bytes;
     DataFile f;
     f.record_count = 1;
     auto base = ops_.Load(ident_);
     EXPECT_TRUE(base.ok());
-    auto r = ops_.Append(*base, {FileToAppend{local, f}}, {});
+    auto r = ops_.Append(*base, {FileToAppend{local, f}}, summary);
     EXPECT_TRUE(r.ok() && r->outcome == CommitOutcome::kCommitted);
     auto files = ListLiveDataFiles(&store_, r->table.metadata);
     return files->front().file.file_path;  // the new manifest comes first
@@ -179,6 +183,78 @@ TEST_F(TableCare, RemoveOrphanFilesTakesOldUnreferencedIcebergFilesOnly) {
   EXPECT_TRUE(fs::exists(Path(a)));
   auto table = *ops_.Load(ident_);
   EXPECT_TRUE(ListLiveDataFiles(&store_, table.metadata).ok());
+}
+
+TEST_F(TableCare, ReplaceSwapsFilesKeepsOffsetsAndRebasesOnAnAppend) {
+  const std::string a = Append("A", {{"sluice.offsets.7", "{\"0\":10}"}});
+  const std::string b = Append("B", {{"sluice.job", "d.j"}});
+  auto base = *ops_.Load(ident_);
+  const std::string local = root_ + "/merged";
+  std::ofstream(local) << "AB";
+  DataFile merged;
+  merged.record_count = 2;
+  auto staged = ops_.StageFiles(base, {FileToAppend{local, merged}});
+  ASSERT_TRUE(staged.ok()) << staged.status().ToString();
+  const std::string c = Append("C", {{"sluice.offsets.7", "{\"0\":11}"}});  // a load commits meanwhile
+
+  const std::set<std::string> replaced = {a, b};
+  const Summary carried = CarriedSummaryKeys(base.metadata, "sluice.");
+  EXPECT_EQ(carried.at("sluice.offsets.7"), "{\"0\":10}");
+  EXPECT_EQ(carried.at("sluice.job"), "d.j");
+  auto lost = CommitReplace(&catalog_, &store_, base, replaced, *staged, carried, NowMs());
+  ASSERT_TRUE(lost.ok()) << lost.status().ToString();
+  ASSERT_EQ(lost->outcome, CommitOutcome::kConflict);
+  auto won = CommitReplace(&catalog_, &store_, lost->table, replaced, *staged,
+                           CarriedSummaryKeys(lost->table.metadata, "sluice."), NowMs());
+  ASSERT_TRUE(won.ok()) << won.status().ToString();
+  ASSERT_EQ(won->outcome, CommitOutcome::kCommitted);
+
+  auto table = *ops_.Load(ident_);
+  const Snapshot* s = table.metadata.CurrentSnapshot();
+  EXPECT_EQ(s->summary.at("operation"), "replace");
+  EXPECT_EQ(s->summary.at("sluice.offsets.7"), "{\"0\":11}") << "the load's newer offsets, not the stale ones";
+  EXPECT_EQ(s->summary.at("sluice.job"), "d.j");
+  EXPECT_EQ(s->summary.at("deleted-data-files"), "2");
+  EXPECT_EQ(s->summary.at("added-data-files"), "1");
+  EXPECT_EQ(s->summary.at("total-records"), "3");
+  EXPECT_EQ(s->summary.at("total-data-files"), "2");
+  auto live = *ListLiveDataFiles(&store_, table.metadata);
+  std::set<std::string> paths;
+  for (const auto& f : live) paths.insert(f.file.file_path);
+  EXPECT_EQ(paths, (std::set<std::string>{staged->files[0].file_path, c}));
+  // The replaced entries are DELETED with this snapshot's id and their own sequence numbers, spelt out.
+  auto manifests = *ReadManifestList(*store_.Get(s->manifest_list), "list");
+  const Schema& schema = *table.metadata.CurrentSchema();
+  const PartitionSpec& spec = *table.metadata.DefaultSpec();
+  int deleted = 0;
+  for (const auto& mf : manifests) {
+    auto entries = ReadManifest(*store_.Get(mf.manifest_path), schema, spec, "m");
+    ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+    for (const auto& e : *entries) {
+      if (e.status != EntryStatus::kDeleted) continue;
+      deleted++;
+      EXPECT_EQ(e.snapshot_id, s->snapshot_id);
+      ASSERT_TRUE(e.sequence_number && e.file_sequence_number);
+      EXPECT_LT(*e.sequence_number, s->sequence_number);
+      EXPECT_EQ(mf.deleted_files_count, 1);
+    }
+  }
+  EXPECT_EQ(deleted, 2);
+
+  // Those files left the table: replacing them again is a conflict, and changes nothing.
+  auto again = CommitReplace(&catalog_, &store_, table, {a}, *staged, {}, NowMs());
+  EXPECT_EQ(again.status().code(), StatusCode::kConflict);
+  EXPECT_EQ(ops_.Load(ident_)->metadata_location, table.metadata_location);
+
+  // Expiring the snapshots that read them deletes the replaced files; the live ones stay.
+  auto r = ExpireSnapshots(&catalog_, &store_, ident_, NowMs() + 60000, 1, NowMs());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->deleted_data_files, 2);
+  EXPECT_FALSE(fs::exists(Path(a)));
+  EXPECT_FALSE(fs::exists(Path(b)));
+  EXPECT_TRUE(fs::exists(Path(c)));
+  EXPECT_TRUE(fs::exists(Path(staged->files[0].file_path)));
+  EXPECT_EQ(ListLiveDataFiles(&store_, ops_.Load(ident_)->metadata)->size(), 2u);
 }
 
 }  // namespace
