@@ -103,7 +103,10 @@ Result<AppendPlan> PlanFastAppend(const TableMetadata& base, const std::string& 
       parent_files += m.added_files_count + m.existing_files_count;
     }
   }
-  Summary summary = extra_summary;
+  // Every append carries each job's offsets forward, so the current snapshot alone says where every job is:
+  // expiring older snapshots (or another engine's commits in between) never loses a job its place.
+  Summary summary = CarriedSummaryKeys(base, "sluice.offsets.");
+  for (const auto& [key, value] : extra_summary) summary[key] = value;
   summary["operation"] = "append";
   summary["added-data-files"] = std::to_string(files.size());
   summary["added-records"] = std::to_string(added_records);

@@ -41,17 +41,6 @@ struct AttemptFiles {
 
 }  // namespace
 
-Summary CarriedSummaryKeys(const TableMetadata& metadata, const std::string& prefix) {
-  Summary out;
-  std::set<int64_t> seen;
-  for (const Snapshot* s = metadata.CurrentSnapshot(); s != nullptr && seen.insert(s->snapshot_id).second;
-       s = s->parent_snapshot_id ? metadata.FindSnapshot(*s->parent_snapshot_id) : nullptr) {
-    for (const auto& [k, v] : s->summary)
-      if (k.rfind(prefix, 0) == 0) out.emplace(k, v);  // emplace keeps the newer value already there
-  }
-  return out;
-}
-
 Result<AppendResult> CommitReplace(Catalog* catalog, ObjectStore* store, const LoadedTable& base,
                                    const std::set<std::string>& replaced, const StagedAppend& added,
                                    const Summary& extra_summary, int64_t now_ms) {

@@ -35,8 +35,4 @@ Result<AppendResult> CommitReplace(Catalog* catalog, ObjectStore* store, const L
                                    const std::set<std::string>& replaced, const StagedAppend& added,
                                    const Summary& extra_summary, int64_t now_ms);
 
-// The newest value of every summary key starting with `prefix` on the current snapshot's ancestry: what a commit
-// that must not lose writers' bookkeeping (a replace) carries forward.
-Summary CarriedSummaryKeys(const TableMetadata& metadata, const std::string& prefix);
-
 }  // namespace sluice::iceberg

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <set>
 
 namespace sluice::iceberg {
 
@@ -74,6 +75,17 @@ int64_t TableMetadata::IntProperty(const std::string& key, int64_t fallback) con
   } catch (const std::exception&) {
     return fallback;
   }
+}
+
+Summary CarriedSummaryKeys(const TableMetadata& metadata, const std::string& prefix) {
+  Summary out;
+  std::set<int64_t> seen;
+  for (const Snapshot* s = metadata.CurrentSnapshot(); s != nullptr && seen.insert(s->snapshot_id).second;
+       s = s->parent_snapshot_id ? metadata.FindSnapshot(*s->parent_snapshot_id) : nullptr) {
+    for (const auto& [k, v] : s->summary)
+      if (k.rfind(prefix, 0) == 0) out.emplace(k, v);  // emplace keeps the newer value already there
+  }
+  return out;
 }
 
 }  // namespace sluice::iceberg

@@ -116,4 +116,9 @@ struct TableMetadata {
   int64_t IntProperty(const std::string& key, int64_t fallback) const;
 };
 
+// The newest value of every summary key starting with `prefix` on the current snapshot's ancestry: what a commit
+// that must not lose writers' bookkeeping carries forward (every append carries the jobs' offsets, a replace
+// every sluice.* key).
+Summary CarriedSummaryKeys(const TableMetadata& metadata, const std::string& prefix);
+
 }  // namespace sluice::iceberg

@@ -69,11 +69,19 @@ TEST(FastAppendTest, SnapshotsChainAndCarryManifestsForward) {
   EXPECT_EQ(p2->manifests[1].manifest_path, "s3://b/t/metadata/m1.avro");
   EXPECT_EQ(p2->manifests[1].sequence_number, 1) << "the parent's manifest is carried as it was";
   EXPECT_EQ(t2.snapshots.size(), 2u);
+  EXPECT_EQ(t2.CurrentSnapshot()->summary.at("sluice.offsets.j"), "{\"0\":9}")
+      << "an append without the job's key carries its offsets forward, so expiring snapshot 11 cannot lose them";
 
   auto p3 = PlanFastAppend(t2, "s3://b/t/metadata/00002-z.metadata.json", p2->manifests, *added2, more, {}, 33,
                            "s3://b/t/metadata/snap-33.avro", 3000);
   ASSERT_TRUE(p3.ok());
   ASSERT_EQ(p3->metadata.metadata_log.size(), 2u) << "write.metadata.previous-versions-max = 2";
+  auto p4 = PlanFastAppend(p3->metadata, "s3://b/t/metadata/00003-w.metadata.json", p2->manifests, *added2, more,
+                           {{"sluice.offsets.j", "{\"0\":12}"}, {"sluice.offsets.k", "{\"1\":3}"}}, 44,
+                           "s3://b/t/metadata/snap-44.avro", 4000);
+  ASSERT_TRUE(p4.ok());
+  EXPECT_EQ(p4->metadata.CurrentSnapshot()->summary.at("sluice.offsets.j"), "{\"0\":12}") << "the writer's own value wins";
+  EXPECT_EQ(p4->metadata.CurrentSnapshot()->summary.at("sluice.offsets.k"), "{\"1\":3}");
   EXPECT_EQ(p3->metadata.metadata_log.back().metadata_file, "s3://b/t/metadata/00002-z.metadata.json");
 }
 
