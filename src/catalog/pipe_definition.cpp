@@ -22,14 +22,16 @@ using nlohmann::json;
 
 constexpr const char* kPipeProperties =
     "VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, BATCH_SIZE_PER_KAFKA_PARTITION, INITIAL_DELAY_IN_SECONDS, "
-    "MAX_SKIP_BATCH_COUNT_ON_ERROR, RESET_KAFKA_GROUP_OFFSETS";
+    "MAX_SKIP_BATCH_COUNT_ON_ERROR, RESET_KAFKA_GROUP_OFFSETS (and ICEBERG_COMMIT_INTERVAL_IN_SECONDS into an "
+    "Iceberg table)";
 constexpr const char* kVolumePipeProperties =
     "VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, INGEST_MODE, INITIAL_DELAY_IN_SECONDS, MAX_SKIP_BATCH_COUNT_ON_ERROR";
 // What ALTER PIPE ... SET can change: RESET_KAFKA_GROUP_OFFSETS and INGEST_MODE apply at creation only (the
 // Lakehouse reference), so they are not offered; PIPE_EXECUTION_PAUSED and COMMENT are.
 constexpr const char* kAlterPipeProperties =
     "PIPE_EXECUTION_PAUSED, VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, BATCH_SIZE_PER_KAFKA_PARTITION, "
-    "INITIAL_DELAY_IN_SECONDS, MAX_SKIP_BATCH_COUNT_ON_ERROR, COMMENT";
+    "INITIAL_DELAY_IN_SECONDS, MAX_SKIP_BATCH_COUNT_ON_ERROR, COMMENT (and ICEBERG_COMMIT_INTERVAL_IN_SECONDS into "
+    "an Iceberg table)";
 constexpr const char* kAlterVolumePipeProperties =
     "PIPE_EXECUTION_PAUSED, VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, INITIAL_DELAY_IN_SECONDS, "
     "MAX_SKIP_BATCH_COUNT_ON_ERROR, COMMENT";
@@ -95,6 +97,15 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
   } else if (name == "BATCH_SIZE_PER_KAFKA_PARTITION") {
     ASSIGN_OR_RETURN(p.batch_size_per_partition, IntIn(name, value, 1, 100000000));
     def.job_properties["max_batch_rows"] = std::to_string(p.batch_size_per_partition);
+  } else if (name == "ICEBERG_COMMIT_INTERVAL_IN_SECONDS") {
+    // The routine load property iceberg.commit_interval_seconds: the least time between two commits of a task
+    // group that caught up, so a trickle does not make a snapshot per batch.
+    if (!def.iceberg_target())
+      return Status::InvalidArgument("pipe property ICEBERG_COMMIT_INTERVAL_IN_SECONDS applies to pipes into Iceberg "
+                                     "tables (COPY INTO catalog.db.table); table '" + def.table +
+                                     "' is a table of database '" + def.db + "'");
+    ASSIGN_OR_RETURN(int64_t v, IntIn(name, value, 0, 86400));
+    def.job_properties["iceberg.commit_interval_seconds"] = std::to_string(v);
   } else if (name == "INITIAL_DELAY_IN_SECONDS") {
     ASSIGN_OR_RETURN(p.initial_delay_seconds, IntIn(name, value, 0, 86400));
   } else if (name == "MAX_SKIP_BATCH_COUNT_ON_ERROR") {
@@ -253,6 +264,10 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
   def.db = db;
   def.name = stmt.name;
   def.table = stmt.table;
+  // COPY INTO catalog.db.table: the rows and the pipe's offsets commit in one snapshot of the Iceberg table, as
+  // for CREATE ROUTINE LOAD ... ON catalog.db.table.
+  def.lake_catalog = stmt.table_catalog;
+  if (def.iceberg_target()) def.lake_db = stmt.table_db;
   def.pipe = PipeSettings{};
   PipeSettings& p = *def.pipe;
   def.job_properties = {{"format", "raw"},
@@ -346,7 +361,7 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
   bool by_name = std::all_of(stmt.select.begin(), stmt.select.end(), [](const auto& s) { return s.alias.has_value(); });
   if (!by_name && stmt.select.size() > table_columns.size())
     return Status::InvalidArgument("the SELECT list has " + std::to_string(stmt.select.size()) + " items but table '" +
-                                   stmt.table + "' has " + std::to_string(table_columns.size()) + " columns");
+                                   def.TargetName() + "' has " + std::to_string(table_columns.size()) + " columns");
   for (size_t i = 0; i < stmt.select.size(); i++) {
     std::string target;
     if (by_name) {
@@ -354,7 +369,7 @@ Result<RoutineLoadDefinition> BuildPipe(const sql::CreatePipe& stmt, const std::
         if (sql::EqualsIgnoreCase(c, *stmt.select[i].alias)) target = c;
       if (target.empty())
         return Status::InvalidArgument("SELECT item alias '" + *stmt.select[i].alias + "' is not a column of table '" +
-                                       stmt.table + "'");
+                                       def.TargetName() + "'");
     } else {
       target = table_columns[i];
     }

@@ -107,7 +107,9 @@ Result<std::vector<Row>> PipeRows(InformationSchemaReader& r) {
   for (const auto& p : pipes) {
     const auto& st = *p.status;
     auto props = p.desc.find("properties");
-    rows.push_back({st.db, Number(st.id), st.name, ShowValue(p, "status"), st.table,
+    // An Iceberg target is named with its catalog (catalog.db.table), as DESC PIPE's output_name does.
+    const std::string table = st.target_db != st.db ? st.target_db + "." + st.table : st.table;
+    rows.push_back({st.db, Number(st.id), st.name, ShowValue(p, "status"), table,
                     ShowValue(p, "pipe_kind"), Text(LoadStatus(p)), ShowValue(p, "last_error"),
                     TimestampFromText(ShowValue(p, "created_time")),
                     props == p.desc.end() ? kNull : Text(props->second), ShowValue(p, "comment")});

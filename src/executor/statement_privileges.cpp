@@ -189,6 +189,8 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           [&](const sql::CreatePipe& s) -> Status {
             ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
             std::string table_db = s.table_db.empty() ? db : s.table_db;
+            // COPY INTO catalog.db.table: INSERT on the Iceberg table, as for CREATE ROUTINE LOAD ... ON it.
+            if (!s.table_catalog.empty()) table_db = s.table_catalog + "." + s.table_db;
             RETURN_IF_ERROR(a.RequireTable(table_db, s.table, "INSERT"));
             if (s.volume_copy) return a.Require(ObjectRef{ObjectKind::kStorageVolume, "", s.volume_copy->volume}, "USAGE");
             return Status::Ok();

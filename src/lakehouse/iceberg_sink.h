@@ -1,5 +1,6 @@
 #pragma once
-// Loads into Iceberg tables (CREATE ROUTINE LOAD ... ON catalog.db.table): the sink that commits a task's rows and
+// Loads into Iceberg tables (CREATE ROUTINE LOAD ... ON catalog.db.table, and Kafka pipes: CREATE PIPE ... AS COPY
+// INTO catalog.db.table FROM (SELECT ... FROM READ_KAFKA(...))): the sink that commits a task's rows and
 // its job's offsets in ONE snapshot, and the LoadTargets the scheduler is handed to plan such jobs.
 //
 // Exactly once, with the table as the truth (DESIGN.md decision 9, as Iceberg's Kafka Connect sink does with

@@ -208,7 +208,8 @@ Status JobRegistry::CheckPipeCap() {
 
 Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& session_db) {
   const std::string db = stmt.db.empty() ? session_db : stmt.db;
-  if (!stmt.table_db.empty() && stmt.table_db != db)
+  const bool iceberg = !stmt.table_catalog.empty();
+  if (!iceberg && !stmt.table_db.empty() && stmt.table_db != db)
     return Status::NotSupported("the target table of a pipe must be in the pipe's database '" + db + "', not '" +
                                 stmt.table_db + "'");
   if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
@@ -220,15 +221,27 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
     }
   }
   RETURN_IF_ERROR(CheckPipeCap());
-  auto table = catalog_.DescribeTable(db, stmt.table);
-  if (!table.ok()) {
-    if (table.status().code() == StatusCode::kUnknownTable)
-      return Status::UnknownTable("table '" + stmt.table + "' does not exist in database '" + db + "'");
-    return table.status();
-  }
-  if (table->is_view) return Status::InvalidArgument("'" + stmt.table + "' is a view; a pipe loads into a table");
   std::vector<std::string> columns;
-  for (const auto& c : table->columns) columns.push_back(c.name);
+  if (iceberg) {
+    // The Iceberg table's columns, from its current schema in the catalog.
+    if (!options_.load_targets)
+      return Status::NotSupported("loads into tables of external catalogs are not available in this server");
+    catalog::RoutineLoadDefinition target;
+    target.lake_catalog = stmt.table_catalog;
+    target.lake_db = stmt.table_db;
+    target.table = stmt.table;
+    ASSIGN_OR_RETURN(load::LoadTarget lake, options_.load_targets->Open(target));
+    for (const auto& c : lake.table.columns) columns.push_back(c.name);
+  } else {
+    auto table = catalog_.DescribeTable(db, stmt.table);
+    if (!table.ok()) {
+      if (table.status().code() == StatusCode::kUnknownTable)
+        return Status::UnknownTable("table '" + stmt.table + "' does not exist in database '" + db + "'");
+      return table.status();
+    }
+    if (table->is_view) return Status::InvalidArgument("'" + stmt.table + "' is a view; a pipe loads into a table");
+    for (const auto& c : table->columns) columns.push_back(c.name);
+  }
   ASSIGN_OR_RETURN(auto def, catalog::BuildPipe(stmt, db, columns));
   RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
   if (def.pipe->volume) {
@@ -242,13 +255,13 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
     return Status::Ok();
   }
   ASSIGN_OR_RETURN(auto plan, Plan(0, def));  // checks the SELECT list and WHERE against the table now
-  (void)plan;
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates the settings
   probe.reset();
   RETURN_IF_ERROR(CheckRegistryEgress(def));
 
   // The group id is the pipe's progress: a dropped pipe of the same group and topic hands over where it stopped.
   int64_t previous = 0;
+  bool previous_same_lake_table = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, j] : jobs_) {
@@ -257,16 +270,27 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
       if (j->stored.state != JobState::kStopped)
         return Status::AlreadyExists("pipe '" + d.db + "." + d.name + "' already reads topic '" + d.topic +
                                      "' with group '" + d.group_id() + "'; use another group id");
-      previous = std::max(previous, id);
+      if (id > previous) {
+        previous = id;
+        previous_same_lake_table = def.iceberg_target() && d.TargetName() == def.TargetName();
+      }
     }
   }
   const std::string& reset = def.pipe->reset_offsets;
   if (previous != 0 && (reset == "none" || reset == "valid")) {
     ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(previous));
-    for (const auto& [p, pr] : progress) {
-      if (pr.next_offset >= 0)
-        def.offsets[p] = catalog::OffsetSpec{catalog::OffsetSpec::Kind::kOffset, pr.next_offset, std::to_string(pr.next_offset)};
+    std::map<int32_t, int64_t> handed;
+    for (const auto& [p, pr] : progress)
+      if (pr.next_offset >= 0) handed[p] = pr.next_offset;
+    // Into the same Iceberg table, its snapshots hold the dropped pipe's offsets (the progress rows are their
+    // cache, behind after a crash right after a commit): they win.
+    if (previous_same_lake_table) {
+      ASSIGN_OR_RETURN(auto in_table, plan->sink->CommittedOffsets(previous));
+      if (in_table)
+        for (const auto& [p, o] : *in_table) handed[p] = o;
     }
+    for (const auto& [p, o] : handed)
+      def.offsets[p] = catalog::OffsetSpec{catalog::OffsetSpec::Kind::kOffset, o, std::to_string(o)};
   }
   int64_t now = WallClockMs();
   def.pipe->modified_time_ms = now;
@@ -427,7 +451,7 @@ ResultSet DescRows(const PipeSnapshot& s, const json& props, const std::string& 
   add("pipe_kind", PipeKind(d));
   add("pipe_status", PipeStatus(s.stored));
   add("input_name", input_name);
-  add("output_name", d.db + "." + d.table);
+  add("output_name", d.iceberg_target() ? d.TargetName() : d.db + "." + d.table);
   add("invalid_reason", PipeStatus(s.stored) == "FAILED" ? s.stored.reason : "");
   add("pipe_latency", latency.dump());
   return rs;
@@ -513,6 +537,7 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
   props["INITIAL_DELAY_IN_SECONDS"] = std::to_string(p.initial_delay_seconds);
   props["MAX_SKIP_BATCH_COUNT_ON_ERROR"] = std::to_string(p.max_skip_batches);
   props["RESET_KAFKA_GROUP_OFFSETS"] = p.reset_offsets;
+  if (d.iceberg_target()) props["ICEBERG_COMMIT_INTERVAL_IN_SECONDS"] = d.Property("iceberg.commit_interval_seconds");
   ResultSet rs = DescRows(s, props, "kafka://" + d.topic + " (group " + d.group_id() + ")", Latency(s, progress));
   auto add = [&](const std::string& k, const std::string& v) { rs.rows.push_back({k, v}); };
   add("start_position", s.start_note);

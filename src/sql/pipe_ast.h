@@ -27,7 +27,10 @@ struct CreatePipe {
   // VIRTUAL_CLUSTER, BATCH_INTERVAL_IN_SECONDS, ... as written (names upper-cased), in order.
   std::vector<std::pair<std::string, std::string>> properties;
   std::optional<std::string> comment;
-  std::string table_db;  // COPY INTO [db.]table
+  // COPY INTO [[catalog.]db.]table. table_catalog: a table of an external (Iceberg) catalog, as in CREATE ROUTINE
+  // LOAD ... ON catalog.db.table; empty (or default_catalog) for a table of the pipe's database.
+  std::string table_catalog;
+  std::string table_db;
   std::string table;
   std::vector<PipeSelectItem> select;
   // READ_KAFKA arguments 1-11 as text (strings unquoted, numbers as written) and argument 12, map(k, v, ...).

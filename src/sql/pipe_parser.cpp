@@ -177,10 +177,8 @@ Result<Statement> ParseCreatePipe(TokenStream& ts) {
   RETURN_IF_ERROR(ts.ExpectWord("COPY"));
   RETURN_IF_ERROR(ts.ExpectWord("INTO"));
   ASSIGN_OR_RETURN(QualifiedName table, ts.ExpectTableName("the target table"));
-  if (!table.catalog.empty() && AsciiLower(table.catalog) != "default_catalog")
-    return Status::NotSupported("loads into Iceberg tables are not supported yet: a pipe loads into a table of "
-                                "default_catalog (INTO db.table); INSERT INTO " + table.ToString() +
-                                " SELECT ... writes one commit");
+  // INTO catalog.db.table: a table of an external (Iceberg) catalog (default_catalog.db.t reads as db.t).
+  s.table_catalog = table.catalog;
   s.table_db = table.db;
   s.table = table.name;
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));

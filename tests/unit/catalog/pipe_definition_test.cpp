@@ -61,5 +61,37 @@ TEST(PipeDefinitionTest, VolumePipePropertiesAreChecked) {
   EXPECT_EQ(def->Property("max_batch_interval"), "2");
 }
 
+// COPY INTO lake.db.t FROM (SELECT ... FROM READ_KAFKA(...)): the definition keeps the Iceberg target (its catalog
+// and namespace) across the stored JSON, and the pacing property maps onto the routine load's.
+TEST(PipeDefinitionTest, KafkaPipeIntoIcebergKeepsItsTarget) {
+  sql::CreatePipe stmt;
+  stmt.name = "p";
+  stmt.table_catalog = "lake";
+  stmt.table_db = "ns";
+  stmt.table = "t";
+  stmt.properties = {{"ICEBERG_COMMIT_INTERVAL_IN_SECONDS", "3"}};
+  stmt.select = {{"CAST(value AS BIGINT)", std::string("id")}};
+  stmt.kafka_args = {"b:9092", "topic", "", "g", "", "", "", "", "raw", "raw", "0"};
+  stmt.copy_text = "COPY INTO lake.ns.t FROM (SELECT CAST(value AS BIGINT) AS id FROM READ_KAFKA(...))";
+  auto def = BuildPipe(stmt, "d", {"id"});
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  EXPECT_TRUE(def->iceberg_target());
+  EXPECT_EQ(def->TargetName(), "lake.ns.t");
+  EXPECT_EQ(def->Property("iceberg.commit_interval_seconds"), "3");
+  auto back = DefinitionFromJson(DefinitionToJson(*def));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->TargetName(), "lake.ns.t");
+  EXPECT_EQ(back->db, "d");
+  ASSERT_TRUE(back->pipe);
+
+  // Into a DuckDB table the property is refused, naming the table.
+  stmt.table_catalog.clear();
+  stmt.table_db.clear();
+  auto plain = BuildPipe(stmt, "d", {"id"});
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(plain.status().message().find("applies to pipes into Iceberg tables"), std::string::npos)
+      << plain.status().message();
+}
+
 }  // namespace
 }  // namespace sluice::catalog

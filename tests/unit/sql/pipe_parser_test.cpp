@@ -32,6 +32,23 @@ TEST(PipeParserTest, CreateKafkaPipe) {
   EXPECT_EQ(p.copy_text.back(), ')');
 }
 
+TEST(PipeParserTest, KafkaPipeIntoACatalogTableKeepsTheCatalog) {
+  const std::string from = " FROM (SELECT value AS v FROM READ_KAFKA('b:9092', 't', '', 'g', '', '', '', '', 'raw', "
+                           "'raw', 0, map()))";
+  auto p = ParseAs<CreatePipe>("CREATE PIPE d.p AS COPY INTO lake.ns.t" + from);
+  EXPECT_EQ(p.table_catalog, "lake");
+  EXPECT_EQ(p.table_db, "ns");
+  EXPECT_EQ(p.table, "t");
+  // default_catalog is the server's own: db.t
+  auto own = ParseAs<CreatePipe>("CREATE PIPE d.p AS COPY INTO default_catalog.d.t" + from);
+  EXPECT_EQ(own.table_catalog, "");
+  EXPECT_EQ(own.table_db, "d");
+  // volume loads into Iceberg tables are refused, saying what works
+  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO lake.ns.t FROM VOLUME v USING CSV").message().find(
+                "not supported yet from volumes"),
+            std::string::npos);
+}
+
 TEST(PipeParserTest, CreateVolumePipe) {
   auto p = ParseAs<CreatePipe>(
       "CREATE PIPE p VIRTUAL_CLUSTER = 'default' INGEST_MODE = 'LIST' AS COPY INTO lake.t FROM VOLUME v "
