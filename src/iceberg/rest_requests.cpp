@@ -76,7 +76,8 @@ Result<std::string> RestCommitBody(const TableIdent& table, const TableMetadata&
     auto old = base.refs.find(name);
     if (old != base.refs.end() && SnapshotRefJson(old->second) == SnapshotRefJson(ref)) continue;
     json u = {{"action", "set-snapshot-ref"}, {"ref-name", name}};
-    for (auto& [k, v] : Parse(SnapshotRefJson(ref)).items()) u[k] = v;
+    const json fields = Parse(SnapshotRefJson(ref));  // kept alive: items() only refers to it
+    for (auto& [k, v] : fields.items()) u[k] = v;
     updates.push_back(std::move(u));
   }
   for (const auto& [name, ref] : base.refs)
