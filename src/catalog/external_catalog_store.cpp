@@ -44,6 +44,9 @@ const std::vector<PropertySpec>& ExternalCatalogProperties() {
       {"iceberg.catalog.jdbc.password", PropertyType::kString, "", 0, 0, {}, false, "PostgreSQL password"},
       {"iceberg.catalog.token", PropertyType::kString, "", 0, 0, {}, false,
        "rest: a bearer token sent with every request to the REST catalog"},
+      {"iceberg.catalog.credential", PropertyType::kString, "", 0, 0, {}, false,
+       "rest: OAuth2 client credentials client_id:client_secret, exchanged at the catalog's /v1/oauth/tokens for "
+       "a bearer token"},
       {"aws.s3.endpoint", PropertyType::kString, "", 0, 0, {}, false,
        "the S3 endpoint, e.g. http://127.0.0.1:9000 (default: AWS in aws.s3.region)"},
       {"aws.s3.region", PropertyType::kString, "us-east-1", 0, 0, {}, false, "the S3 region"},
@@ -113,12 +116,15 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
   // Each kind's own properties, refused on the other kind rather than silently ignored.
   for (const char* k : rest ? std::vector<const char*>{"iceberg.catalog.jdbc.user", "iceberg.catalog.jdbc.password",
                                                        "iceberg.catalog.name"}
-                            : std::vector<const char*>{"iceberg.catalog.token"}) {
+                            : std::vector<const char*>{"iceberg.catalog.token", "iceberg.catalog.credential"}) {
     if (!get(k).empty())
       return Status::InvalidArgument(where + ": \"" + k + "\" is for " + (rest ? "JDBC" : "REST") +
                                      " catalogs; this one is \"iceberg.catalog.type\" = \"" +
                                      (rest ? "rest" : "jdbc") + "\"");
   }
+  if (!get("iceberg.catalog.token").empty() && !get("iceberg.catalog.credential").empty())
+    return Status::InvalidArgument(where + ": give \"iceberg.catalog.token\" or \"iceberg.catalog.credential\", "
+                                   "not both");
   std::vector<std::string> missing;
   for (const char* k : {"iceberg.catalog.uri", "iceberg.catalog.warehouse", "aws.s3.access_key", "aws.s3.secret_key"})
     if (get(k).empty() && !(rest && std::string(k) == "iceberg.catalog.warehouse")) missing.push_back(k);
@@ -268,6 +274,7 @@ Result<ExternalCatalogConfig> ExternalCatalogStore::Resolve(const std::string& n
     else if (k == "iceberg.catalog.jdbc.password") c.jdbc_password = v;
     else if (k == "iceberg.catalog.type") c.catalog_type = v;
     else if (k == "iceberg.catalog.token") c.token = v;
+    else if (k == "iceberg.catalog.credential") c.credential = v;
     else if (k == "aws.s3.endpoint") c.s3.endpoint = v;
     else if (k == "aws.s3.region") c.s3.region = v;
     else if (k == "aws.s3.access_key") c.s3.access_id = v;

@@ -4,7 +4,8 @@
 // catalog) and __sluice.external_catalog_properties (one row per property, as written after validation).
 //
 // Secret properties (common/secret_names.h's one list: aws.s3.secret_key, aws.s3.access_key,
-// iceberg.catalog.jdbc.password, iceberg.catalog.token) and the catalog URI (a libpq URI may carry a password) are sealed with the same
+// iceberg.catalog.jdbc.password, iceberg.catalog.token, iceberg.catalog.credential) and the
+// catalog URI (a libpq URI may carry a password) are sealed with the same
 // SecretBox as storage connections' keys; they leave this class only through ExternalCatalogConfig, which is handed
 // to the Iceberg layer and nothing else. What SHOW shows (ExternalCatalogInfo) has them masked.
 #include <atomic>
@@ -47,6 +48,7 @@ struct ExternalCatalogConfig {
   std::string warehouse;      // s3://bucket/path, no trailing '/' (rest: may be empty, or a name the server knows)
   std::string catalog_type = "jdbc";  // "jdbc" or "rest"
   std::string token;          // rest: the bearer token, "" for none
+  std::string credential;     // rest: OAuth2 client credentials "id:secret", "" for none
   source::S3Credentials s3;
 };
 

@@ -92,6 +92,52 @@ std::string RestCatalog::TablePath(const TableIdent& table) const {
 
 Result<RestCatalog::Response> RestCatalog::Send(const std::string& method, const std::string& path,
                                                 const std::string& body) {
+  std::string token;
+  {
+    std::lock_guard<std::mutex> lock(token_mu_);
+    token = token_;
+  }
+  const bool oauth = options_.token.empty() && !options_.credential.empty();
+  if (oauth && token.empty()) {
+    RETURN_IF_ERROR(FetchToken());
+    std::lock_guard<std::mutex> lock(token_mu_);
+    token = token_;
+  }
+  ASSIGN_OR_RETURN(Response r, SendOnce(method, path, body, "application/json", token));
+  if (r.status != 401 || !oauth) return r;
+  // The token may have expired: one new one, one more try.
+  RETURN_IF_ERROR(FetchToken());
+  {
+    std::lock_guard<std::mutex> lock(token_mu_);
+    token = token_;
+  }
+  return SendOnce(method, path, body, "application/json", token);
+}
+
+Status RestCatalog::FetchToken() {
+  const size_t colon = options_.credential.find(':');
+  const std::string id = colon == std::string::npos ? "" : options_.credential.substr(0, colon);
+  const std::string secret = colon == std::string::npos ? options_.credential : options_.credential.substr(colon + 1);
+  std::string form = "grant_type=client_credentials&scope=catalog&client_secret=" + RestEscape(secret);
+  if (!id.empty()) form += "&client_id=" + RestEscape(id);
+  ASSIGN_OR_RETURN(Response r, SendOnce("POST", "/v1/oauth/tokens", form, "application/x-www-form-urlencoded", ""));
+  if (r.status != 200) {
+    Status st = ErrorOf(r, "exchanging the client credentials for a token (POST /v1/oauth/tokens)");
+    if (r.status == 400 || r.status == 401 || r.status == 403)
+      return Status::AccessDenied(st.message() + " (check \"iceberg.catalog.credential\")");
+    return st;
+  }
+  json j = json::parse(r.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("access_token") || !j["access_token"].is_string())
+    return Status::InvalidArgument("the REST catalog's /v1/oauth/tokens answer has no \"access_token\"");
+  std::lock_guard<std::mutex> lock(token_mu_);
+  token_ = j["access_token"].get<std::string>();
+  return Status::Ok();
+}
+
+Result<RestCatalog::Response> RestCatalog::SendOnce(const std::string& method, const std::string& path,
+                                                    const std::string& body, const std::string& content_type,
+                                                    const std::string& token) {
   InitCurlOnce();
   const std::string display = RedactSecrets(options_.uri);
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
@@ -117,10 +163,11 @@ Result<RestCatalog::Response> RestCatalog::Send(const std::string& method, const
     curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
   }
   curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
-  if (method == "POST") headers = curl_slist_append(headers, "Content-Type: application/json");
+  const std::string content = "Content-Type: " + content_type;
+  if (method == "POST") headers = curl_slist_append(headers, content.c_str());
   std::string auth;
-  if (!options_.token.empty()) {
-    auth = "Authorization: Bearer " + options_.token;
+  if (!token.empty()) {
+    auth = "Authorization: Bearer " + token;
     headers = curl_slist_append(headers, auth.c_str());
   }
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers);
@@ -147,7 +194,7 @@ Status RestCatalog::ErrorOf(const Response& r, const std::string& what) const {
   const std::string text = fmt::format("the Iceberg REST catalog {} answered HTTP {} {}{}{}", RedactSecrets(options_.uri),
                                        r.status, what, detail.empty() ? "" : ": ", detail);
   if (r.status == 401 || r.status == 403)
-    return Status::AccessDenied(text + " (check \"iceberg.catalog.token\")");
+    return Status::AccessDenied(text + " (check \"iceberg.catalog.token\" or \"iceberg.catalog.credential\")");
   if (r.status >= 500 || r.status == 429 || r.status == 408) return Status::Unavailable(text);
   return Status::InvalidArgument(text);
 }

@@ -17,8 +17,10 @@
 // loaded, and the answer carries the new metadata, which is used as is. 409 on a commit is a conflict (the
 // requirement assert-ref-snapshot-id failed: another writer committed); 500, 502, 503 and 504 leave the outcome
 // unknown (the spec's CommitStateUnknown) and are errors, like every other answer, with the server's message.
-// An optional bearer token goes in every request's Authorization header and nowhere else (never in messages).
+// An optional bearer token (given, or obtained with OAuth2 client credentials) goes in every request's Authorization
+// header and nowhere else (never in messages).
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "iceberg/catalog.h"
@@ -29,6 +31,10 @@ struct RestCatalogOptions {
   std::string uri;        // http(s)://host:port[/path], without the /v1
   std::string warehouse;  // sent to /v1/config when not empty
   std::string token;      // bearer token, "" for none
+  // OAuth2 client credentials "client_id:client_secret" (or just a secret), exchanged at POST /v1/oauth/tokens
+  // (grant_type=client_credentials, scope=catalog, as Iceberg's Java client does) for the bearer token; fetched
+  // again once when the server answers 401 (the token expired). "" for none; `token` wins when both are given.
+  std::string credential;
 };
 
 // The statement-time checks of a REST catalog URI: http or https, a host, and the egress allow list.
@@ -65,9 +71,14 @@ class RestCatalog : public Catalog {
     long status = 0;
     std::string body;
   };
-  explicit RestCatalog(RestCatalogOptions options) : options_(std::move(options)) {}
-  // One request to `path` (after the URI, starting with /v1). A failure to reach the server is Unavailable.
+  explicit RestCatalog(RestCatalogOptions options) : options_(std::move(options)), token_(options_.token) {}
+  // One request to `path` (after the URI, starting with /v1), with the bearer token; a 401 with client credentials
+  // fetches a new token and tries once more. A failure to reach the server is Unavailable.
   Result<Response> Send(const std::string& method, const std::string& path, const std::string& body = "");
+  Result<Response> SendOnce(const std::string& method, const std::string& path, const std::string& body,
+                            const std::string& content_type, const std::string& token);
+  // Exchanges the client credentials for a bearer token (POST /v1/oauth/tokens).
+  Status FetchToken();
   // "/v1/{prefix}" or "/v1".
   std::string Base() const;
   std::string TablePath(const TableIdent& table) const;
@@ -76,6 +87,8 @@ class RestCatalog : public Catalog {
 
   RestCatalogOptions options_;
   std::string prefix_;
+  std::mutex token_mu_;
+  std::string token_;  // guarded by token_mu_
 };
 
 }  // namespace sluice::iceberg

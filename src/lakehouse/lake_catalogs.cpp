@@ -22,7 +22,7 @@ Result<std::shared_ptr<LakeConnection>> LakeCatalogs::Connect(const std::string&
   auto conn = std::make_shared<LakeConnection>();
   if (config.catalog_type == "rest") {
     auto rest = iceberg::RestCatalog::Connect(
-        iceberg::RestCatalogOptions{config.uri, config.warehouse, config.token});
+        iceberg::RestCatalogOptions{config.uri, config.warehouse, config.token, config.credential});
     if (!rest.ok()) {
       return Status(rest.status().code(), "catalog " + config.name + ": cannot use its REST catalog: " +
                                               rest.status().message());

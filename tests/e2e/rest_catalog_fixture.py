@@ -7,7 +7,9 @@ It ENFORCES a commit's requirements (assert-table-uuid, assert-ref-snapshot-id, 
 CommitFailedException when one fails, and it checks what Java's TableMetadata builder checks of an added
 snapshot (a sequence number above the table's last one). Faults for tests:
 - `refuse_commits = n`: the next n commits are answered 409 whatever their requirements;
-- `interpose_commits = n`: before each of the next n commits, "another writer" commits first (a snapshot that
+- `client = (id, secret)`: POST /v1/oauth/tokens (OAuth2 client credentials) answers the current `token`; setting
+  `token` to another value afterwards is an expired token (401 until the client fetches a new one);
+- `interpose_commits = n`: before each of the next n commits to a table with a snapshot, "another writer" commits first (a snapshot that
   keeps the current manifest list, summary writer=other), so the commit's assert-ref-snapshot-id fails for real.
 
     with S3rver() as s3, RestCatalogFixture(s3, warehouse="s3://lake/rest", token="t0k") as rest:
@@ -34,11 +36,14 @@ class BadRequest(Exception):
 
 
 class RestCatalogFixture:
-    def __init__(self, s3, warehouse: str, token: str = "", prefix: str = "sluice-test"):
+    def __init__(self, s3, warehouse: str, token: str = "", prefix: str = "sluice-test",
+                 client: tuple[str, str] | None = None):
         self.s3 = s3
         self.warehouse = warehouse.rstrip("/")
         self.token = token
         self.prefix = prefix
+        self.client = client  # OAuth2 client credentials POST /v1/oauth/tokens exchanges for `token`
+        self.tokens_issued = 0
         self.namespaces: dict[tuple, dict] = {}
         self.tables: dict[tuple, dict] = {}  # (ns tuple, name) -> {"location": ..., "metadata": {...}}
         self.lock = threading.Lock()
@@ -72,7 +77,10 @@ class RestCatalogFixture:
 
             def _handle(self, method: str):
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"null") if length else None
+                raw = self.rfile.read(length) if length else b""
+                if method == "POST" and self.path == "/v1/oauth/tokens":
+                    return self._answer(*fixture.issue_token(raw.decode()))
+                body = json.loads(raw) if raw else None
                 if fixture.token and self.headers.get("Authorization") != f"Bearer {fixture.token}":
                     return self._answer(401, error(401, "NotAuthorizedException", "bearer token required"))
                 status, answer = fixture.route(method, self.path, body)
@@ -107,6 +115,16 @@ class RestCatalogFixture:
     def metadata(self, ns: str, name: str) -> dict:
         with self.lock:
             return json.loads(json.dumps(self.tables[((ns,), name)]["metadata"]))
+
+    def issue_token(self, form: str):
+        fields = {k: v[0] for k, v in parse_qs(form).items()}
+        if (not self.client or fields.get("grant_type") != "client_credentials" or
+                (fields.get("client_id"), fields.get("client_secret")) != self.client):
+            return 401, {"error": "invalid_client", "error_description": "unknown client credentials"}
+        with self.lock:
+            self.tokens_issued += 1
+        return 200, {"access_token": self.token, "token_type": "bearer", "expires_in": 3600,
+                     "issued_token_type": "urn:ietf:params:oauth:token-type:access_token"}
 
     # ---- routing ---------------------------------------------------------------------------------------------------
     def route(self, method: str, raw_path: str, body):
@@ -269,11 +287,12 @@ class RestCatalogFixture:
         t["metadata"] = m
 
     def other_writer_commits(self, key):
-        """Another engine appends nothing: a snapshot on main that keeps the current manifest list."""
+        """Another engine appends nothing: a snapshot on main that keeps the current manifest list. False (nothing
+        done) while the table has no snapshot yet."""
         m = self.tables[key]["metadata"]
         current = next((s for s in m["snapshots"] if s["snapshot-id"] == m["current-snapshot-id"]), None)
         if current is None:
-            return
+            return False
         sid = int(uuid.uuid4().int % (1 << 62))
         summary = {k: v for k, v in current["summary"].items() if k.startswith("total-")}
         summary.update({"operation": "append", "writer": "other", "added-records": "0", "added-data-files": "0"})
@@ -284,12 +303,12 @@ class RestCatalogFixture:
         self.replace(key, self.apply(m, [{"action": "add-snapshot", "snapshot": snapshot},
                                          {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch",
                                           "snapshot-id": sid}]))
+        return True
 
     def commit(self, key, body, query):
         self.commit_bodies.append(body)
-        if self.interpose_commits > 0:
+        if self.interpose_commits > 0 and self.other_writer_commits(key):
             self.interpose_commits -= 1
-            self.other_writer_commits(key)
         if self.refuse_commits > 0:
             self.refuse_commits -= 1
             raise CommitFailed("Commit refused by the test (forced conflict)")

@@ -3,14 +3,14 @@
 (rest_catalog_fixture.py: it enforces commit requirements and writes metadata.json into s3rver), s3rver (the
 files), the test broker and npm's icebird (a reader Sluice did not write):
 
-- test_sql_over_rest: CREATE EXTERNAL CATALOG with "iceberg.catalog.type" = "rest" and a bearer token (masked in
-  SHOW CREATE CATALOG), CREATE DATABASE / TABLE, SHOW DATABASES / TABLES, two INSERTs; every commit carries
+- test_sql_over_rest: CREATE EXTERNAL CATALOG with "iceberg.catalog.type" = "rest" and a bearer token or OAuth2
+  client credentials (masked in SHOW CREATE CATALOG; a new token fetched when the old one expired), CREATE DATABASE / TABLE, SHOW DATABASES / TABLES, two INSERTs; every commit carries
   assert-table-uuid and assert-ref-snapshot-id on main; SELECT through Sluice and icebird (from the metadata
   location the REST catalog holds) read the same rows; a commit the catalog refuses (409) and a commit another
   writer beat (the requirement fails for real) are retried with nothing lost or doubled; expire_snapshots
   commits remove-snapshots; a wrong token and an unreachable catalog are reported clearly; DROP TABLE / DATABASE.
-- test_routine_load_over_rest: 2,000 JSON messages over 2 partitions into a REST-catalog table while another
-  writer commits in between three times: count = distinct = produced through Sluice and icebird, and the current
+- test_routine_load_over_rest: 2,000 JSON messages over 2 partitions into a REST-catalog table (holding one seed
+  row) while another writer commits in between three times: count = distinct = produced through Sluice and icebird, and the current
   snapshot's summary holds the job's offsets.
 
     /usr/bin/python3 tests/e2e/test_iceberg_rest_catalog.py --server build/sluice --testbroker build/tools/testbroker/testbroker
@@ -33,12 +33,15 @@ suite = TestSuite("test_iceberg_rest_catalog")
 BUCKET = "lake"
 SECRET = "S3RVER"
 TOKEN = "rest-t0ken-5ecret"
+CLIENT_SECRET = "cl1ent-5ecret"
 
 
-def create_catalog(cur, name: str, rest: RestCatalogFixture, s3: S3rver, token: str = TOKEN, uri: str | None = None):
+def create_catalog(cur, name: str, rest: RestCatalogFixture, s3: S3rver, token: str = TOKEN, uri: str | None = None,
+                   credential: str = ""):
+    auth = f'"iceberg.catalog.credential" = "{credential}"' if credential else f'"iceberg.catalog.token" = "{token}"'
     cur.execute(f"""CREATE EXTERNAL CATALOG {name} PROPERTIES (
         "type" = "iceberg", "iceberg.catalog.type" = "rest", "iceberg.catalog.uri" = "{uri or rest.uri}",
-        "iceberg.catalog.warehouse" = "s3://{BUCKET}/rest", "iceberg.catalog.token" = "{token}",
+        "iceberg.catalog.warehouse" = "s3://{BUCKET}/rest", {auth},
         "aws.s3.endpoint" = "{s3.endpoint}", "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}")""")
 
 
@@ -48,7 +51,8 @@ def requirement_types(body: dict) -> list[str]:
 
 @suite.test(timeout=400)
 def test_sql_over_rest(t):
-    with S3rver() as s3, RestCatalogFixture(s3, warehouse=f"s3://{BUCKET}/rest", token=TOKEN) as rest:
+    with S3rver() as s3, RestCatalogFixture(s3, warehouse=f"s3://{BUCKET}/rest", token=TOKEN,
+                                            client=("sluice", CLIENT_SECRET)) as rest:
         s3.create_bucket(BUCKET)
         server = suite.server().start()
         con = server.connect()
@@ -129,6 +133,21 @@ def test_sql_over_rest(t):
         err = error_of(cur, "SHOW DATABASES FROM gone")
         check("could not reach the Iceberg REST catalog" in err and TOKEN not in err, f"an unreachable catalog: {err}")
 
+        # OAuth2 client credentials: exchanged for the token, fetched again when it expired, masked
+        create_catalog(cur, "oauth", rest, s3, credential=f"sluice:{CLIENT_SECRET}")
+        shown = q(cur, "SHOW CREATE CATALOG oauth")[0][1]
+        check(CLIENT_SECRET not in shown and '"iceberg.catalog.credential" = "******"' in shown,
+              f"the credential is masked: {shown}")
+        eq(q(cur, "SHOW DATABASES FROM oauth"), [("db",)], "a catalog with client credentials")
+        eq(rest.tokens_issued, 1, "one token fetched")
+        rest.token = "rotated-t0ken"
+        eq(q(cur, "SELECT count(*) FROM oauth.db.events"), [(103,)], "a new token after the old one expired")
+        eq(rest.tokens_issued, 2, "a second token fetched after a 401")
+        rest.token = TOKEN
+        create_catalog(cur, "badclient", rest, s3, credential="sluice:wrong")
+        err = error_of(cur, "SHOW DATABASES FROM badclient")
+        check("iceberg.catalog.credential" in err and "wrong" not in err, f"wrong client credentials: {err}")
+
         check("still has tables" in error_of(cur, "DROP DATABASE lake.db"), "a namespace with tables stays")
         cur.execute("DROP TABLE lake.db.events")
         eq(q(cur, "SHOW TABLES FROM lake.db"), [], "dropped")
@@ -150,6 +169,8 @@ def test_routine_load_over_rest(t):
         kh.query(conn, "CREATE DATABASE lake.db")
         kh.query(conn, "CREATE TABLE lake.db.events (id BIGINT NOT NULL, name VARCHAR, amount INT)")
         kh.query(conn, "CREATE DATABASE d")
+        # a first snapshot (id 0), so that another writer has something to commit on top of from the load's start
+        kh.query(conn, "INSERT INTO lake.db.events VALUES (0, 'seed', 0)")
 
         def produce(ids):
             for p in range(partitions):
@@ -171,20 +192,21 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         n = -1
         while time.monotonic() < end:
             n = kh.scalar(conn, "SELECT count(*) FROM lake.db.events")
-            if n >= total and rest.interpose_commits == 0:
+            if n >= total + 1 and rest.interpose_commits == 0:
                 break
             time.sleep(0.5)
-        eq(n, total, "every message loaded")
+        eq(n, total + 1, "every message loaded (and the seed row)")
         time.sleep(2.0)  # a late duplicate would show now
         c = Collector()
         c.eq(rest.interpose_commits, 0, "three commits were beaten by another writer")
         c.check(rest.conflicts_answered >= 3, f"and refused with 409 ({rest.conflicts_answered})")
-        ids = range(1, total + 1)
+        ids = range(0, total + 1)
         c.eq(kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) FROM lake.db.events")[0],
-             (total, total, sum(ids), sum(i % 97 for i in ids)), "count, distinct and sums through Sluice")
+             (total + 1, total + 1, sum(ids), sum(i % 97 for i in ids)), "count, distinct and sums through Sluice")
         got = icebird(s3, f"s3://{BUCKET}/rest/db/events", rest.metadata_location("db", "events"))
         bird = [int(r["id"]) for r in got["rows"]]
-        c.eq((len(bird), len(set(bird)), sum(bird)), (total, total, sum(ids)), "icebird: count, distinct, sum(id)")
+        c.eq((len(bird), len(set(bird)), sum(bird)), (total + 1, total + 1, sum(ids)),
+             "icebird: count, distinct, sum(id)")
         jid = kh.show_job(conn, "d.ev_job")["Id"]
         summary = rest.metadata("db", "events")["snapshots"]
         current = [s for s in summary if s["snapshot-id"] == rest.metadata("db", "events")["current-snapshot-id"]][0]
