@@ -9,6 +9,7 @@ snapshot (a sequence number above the table's last one). Faults for tests:
 - `refuse_commits = n`: the next n commits are answered 409 whatever their requirements;
 - `client = (id, secret)`: POST /v1/oauth/tokens (OAuth2 client credentials) answers the current `token`; setting
   `token` to another value afterwards is an expired token (401 until the client fetches a new one);
+- `lose_answers = n`: the next n commits are applied and answered 503 (the outcome is unknown to the client);
 - `interpose_commits = n`: before each of the next n commits to a table with a snapshot, "another writer" commits first (a snapshot that
   keeps the current manifest list, summary writer=other), so the commit's assert-ref-snapshot-id fails for real.
 
@@ -49,6 +50,8 @@ class RestCatalogFixture:
         self.lock = threading.Lock()
         self.refuse_commits = 0
         self.interpose_commits = 0
+        self.lose_answers = 0  # the next n commits are applied, then answered 503 (the spec's CommitStateUnknown)
+        self.answers_lost = 0
         self.conflicts_answered = 0  # 409s sent for commits
         self.commits = 0             # commits applied (Sluice's, not the interposed ones)
         self.requests: list[tuple[str, str]] = []
@@ -316,6 +319,10 @@ class RestCatalogFixture:
         self.check_requirements(m, body.get("requirements", []))
         self.replace(key, self.apply(m, body.get("updates", [])))
         self.commits += 1
+        if self.lose_answers > 0:
+            self.lose_answers -= 1
+            self.answers_lost += 1
+            return 503, error(503, "CommitStateUnknownException", "the commit's answer was lost (test)")
         return 200, {"metadata-location": self.tables[key]["location"], "metadata": self.tables[key]["metadata"]}
 
 

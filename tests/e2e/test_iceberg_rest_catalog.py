@@ -10,7 +10,8 @@ files), the test broker and npm's icebird (a reader Sluice did not write):
   writer beat (the requirement fails for real) are retried with nothing lost or doubled; expire_snapshots
   commits remove-snapshots; a wrong token and an unreachable catalog are reported clearly; DROP TABLE / DATABASE.
 - test_routine_load_over_rest: 2,000 JSON messages over 2 partitions into a REST-catalog table (holding one seed
-  row) while another writer commits in between three times: count = distinct = produced through Sluice and icebird, and the current
+  row) while another writer commits in between three times and one commit's answer is lost (503 after applying
+  it): count = distinct = produced through Sluice and icebird, and the current
   snapshot's summary holds the job's offsets.
 
     /usr/bin/python3 tests/e2e/test_iceberg_rest_catalog.py --server build/sluice --testbroker build/tools/testbroker/testbroker
@@ -181,6 +182,8 @@ def test_routine_load_over_rest(t):
         produce(range(1, total // 2 + 1))
         # the first three commits of the load each find another writer's snapshot on main first
         rest.interpose_commits = 3
+        # and one commit is applied but its answer lost (503): the task must learn from the table that it committed
+        rest.lose_answers = 1
         kh.query(conn, f"""CREATE ROUTINE LOAD d.ev_job ON lake.db.events COLUMNS (id, name, amount)
 PROPERTIES ("format" = "json", "desired_concurrent_number" = "2", "max_batch_interval" = "0.5",
             "iceberg.commit_interval_seconds" = "1")
@@ -192,7 +195,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         n = -1
         while time.monotonic() < end:
             n = kh.scalar(conn, "SELECT count(*) FROM lake.db.events")
-            if n >= total + 1 and rest.interpose_commits == 0:
+            if n >= total + 1 and rest.interpose_commits == 0 and rest.lose_answers == 0:
                 break
             time.sleep(0.5)
         eq(n, total + 1, "every message loaded (and the seed row)")
@@ -200,6 +203,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         c = Collector()
         c.eq(rest.interpose_commits, 0, "three commits were beaten by another writer")
         c.check(rest.conflicts_answered >= 3, f"and refused with 409 ({rest.conflicts_answered})")
+        c.eq(rest.answers_lost, 1, "one commit's answer was lost")
         ids = range(0, total + 1)
         c.eq(kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) FROM lake.db.events")[0],
              (total + 1, total + 1, sum(ids), sum(i % 97 for i in ids)), "count, distinct and sums through Sluice")
