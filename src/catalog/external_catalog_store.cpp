@@ -32,16 +32,21 @@ const std::vector<PropertySpec>& ExternalCatalogProperties() {
   static const std::vector<PropertySpec> kProperties = {
       {"type", PropertyType::kEnum, "", 0, 0, {"iceberg"}, false, "the kind of catalog: iceberg"},
       {"iceberg.catalog.type", PropertyType::kEnum, "", 0, 0, {"jdbc", "rest"}, false,
-       "jdbc (Iceberg's JDBC catalog tables in PostgreSQL); rest is not supported yet"},
+       "jdbc (Iceberg's JDBC catalog tables in PostgreSQL) or rest (an Iceberg REST catalog)"},
       {"iceberg.catalog.uri", PropertyType::kString, "", 0, 0, {}, false,
-       "the PostgreSQL database: jdbc:postgresql://host:port/db, postgresql://user@host:port/db or a libpq "
-       "connection string"},
+       "jdbc: the PostgreSQL database: jdbc:postgresql://host:port/db, postgresql://user@host:port/db or a libpq "
+       "connection string; rest: the catalog's http(s)://host:port[/path]"},
       {"iceberg.catalog.warehouse", PropertyType::kString, "", 0, 0, {}, false,
-       "where new tables are placed: s3://bucket/path"},
+       "where new tables are placed: s3://bucket/path (rest: optional, and sent to the catalog as its warehouse)"},
       {"iceberg.catalog.name", PropertyType::kString, "", 0, 0, {}, false,
        "the catalog_name other engines use for the same JDBC catalog (default: the catalog's own name)"},
       {"iceberg.catalog.jdbc.user", PropertyType::kString, "", 0, 0, {}, false, "PostgreSQL user"},
       {"iceberg.catalog.jdbc.password", PropertyType::kString, "", 0, 0, {}, false, "PostgreSQL password"},
+      {"iceberg.catalog.token", PropertyType::kString, "", 0, 0, {}, false,
+       "rest: a bearer token sent with every request to the REST catalog"},
+      {"iceberg.catalog.credential", PropertyType::kString, "", 0, 0, {}, false,
+       "rest: OAuth2 client credentials client_id:client_secret, exchanged at the catalog's /v1/oauth/tokens for "
+       "a bearer token"},
       {"aws.s3.endpoint", PropertyType::kString, "", 0, 0, {}, false,
        "the S3 endpoint, e.g. http://127.0.0.1:9000 (default: AWS in aws.s3.region)"},
       {"aws.s3.region", PropertyType::kString, "us-east-1", 0, 0, {}, false, "the S3 region"},
@@ -106,25 +111,48 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
   if (get("type").empty())
     return Status::InvalidArgument(where + " needs \"type\" = \"iceberg\" (the only kind of external catalog)");
   if (get("iceberg.catalog.type").empty())
-    return Status::InvalidArgument(where + " needs \"iceberg.catalog.type\" = \"jdbc\"");
-  if (get("iceberg.catalog.type") == "rest")
-    return Status::NotSupported("\"iceberg.catalog.type\" = \"rest\" is not supported yet; use jdbc (Iceberg's JDBC "
-                                "catalog in PostgreSQL)");
+    return Status::InvalidArgument(where + " needs \"iceberg.catalog.type\" = \"jdbc\" or \"rest\"");
+  const bool rest = get("iceberg.catalog.type") == "rest";
+  // Each kind's own properties, refused on the other kind rather than silently ignored.
+  for (const char* k : rest ? std::vector<const char*>{"iceberg.catalog.jdbc.user", "iceberg.catalog.jdbc.password",
+                                                       "iceberg.catalog.name"}
+                            : std::vector<const char*>{"iceberg.catalog.token", "iceberg.catalog.credential"}) {
+    if (!get(k).empty())
+      return Status::InvalidArgument(where + ": \"" + k + "\" is for " + (rest ? "JDBC" : "REST") +
+                                     " catalogs; this one is \"iceberg.catalog.type\" = \"" +
+                                     (rest ? "rest" : "jdbc") + "\"");
+  }
+  if (!get("iceberg.catalog.token").empty() && !get("iceberg.catalog.credential").empty())
+    return Status::InvalidArgument(where + ": give \"iceberg.catalog.token\" or \"iceberg.catalog.credential\", "
+                                   "not both");
   std::vector<std::string> missing;
   for (const char* k : {"iceberg.catalog.uri", "iceberg.catalog.warehouse", "aws.s3.access_key", "aws.s3.secret_key"})
-    if (get(k).empty()) missing.push_back(k);
+    if (get(k).empty() && !(rest && std::string(k) == "iceberg.catalog.warehouse")) missing.push_back(k);
   if (!missing.empty()) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "\"" : ", \"") + m + "\"";
     return Status::InvalidArgument(where + " is missing " + list +
-                                   ": a JDBC Iceberg catalog needs iceberg.catalog.uri, iceberg.catalog.warehouse, "
-                                   "aws.s3.access_key and aws.s3.secret_key");
+                                   (rest ? ": a REST Iceberg catalog needs iceberg.catalog.uri, aws.s3.access_key and "
+                                           "aws.s3.secret_key (Sluice writes the data files itself)"
+                                         : ": a JDBC Iceberg catalog needs iceberg.catalog.uri, iceberg.catalog.warehouse, "
+                                           "aws.s3.access_key and aws.s3.secret_key"));
   }
   const std::string warehouse = get("iceberg.catalog.warehouse");
   const size_t scheme = warehouse.rfind("s3://", 0) == 0 ? 5 : warehouse.rfind("s3a://", 0) == 0 ? 6 : 0;
-  if (scheme == 0 || warehouse.size() == scheme || warehouse[scheme] == '/')
+  // A REST catalog's warehouse may be a name the server knows ("analytics"); a location must be an S3 one.
+  const bool location_like = !rest || warehouse.find("://") != std::string::npos;
+  if (location_like && (scheme == 0 || warehouse.size() == scheme || warehouse[scheme] == '/'))
     return Status::InvalidArgument(where + ": \"iceberg.catalog.warehouse\" must be an S3 location such as "
                                    "'s3://bucket/warehouse', not '" + warehouse + "'");
+  if (rest) {
+    const std::string uri = get("iceberg.catalog.uri");
+    const bool http = uri.rfind("http://", 0) == 0;
+    if ((!http && uri.rfind("https://", 0) != 0) || egress::UrlHostPort(uri, 80).host.empty())
+      return Status::InvalidArgument(where + ": \"iceberg.catalog.uri\" of a REST catalog must be an http:// or "
+                                     "https:// URL with a host, such as 'http://rest-catalog:8181', not '" +
+                                     RedactSecrets(uri) + "'");
+    RETURN_IF_ERROR(egress::CheckEgressUrl("Iceberg REST catalog", uri, http ? 80 : 443));
+  }
   {
     std::string endpoint = get("aws.s3.endpoint");
     if (endpoint.empty())
@@ -244,6 +272,9 @@ Result<ExternalCatalogConfig> ExternalCatalogStore::Resolve(const std::string& n
     else if (k == "iceberg.catalog.name") c.iceberg_name = v;
     else if (k == "iceberg.catalog.jdbc.user") c.jdbc_user = v;
     else if (k == "iceberg.catalog.jdbc.password") c.jdbc_password = v;
+    else if (k == "iceberg.catalog.type") c.catalog_type = v;
+    else if (k == "iceberg.catalog.token") c.token = v;
+    else if (k == "iceberg.catalog.credential") c.credential = v;
     else if (k == "aws.s3.endpoint") c.s3.endpoint = v;
     else if (k == "aws.s3.region") c.s3.region = v;
     else if (k == "aws.s3.access_key") c.s3.access_id = v;

@@ -1,10 +1,11 @@
 #pragma once
 // External catalogs (CREATE EXTERNAL CATALOG, StarRocks' grammar): named doors to Iceberg tables whose metadata a
-// JDBC catalog in PostgreSQL keeps and whose files live in S3. Kept in __sluice.external_catalogs (one row per
+// JDBC catalog in PostgreSQL or an Iceberg REST catalog keeps and whose files live in S3. Kept in __sluice.external_catalogs (one row per
 // catalog) and __sluice.external_catalog_properties (one row per property, as written after validation).
 //
 // Secret properties (common/secret_names.h's one list: aws.s3.secret_key, aws.s3.access_key,
-// iceberg.catalog.jdbc.password) and the catalog URI (a libpq URI may carry a password) are sealed with the same
+// iceberg.catalog.jdbc.password, iceberg.catalog.token, iceberg.catalog.credential) and the
+// catalog URI (a libpq URI may carry a password) are sealed with the same
 // SecretBox as storage connections' keys; they leave this class only through ExternalCatalogConfig, which is handed
 // to the Iceberg layer and nothing else. What SHOW shows (ExternalCatalogInfo) has them masked.
 #include <atomic>
@@ -44,7 +45,10 @@ struct ExternalCatalogConfig {
   std::string uri;            // libpq connection string / postgresql:// / jdbc:postgresql://
   std::string jdbc_user;
   std::string jdbc_password;
-  std::string warehouse;      // s3://bucket/path, no trailing '/'
+  std::string warehouse;      // s3://bucket/path, no trailing '/' (rest: may be empty, or a name the server knows)
+  std::string catalog_type = "jdbc";  // "jdbc" or "rest"
+  std::string token;          // rest: the bearer token, "" for none
+  std::string credential;     // rest: OAuth2 client credentials "id:secret", "" for none
   source::S3Credentials s3;
 };
 
@@ -54,7 +58,7 @@ class ExternalCatalogStore {
   static Result<std::unique_ptr<ExternalCatalogStore>> Open(storage::Database& db,
                                                             const std::string& secrets_key_file);
 
-  // Validates the properties (required keys, known keys, values); REST catalogs are NotSupported for now.
+  // Validates the properties (required keys, known keys, values, each catalog kind's own keys).
   // true when a catalog of that name existed and IF NOT EXISTS was given (nothing validated, nothing changed).
   Result<bool> Create(const sql::CreateExternalCatalog& stmt, int64_t now_ms);
   Status Drop(const std::string& name, bool if_exists);

@@ -72,8 +72,12 @@ Result<StatementResult> SqlSession::RunCatalog(const sql::CreateExternalCatalog&
   // IF NOT EXISTS answers before any property is looked at, as other IF NOT EXISTS statements do.
   if (s.if_not_exists && lakes_->IsExternalCatalog(s.name)) return OkWithNote(1007, exists_note);
   // The PostgreSQL it names is checked against the egress list now (the S3 endpoint is, by the store).
+  // A REST catalog's URL is checked by the store, with the other properties.
+  bool rest = false;
   for (const auto& [key, value] : s.properties)
-    if (AsciiLower(key) == "iceberg.catalog.uri") RETURN_IF_ERROR(iceberg::CheckJdbcEgress(value));
+    if (AsciiLower(key) == "iceberg.catalog.type" && AsciiLower(value) == "rest") rest = true;
+  for (const auto& [key, value] : s.properties)
+    if (AsciiLower(key) == "iceberg.catalog.uri" && !rest) RETURN_IF_ERROR(iceberg::CheckJdbcEgress(value));
   ASSIGN_OR_RETURN(bool existed, lakes_->store().Create(s, WallClockMs()));
   if (existed) return OkWithNote(1007, exists_note);
   return Done();

@@ -34,6 +34,25 @@ Result<TableIdent> TableIdent::Parse(const std::string& dotted) {
   return t;
 }
 
+Result<TableVersion> Catalog::LoadTableVersion(const TableIdent& table) {
+  ASSIGN_OR_RETURN(std::string location, LoadTable(table));
+  return TableVersion{std::move(location), std::nullopt};
+}
+
+Result<TableVersion> Catalog::CreateTableVersion(const TableIdent& table, const TableMetadata& metadata,
+                                                 const std::string& metadata_location) {
+  RETURN_IF_ERROR(CreateTable(table, metadata_location));
+  return TableVersion{metadata_location, metadata};
+}
+
+Result<CommitResult> Catalog::CommitChange(const TableIdent& table, const TableChange& change) {
+  ASSIGN_OR_RETURN(CommitOutcome outcome, CommitTable(table, change.base_location, change.next_location));
+  CommitResult result;
+  result.outcome = outcome;
+  if (outcome == CommitOutcome::kCommitted) result.committed = TableVersion{change.next_location, change.next};
+  return result;
+}
+
 const char* CommitOutcomeName(CommitOutcome o) { return o == CommitOutcome::kCommitted ? "committed" : "conflict"; }
 
 }  // namespace sluice::iceberg

@@ -1,11 +1,18 @@
 #pragma once
 // Catalog: where an Iceberg table's current metadata.json is recorded, and the compare-and-swap that commits a new
-// one. Every catalog (JDBC over PostgreSQL now; REST later) offers the same calls; the commit's answer is
-// "committed" or "conflict" (someone else committed first: reload and decide), errors are for the rest.
+// one. Every catalog (JDBC over PostgreSQL, REST) offers the same calls; the commit's answer is "committed" or
+// "conflict" (someone else committed first: reload and decide), errors are for the rest.
+//
+// Two kinds of catalog: one that only records locations (JDBC: the writer writes each metadata.json, the catalog
+// swaps the location), and one that writes the metadata itself (REST: the writer sends what changed and the
+// server writes the next metadata.json). Writers go through the *Version / CommitChange calls, which hand both
+// the locations and the metadata, so each kind takes what it needs; their defaults fit the first kind.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
+#include "iceberg/table_model.h"
 
 namespace sluice::iceberg {
 
@@ -20,6 +27,27 @@ struct TableIdent {
 
 enum class CommitOutcome { kCommitted, kConflict };
 const char* CommitOutcomeName(CommitOutcome o);  // "committed" / "conflict"
+
+// A table version as a catalog answers it: where its metadata.json is, and the metadata itself when the catalog
+// hands it over (REST's answers carry it; a JDBC catalog knows only the location and the file is read).
+struct TableVersion {
+  std::string metadata_location;
+  std::optional<TableMetadata> metadata;
+};
+
+// A commit: the version the writer started from and the one it made of it. `next_location` is the metadata.json
+// the writer already wrote, empty when the catalog writes the metadata (WritesMetadata()).
+struct TableChange {
+  const std::string& base_location;
+  const TableMetadata& base;
+  const TableMetadata& next;
+  std::string next_location;
+};
+
+struct CommitResult {
+  CommitOutcome outcome = CommitOutcome::kConflict;
+  TableVersion committed;  // when committed: the new version (from a REST catalog, as the server wrote it)
+};
 
 class Catalog {
  public:
@@ -41,6 +69,18 @@ class Catalog {
   virtual Result<std::vector<TableIdent>> ListTables(const std::vector<std::string>& ns) = 0;
   // Forgets the table (its files stay: purging is table care's job). UnknownTable when it is not there.
   virtual Status DropTable(const TableIdent& table) = 0;
+
+  // Whether the catalog writes each metadata.json itself from the changes it is sent (REST). When false the
+  // writer writes the file first and the catalog swaps locations.
+  virtual bool WritesMetadata() const { return false; }
+  // The current version, with its metadata when the catalog serves it. Default: LoadTable's location.
+  virtual Result<TableVersion> LoadTableVersion(const TableIdent& table);
+  // Records a new table. `metadata_location` is its first metadata.json, written already unless WritesMetadata().
+  // Default: CreateTable(table, metadata_location).
+  virtual Result<TableVersion> CreateTableVersion(const TableIdent& table, const TableMetadata& metadata,
+                                                  const std::string& metadata_location);
+  // Commits `change` if the table is still at its base. Default: CommitTable(base_location, next_location).
+  virtual Result<CommitResult> CommitChange(const TableIdent& table, const TableChange& change);
 };
 
 }  // namespace sluice::iceberg

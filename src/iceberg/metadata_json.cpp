@@ -31,6 +31,29 @@ json SpecFieldsToJson(const PartitionSpec& spec) {
   return fields;
 }
 
+json RefToJson(const SnapshotRef& ref) {
+  json jr = {{"snapshot-id", ref.snapshot_id}, {"type", ref.type}};
+  if (!ref.extra_json.empty()) {
+    json extra = json::parse(ref.extra_json, nullptr, false);
+    if (extra.is_object()) {
+      for (auto& [k, v] : extra.items()) jr[k] = v;
+    }
+  }
+  return jr;
+}
+
+json SnapshotToJson(const Snapshot& s) {
+  json js;
+  js["sequence-number"] = s.sequence_number;
+  js["snapshot-id"] = s.snapshot_id;
+  if (s.parent_snapshot_id) js["parent-snapshot-id"] = *s.parent_snapshot_id;
+  js["timestamp-ms"] = s.timestamp_ms;
+  js["summary"] = s.summary;
+  js["manifest-list"] = s.manifest_list;
+  if (s.schema_id) js["schema-id"] = *s.schema_id;
+  return js;
+}
+
 // Field access with messages that say which file and key was wrong.
 struct Reader {
   const std::string& what;
@@ -98,6 +121,8 @@ Result<PartitionSpec> SpecFromJson(int spec_id, const json& fields, const Reader
 
 std::string SchemaJson(const Schema& schema) { return SchemaToJson(schema).dump(); }
 std::string PartitionSpecFieldsJson(const PartitionSpec& spec) { return SpecFieldsToJson(spec).dump(); }
+std::string SnapshotJson(const Snapshot& snapshot) { return SnapshotToJson(snapshot).dump(); }
+std::string SnapshotRefJson(const SnapshotRef& ref) { return RefToJson(ref).dump(); }
 
 std::string WriteMetadataJson(const TableMetadata& m) {
   json j;
@@ -125,29 +150,10 @@ std::string WriteMetadataJson(const TableMetadata& m) {
   j["properties"] = m.properties;
   j["current-snapshot-id"] = m.current_snapshot_id.value_or(-1);
   json refs = json::object();
-  for (const auto& [name, ref] : m.refs) {
-    json jr = {{"snapshot-id", ref.snapshot_id}, {"type", ref.type}};
-    if (!ref.extra_json.empty()) {
-      json extra = json::parse(ref.extra_json, nullptr, false);
-      if (extra.is_object()) {
-        for (auto& [k, v] : extra.items()) jr[k] = v;
-      }
-    }
-    refs[name] = std::move(jr);
-  }
+  for (const auto& [name, ref] : m.refs) refs[name] = RefToJson(ref);
   j["refs"] = std::move(refs);
   json snapshots = json::array();
-  for (const auto& s : m.snapshots) {
-    json js;
-    js["sequence-number"] = s.sequence_number;
-    js["snapshot-id"] = s.snapshot_id;
-    if (s.parent_snapshot_id) js["parent-snapshot-id"] = *s.parent_snapshot_id;
-    js["timestamp-ms"] = s.timestamp_ms;
-    js["summary"] = s.summary;
-    js["manifest-list"] = s.manifest_list;
-    if (s.schema_id) js["schema-id"] = *s.schema_id;
-    snapshots.push_back(std::move(js));
-  }
+  for (const auto& s : m.snapshots) snapshots.push_back(SnapshotToJson(s));
   j["snapshots"] = std::move(snapshots);
   json slog = json::array();
   for (const auto& e : m.snapshot_log) slog.push_back({{"timestamp-ms", e.timestamp_ms}, {"snapshot-id", e.snapshot_id}});

@@ -18,5 +18,9 @@ Result<TableMetadata> ParseMetadataJson(const std::string& text, const std::stri
 // "partition-spec").
 std::string SchemaJson(const Schema& schema);
 std::string PartitionSpecFieldsJson(const PartitionSpec& spec);
+// One snapshot and one ref as metadata.json spells them (a REST commit's add-snapshot / set-snapshot-ref carry
+// the same objects).
+std::string SnapshotJson(const Snapshot& snapshot);
+std::string SnapshotRefJson(const SnapshotRef& ref);
 
 }  // namespace sluice::iceberg

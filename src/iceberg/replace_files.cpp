@@ -180,13 +180,16 @@ Result<AppendResult> CommitReplace(Catalog* catalog, ObjectStore* store, const L
                    WriteManifestList(plan.manifests, snapshot_id, m.current_snapshot_id, plan.sequence_number));
   RETURN_IF_ERROR(store->Put(list_location, new_list));
   attempt.locations.push_back(list_location);
-  int version = MetadataVersion(base.metadata_location);
-  if (version < 0) version = static_cast<int>(m.metadata_log.size());
-  const std::string new_location = fmt::format("{}/{:05}-{}.metadata.json", MetadataDir(m), version + 1, NewUuid());
-  RETURN_IF_ERROR(store->Put(new_location, WriteMetadataJson(plan.metadata)));
-  attempt.locations.push_back(new_location);
+  std::string new_location;  // stays empty for a catalog that writes the metadata itself (REST)
+  if (!catalog->WritesMetadata()) {
+    int version = MetadataVersion(base.metadata_location);
+    if (version < 0) version = static_cast<int>(m.metadata_log.size());
+    new_location = fmt::format("{}/{:05}-{}.metadata.json", MetadataDir(m), version + 1, NewUuid());
+    RETURN_IF_ERROR(store->Put(new_location, WriteMetadataJson(plan.metadata)));
+    attempt.locations.push_back(new_location);
+  }
 
-  auto outcome = catalog->CommitTable(base.ident, base.metadata_location, new_location);
+  auto outcome = catalog->CommitChange(base.ident, TableChange{base.metadata_location, m, plan.metadata, new_location});
   if (!outcome.ok()) {
     attempt.keep = true;  // the swap may have happened: what it names must stay
     return Status(outcome.status().code(),
@@ -195,11 +198,13 @@ Result<AppendResult> CommitReplace(Catalog* catalog, ObjectStore* store, const L
                               name, snapshot_id, outcome.status().message()));
   }
   AppendResult result;
-  result.outcome = *outcome;
-  if (*outcome == CommitOutcome::kCommitted) {
+  result.outcome = outcome->outcome;
+  if (outcome->outcome == CommitOutcome::kCommitted) {
     attempt.keep = true;
     result.snapshot_id = snapshot_id;
-    result.table = LoadedTable{base.ident, new_location, std::move(plan.metadata)};
+    TableVersion& committed = outcome->committed;
+    result.table = LoadedTable{base.ident, committed.metadata_location,
+                               committed.metadata ? std::move(*committed.metadata) : std::move(plan.metadata)};
     return result;
   }
   TableOperations ops(catalog, store);

@@ -74,18 +74,22 @@ Result<CommitOutcome> CommitMetadata(Catalog* catalog, ObjectStore* store, const
   if (next.metadata_log.size() > keep)
     next.metadata_log.erase(next.metadata_log.begin(),
                             next.metadata_log.begin() + static_cast<std::ptrdiff_t>(next.metadata_log.size() - keep));
-  int version = MetadataVersion(base.metadata_location);
-  if (version < 0) version = static_cast<int>(base.metadata.metadata_log.size());
-  const std::string location = fmt::format("{}/{:05}-{}.metadata.json", MetadataDir(next), version + 1, NewUuid());
-  RETURN_IF_ERROR(store->Put(location, WriteMetadataJson(next)));
-  auto outcome = catalog->CommitTable(base.ident, base.metadata_location, location);
+  std::string location;  // stays empty for a catalog that writes the metadata itself
+  if (!catalog->WritesMetadata()) {
+    int version = MetadataVersion(base.metadata_location);
+    if (version < 0) version = static_cast<int>(base.metadata.metadata_log.size());
+    location = fmt::format("{}/{:05}-{}.metadata.json", MetadataDir(next), version + 1, NewUuid());
+    RETURN_IF_ERROR(store->Put(location, WriteMetadataJson(next)));
+  }
+  auto outcome =
+      catalog->CommitChange(base.ident, TableChange{base.metadata_location, base.metadata, next, location});
   if (!outcome.ok()) {
     return Status(outcome.status().code(),
                   fmt::format("Iceberg table {}: the commit may or may not have happened ({}); nothing was deleted, "
                               "run the statement again", base.ident.ToString(), outcome.status().message()));
   }
-  if (*outcome == CommitOutcome::kConflict) (void)store->Delete(location);
-  return *outcome;
+  if (outcome->outcome == CommitOutcome::kConflict && !location.empty()) (void)store->Delete(location);
+  return outcome->outcome;
 }
 
 bool EndsWith(const std::string& s, const std::string& tail) {

@@ -59,7 +59,9 @@ std::string TableOperations::MetadataDir(const TableMetadata& m) const {
 }
 
 Result<LoadedTable> TableOperations::Load(const TableIdent& ident) {
-  ASSIGN_OR_RETURN(std::string location, catalog_->LoadTable(ident));
+  ASSIGN_OR_RETURN(TableVersion version, catalog_->LoadTableVersion(ident));
+  if (version.metadata) return LoadedTable{ident, version.metadata_location, std::move(*version.metadata)};
+  const std::string& location = version.metadata_location;
   auto text = store_->Get(location);
   if (!text.ok()) {
     return Status(text.status().code(), fmt::format("Iceberg table {}: reading its metadata {}: {}", ident.ToString(),
@@ -73,14 +75,17 @@ Result<LoadedTable> TableOperations::Create(const TableIdent& ident, const Schem
                                             const std::string& location,
                                             const std::map<std::string, std::string>& properties) {
   TableMetadata m = NewTableMetadata(schema, spec, location, properties, NowMs());
-  std::string metadata_location = fmt::format("{}/00000-{}.metadata.json", MetadataDir(m), NewUuid());
-  RETURN_IF_ERROR(store_->Put(metadata_location, WriteMetadataJson(m)));
-  Status st = catalog_->CreateTable(ident, metadata_location);
-  if (!st.ok()) {
-    (void)store_->Delete(metadata_location);
-    return st;
+  std::string metadata_location;  // stays empty for a catalog that writes the metadata itself
+  if (!catalog_->WritesMetadata()) {
+    metadata_location = fmt::format("{}/00000-{}.metadata.json", MetadataDir(m), NewUuid());
+    RETURN_IF_ERROR(store_->Put(metadata_location, WriteMetadataJson(m)));
   }
-  return LoadedTable{ident, metadata_location, std::move(m)};
+  auto version = catalog_->CreateTableVersion(ident, m, metadata_location);
+  if (!version.ok()) {
+    if (!metadata_location.empty()) (void)store_->Delete(metadata_location);
+    return version.status();
+  }
+  return LoadedTable{ident, version->metadata_location, version->metadata ? std::move(*version->metadata) : std::move(m)};
 }
 
 Result<StagedAppend> TableOperations::StageFiles(const LoadedTable& table, std::vector<FileToAppend> files) {
@@ -142,12 +147,16 @@ Result<AppendResult> TableOperations::CommitStaged(const LoadedTable& base, cons
   ASSIGN_OR_RETURN(std::string list_bytes,
                    WriteManifestList(plan.manifests, snapshot_id, m.current_snapshot_id, plan.sequence_number));
   RETURN_IF_ERROR(store_->Put(list_location, list_bytes));
-  int version = MetadataVersion(base.metadata_location);
-  if (version < 0) version = static_cast<int>(m.metadata_log.size());
-  std::string new_location = fmt::format("{}/{:05}-{}.metadata.json", MetadataDir(m), version + 1, NewUuid());
-  RETURN_IF_ERROR(store_->Put(new_location, WriteMetadataJson(plan.metadata)));
+  std::string new_location;  // stays empty for a catalog that writes the metadata itself
+  if (!catalog_->WritesMetadata()) {
+    int version = MetadataVersion(base.metadata_location);
+    if (version < 0) version = static_cast<int>(m.metadata_log.size());
+    new_location = fmt::format("{}/{:05}-{}.metadata.json", MetadataDir(m), version + 1, NewUuid());
+    RETURN_IF_ERROR(store_->Put(new_location, WriteMetadataJson(plan.metadata)));
+  }
 
-  auto outcome = catalog_->CommitTable(base.ident, base.metadata_location, new_location);
+  auto outcome =
+      catalog_->CommitChange(base.ident, TableChange{base.metadata_location, m, plan.metadata, new_location});
   if (!outcome.ok()) {
     return Status(outcome.status().code(),
                   fmt::format("Iceberg table {}: the commit of snapshot {} may or may not have happened ({}); reload "
@@ -155,14 +164,16 @@ Result<AppendResult> TableOperations::CommitStaged(const LoadedTable& base, cons
                               base.ident.ToString(), snapshot_id, outcome.status().message()));
   }
   AppendResult result;
-  result.outcome = *outcome;
-  if (*outcome == CommitOutcome::kCommitted) {
+  result.outcome = outcome->outcome;
+  if (outcome->outcome == CommitOutcome::kCommitted) {
     result.snapshot_id = snapshot_id;
-    result.table = LoadedTable{base.ident, new_location, std::move(plan.metadata)};
+    TableVersion& committed = outcome->committed;
+    result.table = LoadedTable{base.ident, committed.metadata_location,
+                               committed.metadata ? std::move(*committed.metadata) : std::move(plan.metadata)};
     return result;
   }
   // Lost the race: what this attempt wrote is referenced by nothing.
-  (void)store_->Delete(new_location);
+  if (!new_location.empty()) (void)store_->Delete(new_location);
   (void)store_->Delete(list_location);
   ASSIGN_OR_RETURN(result.table, Load(base.ident));
   return result;

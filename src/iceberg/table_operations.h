@@ -7,7 +7,8 @@
 //      later attempt.
 //   2. CommitStaged writes the manifest list (the new manifest, then the parent's manifests: a fast append) and the
 //      next metadata.json, then asks the catalog to swap the table's metadata location from the version the
-//      writer started from to the new one.
+//      writer started from to the new one. A catalog that writes the metadata itself (REST) is handed both
+//      versions instead (Catalog::CommitChange) and sends the difference; its answer is the new version.
 //
 // "conflict" means another writer committed first: the unreferenced manifest list and metadata.json are deleted,
 // the table is reloaded and handed back, and the caller decides (a stale task drops its staged files; otherwise it

@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "common/ascii.h"
+#include "iceberg/jdbc_catalog.h"
+#include "iceberg/rest_catalog.h"
 
 namespace sluice::lakehouse {
 
@@ -18,13 +20,23 @@ Result<std::shared_ptr<LakeConnection>> LakeCatalogs::Connect(const std::string&
   if (it != open_.end()) return it->second;
   ASSIGN_OR_RETURN(catalog::ExternalCatalogConfig config, store_.Resolve(name));
   auto conn = std::make_shared<LakeConnection>();
-  auto jdbc = iceberg::JdbcCatalog::Connect(config.uri, config.iceberg_name, config.jdbc_user, config.jdbc_password);
-  if (!jdbc.ok()) {
-    // The URI may carry a password: the message says where, not how.
-    return Status(jdbc.status().code(), "catalog " + config.name + ": cannot reach its JDBC catalog: " +
-                                            jdbc.status().message());
+  if (config.catalog_type == "rest") {
+    auto rest = iceberg::RestCatalog::Connect(
+        iceberg::RestCatalogOptions{config.uri, config.warehouse, config.token, config.credential});
+    if (!rest.ok()) {
+      return Status(rest.status().code(), "catalog " + config.name + ": cannot use its REST catalog: " +
+                                              rest.status().message());
+    }
+    conn->catalog = std::move(*rest);
+  } else {
+    auto jdbc = iceberg::JdbcCatalog::Connect(config.uri, config.iceberg_name, config.jdbc_user, config.jdbc_password);
+    if (!jdbc.ok()) {
+      // The URI may carry a password: the message says where, not how.
+      return Status(jdbc.status().code(), "catalog " + config.name + ": cannot reach its JDBC catalog: " +
+                                              jdbc.status().message());
+    }
+    conn->catalog = std::move(*jdbc);
   }
-  conn->catalog = std::move(*jdbc);
   conn->store = std::make_unique<iceberg::S3ObjectStore>(config.s3);
   conn->ops = std::make_unique<iceberg::TableOperations>(conn->catalog.get(), conn->store.get());
   conn->config = std::move(config);

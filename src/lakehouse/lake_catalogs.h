@@ -1,6 +1,6 @@
 #pragma once
 // The open doors to external (Iceberg) catalogs: for each catalog CREATE EXTERNAL CATALOG defined, one connection
-// to its JDBC catalog in PostgreSQL and one S3 client for its files, opened on first use and shared by every
+// to its catalog (JDBC in PostgreSQL, or a REST catalog) and one S3 client for its files, opened on first use and shared by every
 // session (JdbcCatalog serializes its own statements; TableOperations keeps no state of its own). DROP CATALOG
 // forgets the catalog's connection.
 #include <map>
@@ -10,7 +10,7 @@
 
 #include "catalog/external_catalog_store.h"
 #include "common/status.h"
-#include "iceberg/jdbc_catalog.h"
+#include "iceberg/catalog.h"
 #include "iceberg/object_store.h"
 #include "iceberg/table_operations.h"
 #include "lakehouse/lake_care_log.h"
@@ -29,7 +29,7 @@ struct LakeTableRef {
 
 struct LakeConnection {
   catalog::ExternalCatalogConfig config;
-  std::unique_ptr<iceberg::JdbcCatalog> catalog;
+  std::unique_ptr<iceberg::Catalog> catalog;  // JdbcCatalog or RestCatalog
   std::unique_ptr<iceberg::ObjectStore> store;
   std::unique_ptr<iceberg::TableOperations> ops;
 };

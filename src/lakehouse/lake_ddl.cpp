@@ -169,7 +169,10 @@ Status CreateLakeTable(LakeCatalogs& lakes, const sql::CreateTable& stmt) {
     if (stmt.if_not_exists) return Status::Ok();
     return Status::TableExists("Table '" + ref.ToString() + "' already exists");
   }
-  const std::string location = iceberg::DefaultTableLocation(conn->config.warehouse, {ref.db}, ref.table);
+  // A REST catalog without an S3 warehouse location places the table itself (its answer says where).
+  const bool warehouse_is_location = conn->config.warehouse.find("://") != std::string::npos;
+  const std::string location =
+      warehouse_is_location ? iceberg::DefaultTableLocation(conn->config.warehouse, {ref.db}, ref.table) : "";
   auto created = conn->ops->Create(ref.Ident(), *schema, *spec, location, properties);
   if (!created.ok()) {
     if (created.status().code() == StatusCode::kTableExists && stmt.if_not_exists) return Status::Ok();

@@ -92,6 +92,10 @@ def test_create_checks_the_list(s):
             f'"iceberg.catalog.uri" = "postgresql://127.0.0.1:{ok_port}/lake", '
             '"iceberg.catalog.warehouse" = "s3://b/w", "aws.s3.access_key" = "a", "aws.s3.secret_key" = "b")',
             "s3.us-east-1.amazonaws.com:443", "a catalog whose S3 endpoint (AWS by default) is outside the list")
+    refused(c, conn, 'CREATE EXTERNAL CATALOG lake3 PROPERTIES ("type" = "iceberg", "iceberg.catalog.type" = "rest", '
+            f'"iceberg.catalog.uri" = "http://127.0.0.1:{other_port}/catalog", "aws.s3.access_key" = "a", '
+            f'"aws.s3.secret_key" = "b", "aws.s3.endpoint" = "http://127.0.0.1:{ok_port}")', f"127.0.0.1:{other_port}",
+            "a REST catalog outside the list")
     # Nothing of the refused statements exists; the allowed job still runs and loaded nothing else.
     jobs = [r[1] for r in kh.query(conn, "SHOW ALL ROUTINE LOAD FROM d")]
     c.eq(sorted(jobs), ["rl_ok"], "only the allowed routine load exists")
