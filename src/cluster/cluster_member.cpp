@@ -7,6 +7,13 @@
 namespace sluice::cluster {
 
 Result<std::unique_ptr<ClusterMember>> ClusterMember::Start(ClusterOptions options) {
+  RETURN_IF_ERROR(CheckOptions(options));
+  auto member = std::unique_ptr<ClusterMember>(new ClusterMember(std::move(options)));
+  member->thread_ = std::thread([m = member.get()] { m->HeartbeatLoop(); });
+  return member;
+}
+
+Status ClusterMember::CheckOptions(const ClusterOptions& options) {
   RETURN_IF_ERROR(PgClient::CheckUri(options.uri));
   RETURN_IF_ERROR(CheckNodeName(options.identity.name));
   if (options.identity.address.empty())
@@ -15,9 +22,7 @@ Result<std::unique_ptr<ClusterMember>> ClusterMember::Start(ClusterOptions optio
   if (options.node_timeout <= options.heartbeat_interval)
     return Status::InvalidArgument("--node-timeout-seconds must be longer than the heartbeat interval (1 s); "
                                    "a few intervals (the default, 10) ride out a short pause");
-  auto member = std::unique_ptr<ClusterMember>(new ClusterMember(std::move(options)));
-  member->thread_ = std::thread([m = member.get()] { m->HeartbeatLoop(); });
-  return member;
+  return Status::Ok();
 }
 
 ClusterMember::ClusterMember(ClusterOptions options)

@@ -31,6 +31,8 @@ class ClusterMember : public NodeDirectory {
   // Checks the options (a URI libpq cannot read, a bad node name) and starts the heartbeat thread; it does not
   // wait for PostgreSQL.
   static Result<std::unique_ptr<ClusterMember>> Start(ClusterOptions options);
+  // Start's checks alone, for a server to make before it opens anything else.
+  static Status CheckOptions(const ClusterOptions& options);
   ~ClusterMember() override;
 
   // Stops the heartbeat and marks the node left (bounded by the connect and statement timeouts when PostgreSQL

@@ -30,7 +30,25 @@ Status PgClient::CheckUri(const std::string& uri) {
                                    "); write it as 'postgresql://user@host:5432/dbname' or "
                                    "'host=... port=... dbname=... user=...'");
   }
+  // libpq reads a port only when it connects; a typo there would otherwise be retried forever.
+  std::string bad_port;
+  for (PQconninfoOption* o = options; o->keyword != nullptr; o++) {
+    if (o->val == nullptr || std::string(o->keyword) != "port") continue;
+    std::string ports = o->val;
+    size_t start = 0;
+    while (start <= ports.size()) {
+      size_t end = ports.find(',', start);
+      std::string port = ports.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      bool digits = !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+      if (!port.empty() && (!digits || std::stoi(port) == 0 || std::stoi(port) > 65535)) bad_port = port;
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
   PQconninfoFree(options);
+  if (!bad_port.empty())
+    return Status::InvalidArgument("--cluster is not a PostgreSQL connection string or URI (its port '" + bad_port +
+                                   "' is not a number from 1 to 65535)");
   return Status::Ok();
 }
 

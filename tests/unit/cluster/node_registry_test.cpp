@@ -140,6 +140,14 @@ TEST(ClusterMemberTest, RefusesAUriLibpqCannotReadWithoutEchoingIt) {
   ASSERT_FALSE(member.ok());
   EXPECT_EQ(member.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(member.status().message().find("s3cret"), std::string::npos);
+  // libpq itself reads the port only when it connects: a typo there must not be retried forever.
+  options.uri = "postgresql://u:s3cret@host:notaport/db";
+  member = ClusterMember::Start(options);
+  ASSERT_FALSE(member.ok());
+  EXPECT_NE(member.status().message().find("'notaport' is not a number"), std::string::npos);
+  EXPECT_EQ(member.status().message().find("s3cret"), std::string::npos);
+  options.uri = "host=127.0.0.1 port=5432,5433 dbname=x";
+  EXPECT_TRUE(ClusterMember::CheckOptions(options).ok());
 }
 
 }  // namespace
