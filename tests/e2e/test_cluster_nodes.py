@@ -2,8 +2,9 @@
 
 - a server of its own answers SHOW NODES with one row for itself (alive), in the cluster's columns; it needs NODE
   or OPERATE on SYSTEM;
-- two nodes list each other alive; kill -9 of one shows it dead on the other once the node timeout has passed
-  (not before); started again it is alive; SIGTERM marks it left;
+- two nodes list each other alive (one given its URI in SLUICE_CLUSTER); kill -9 of one shows it dead on the other
+  once the node timeout has passed (not before); started again it is alive; SIGSTOP past the timeout: dead,
+  SIGCONT: alive; SIGTERM marks it left;
 - PostgreSQL going away does not stop a node: statements keep working, SHOW NODES says what is wrong, the log says
   so once per outage, and the node is alive again when PostgreSQL is back;
 - a --cluster URI libpq cannot read stops the start (exit 2) without echoing the URI's password.
@@ -55,9 +56,12 @@ def wait_until(what: str, fn, timeout: float = 20.0, interval: float = 0.2):
     raise AssertionError(f"timed out waiting for {what}; last: {last}")
 
 
-def node(name: str, pg: Postgres, **kw):
-    return suite.server(extra_args=["--cluster", pg.uri, "--node-name", name,
-                                    "--node-timeout-seconds", str(TIMEOUT)], **kw)
+def node(name: str, pg: Postgres, uri_from_env: bool = False, **kw):
+    """A cluster node; uri_from_env: the URI from SLUICE_CLUSTER (how a password stays out of `ps`)."""
+    args = ["--node-name", name, "--node-timeout-seconds", str(TIMEOUT), "--advertise", f"{name}.example:9030"]
+    if uri_from_env:
+        return suite.server(extra_args=args, extra_env={"SLUICE_CLUSTER": pg.uri}, **kw)
+    return suite.server(extra_args=["--cluster", pg.uri, *args], **kw)
 
 
 @suite.test(timeout=120)
@@ -87,12 +91,12 @@ def test_a_server_of_its_own_lists_itself(s):
 def test_two_nodes_see_each_other_alive_dead_and_left(s):
     with Postgres() as pg:
         n1 = node("n1", pg).start()
-        n2 = node("n2", pg, extra_env={}).start()
+        n2 = node("n2", pg, uri_from_env=True).start()
         for srv in (n1, n2):
             wait_until("both nodes alive on " + str(srv.mysql_port),
                        lambda srv=srv: states(srv) == {"n1": "alive", "n2": "alive"})
         rows = show_nodes(n2)
-        eq(rows["n1"]["Address"], f"{LOOPBACK}:{n1.mysql_port}", "n1's address as n2 sees it")
+        eq(rows["n1"]["Address"], "n1.example:9030", "n1's --advertise as n2 sees it")
         eq(pg.psql("SELECT count(*) FROM sluice_leases"), [["0"]], "no leases yet")
 
         # kill -9: no goodbye; n1 notices once the timeout has passed on PostgreSQL's clock.
@@ -106,6 +110,14 @@ def test_two_nodes_see_each_other_alive_dead_and_left(s):
         n2.start()
         wait_until("n2 alive again on n1", lambda: states(n1).get("n2") == "alive")
         wait_until("both alive on n2", lambda: states(n2) == {"n1": "alive", "n2": "alive"})
+
+        # SIGSTOP past the timeout: dead to the others; SIGCONT: its heartbeat makes it alive again.
+        os.kill(n1.proc.pid, signal.SIGSTOP)
+        try:
+            wait_until("a frozen n1 dead on n2", lambda: states(n2).get("n1") == "dead", timeout=TIMEOUT + 15)
+        finally:
+            os.kill(n1.proc.pid, signal.SIGCONT)
+        wait_until("n1 alive again after SIGCONT", lambda: states(n2).get("n1") == "alive")
 
         eq(n2.stop(signal.SIGTERM), 0, "n2's exit code after SIGTERM")
         eq(states(n1)["n2"], "left", "n2 after a clean shutdown")
