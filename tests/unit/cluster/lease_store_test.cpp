@@ -99,7 +99,7 @@ TEST_F(LeaseStoreTest, AnExpiredLeaseIsTakenOverAtTheNextEpoch) {
 // A holder paused past the node timeout (SIGSTOP, a long GC, a VM migration) loses its leases to a live node
 // before they expire; when it wakes up it can neither renew, release, nor pass the fence.
 TEST_F(LeaseStoreTest, APausedHolderWhoseEpochWasTakenCannotRenewOrPassTheFence) {
-  timeout_ = 1000ms;
+  timeout_ = 1500ms;
   Join("a");
   Join("b");
   auto pa = Connect(), pb = Connect();
@@ -111,7 +111,7 @@ TEST_F(LeaseStoreTest, APausedHolderWhoseEpochWasTakenCannotRenewOrPassTheFence)
   ASSERT_TRUE(refused.ok());
   EXPECT_FALSE(refused->acquired);
   // a pauses: only b heartbeats.
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 8; i++) {
     std::this_thread::sleep_for(250ms);
     Heartbeat("b");
   }

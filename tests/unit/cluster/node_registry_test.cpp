@@ -29,10 +29,10 @@ TEST(NodeRegistryTest, NodesAreAliveThenDeadWithoutHeartbeatsThenLeft) {
   PgClient& pgc = **c;
   ASSERT_TRUE(EnsureClusterTables(pgc).ok());
   ASSERT_TRUE(EnsureClusterTables(pgc).ok());  // idempotent
-  NodeRegistry registry(pgc, 1000ms);
+  NodeRegistry registry(pgc, 1500ms);
   ASSERT_TRUE(registry.Join({"a", "10.0.0.1:9030", "0.1.0"}, "ia").ok());
   ASSERT_TRUE(registry.Join({"b", "10.0.0.2:9030", "0.1.0"}, "ib").ok());
-  LeaseStore leases(pgc, 1000ms);
+  LeaseStore leases(pgc, 1500ms);
   ASSERT_TRUE(leases.Acquire("pipe:1", "a", 60s)->acquired);
   ASSERT_TRUE(leases.Acquire("pipe:2", "a", 60s)->acquired);
 
@@ -45,7 +45,7 @@ TEST(NodeRegistryTest, NodesAreAliveThenDeadWithoutHeartbeatsThenLeft) {
   EXPECT_EQ(nodes["b"].leases, 0);
   EXPECT_EQ(nodes["a"].last_heartbeat.size(), 19u);  // 'YYYY-MM-DD HH:MM:SS'
 
-  for (int i = 0; i < 6; i++) {  // only a heartbeats
+  for (int i = 0; i < 8; i++) {  // only a heartbeats
     std::this_thread::sleep_for(250ms);
     ASSERT_EQ(*registry.Heartbeat("a", "ia"), HeartbeatOutcome::kRecorded);
   }
