@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
       "          --http-tls, --tls-cert FILE, --tls-key FILE, --require-secure-transport, --load-workers N (4),\n"
       "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
       "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any),\n"
-      "          --iceberg-care-check-seconds N (60).\n"
+      "          --iceberg-care-check-seconds N (60),\n"
+      "          --cluster URI, --node-name NAME, --advertise HOST:PORT, --node-timeout-seconds N (10).\n"
       "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
@@ -137,6 +138,24 @@ int main(int argc, char** argv) {
                         "Unset: any host (the log says so). Also read from SLUICE_ALLOW_EGRESS.")
           ->envname("SLUICE_ALLOW_EGRESS")
           ->delimiter(',');
+
+  serve->add_option("--cluster", opts.cluster_uri,
+                    "Join a cluster: the PostgreSQL database (libpq URI or connection string, e.g. "
+                    "postgresql://sluice@10.0.0.5:5432/sluice) every node of the cluster shares. The node creates "
+                    "its tables there when missing, heartbeats every second and shows up in SHOW NODES; PostgreSQL "
+                    "being unreachable is retried, never fatal. Also read from SLUICE_CLUSTER (keeps a password out "
+                    "of the process list); PGPASSWORD and ~/.pgpass work too. docs/cluster.md.")
+      ->envname("SLUICE_CLUSTER");
+  serve->add_option("--node-name", opts.node_name,
+                    "This node's name in the cluster, unique per node (default: hostname:mysql-port).");
+  serve->add_option("--advertise", opts.advertise,
+                    "host:port other nodes and clients reach this node's MySQL port at (default: bind:mysql-port, "
+                    "the hostname when binding 0.0.0.0).");
+  serve->add_option("--node-timeout-seconds", opts.node_timeout_seconds,
+                    "A node whose last heartbeat is older than this (on PostgreSQL's clock) is dead, and the leases "
+                    "it holds may be taken over.")
+      ->check(CLI::Range(2, 3600))
+      ->capture_default_str();
 
   int thread_stack_mb = kDefaultThreadStackMb;
   serve->add_option("--thread-stack-mb", thread_stack_mb,

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/test_points.h"
 #include "common/version.h"
+#include "cluster/cluster_member.h"
 #include "executor/engine.h"
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
@@ -47,6 +48,25 @@ int RunServe(const ServeOptions& options) {
   s3.timeout_seconds = options.s3_timeout_seconds;
   s3.retries = options.s3_retries;
   source::SetS3ClientSettings(s3);  // before any volume is opened
+
+  // SHOW NODES' answer: the cluster's nodes, or this one. The options are checked before anything opens; a
+  // cluster node joins from its own thread once the engine is up and never waits for PostgreSQL: an unreachable
+  // database is an outage the heartbeat rides out.
+  cluster::NodeIdentity identity;
+  identity.name = options.node_name.empty() ? cluster::DefaultNodeName(options.mysql_port) : options.node_name;
+  identity.address =
+      options.advertise.empty() ? cluster::DefaultAdvertiseAddress(options.bind, options.mysql_port) : options.advertise;
+  identity.version = kSluiceVersion;
+  cluster::ClusterOptions cluster_options;
+  cluster_options.uri = options.cluster_uri;
+  cluster_options.identity = identity;
+  cluster_options.node_timeout = std::chrono::seconds(options.node_timeout_seconds);
+  if (!options.cluster_uri.empty()) {
+    if (Status st = cluster::ClusterMember::CheckOptions(cluster_options); !st.ok()) {
+      log::Error("serve", "{}", st.message());
+      return 2;
+    }
+  }
 
   // Signals are taken by this thread alone (sigwait below); every thread started later inherits the mask.
   sigset_t signals;
@@ -125,6 +145,23 @@ int RunServe(const ServeOptions& options) {
     return 2;
   }
 
+  std::unique_ptr<cluster::NodeDirectory> nodes;
+  cluster::ClusterMember* member = nullptr;
+  if (!options.cluster_uri.empty()) {
+    auto started_member = cluster::ClusterMember::Start(cluster_options);
+    if (!started_member.ok()) {
+      log::Error("serve", "{}", started_member.status().message());
+      return 2;
+    }
+    log::Info("serve", "cluster node '{}' (advertised as {}) joining {}", identity.name, identity.address,
+              cluster::PgClient::Describe(options.cluster_uri));
+    member = started_member->get();
+    nodes = std::move(*started_member);
+  } else {
+    nodes = std::make_unique<cluster::LocalNodeDirectory>(identity, std::chrono::system_clock::now());
+  }
+  (*engine)->set_node_directory(nodes.get());
+
   server::MysqlServer::Options mysql_options;
   mysql_options.bind = options.bind;
   mysql_options.port = options.mysql_port;
@@ -195,6 +232,7 @@ int RunServe(const ServeOptions& options) {
   duckdb_memory.Stop();
   mysql.Stop();
   engine->reset();  // closes DuckDB cleanly (checkpoint) before the lock is released
+  if (member != nullptr) member->Stop();  // marked left (and its leases released) once its work has stopped
   if (reopen) return kServeReopenDatabase;
   log::Info("serve", "stopped");
   return 0;

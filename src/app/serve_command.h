@@ -29,6 +29,12 @@ struct ServeOptions {
   int iceberg_care_check_seconds = 60;           // --s3-retries: tries after the first for transient S3 failures, per request
   // --allow-egress (or SLUICE_ALLOW_EGRESS): the hosts statements may make the server connect to; unset: any.
   std::optional<std::string> allow_egress;
+  // --cluster (or SLUICE_CLUSTER): the PostgreSQL database the nodes of a cluster share; empty: a server of its
+  // own. docs/cluster.md.
+  std::string cluster_uri;
+  std::string node_name;   // --node-name; empty: hostname:mysql-port
+  std::string advertise;   // --advertise host:port; empty: bind:mysql-port
+  int node_timeout_seconds = 10;  // --node-timeout-seconds: a node silent this long is dead
 };
 
 // RunServe's answer when DuckDB stopped the database after a failed write and the disk has room again: the caller

@@ -169,6 +169,7 @@ Result<std::unique_ptr<Session>> Engine::NewSession(uint32_t connection_id, std:
                                               std::move(user), std::move(client_host), *volumes_, scratch_dir_, *settings_,
                                               *accounts_, *guard_, std::move(principal));
   session->set_lakes(lakes_.get());
+  session->set_nodes(nodes_);
   if (!database.empty()) RETURN_IF_ERROR(session->UseDatabase(database));
   return std::unique_ptr<Session>(std::move(session));
 }

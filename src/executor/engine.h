@@ -14,6 +14,7 @@
 #include "catalog/server_settings.h"
 #include "catalog/external_catalog_store.h"
 #include "catalog/volume_store.h"
+#include "cluster/node_directory.h"
 #include "lakehouse/iceberg_sink.h"
 #include "lakehouse/lake_catalogs.h"
 #include "lakehouse/lake_care_policy.h"
@@ -60,6 +61,9 @@ class Engine : public SessionFactory {
   storage::StorageHealth& storage_health() { return db_->health(); }
   // The database itself, for the server's own monitoring connection (DuckDB's memory, app/metrics_endpoint.cpp).
   storage::Database& database() { return *db_; }
+  // What SHOW NODES lists: the cluster (cluster::ClusterMember) or the local node. Set before sessions open;
+  // it must outlive the engine's sessions.
+  void set_node_directory(cluster::NodeDirectory* nodes) { nodes_ = nodes; }
 
  private:
   Engine() = default;
@@ -77,6 +81,7 @@ class Engine : public SessionFactory {
   std::unique_ptr<auth::AccountStore> accounts_;
   std::unique_ptr<SqlGuard> guard_;
   std::string scratch_dir_;
+  cluster::NodeDirectory* nodes_ = nullptr;
   SessionRegistry registry_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -345,7 +345,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
                     std::holds_alternative<sql::ShowPartitions>(stmt) || std::holds_alternative<sql::ShowCatalog>(stmt) ||
                     std::holds_alternative<sql::ShowExternalCatalogs>(stmt) ||
                     std::holds_alternative<sql::ShowCreateCatalog>(stmt) ||
-                    std::holds_alternative<sql::NoOpStatement>(stmt);
+                    std::holds_alternative<sql::NoOpStatement>(stmt) || std::holds_alternative<sql::ShowNodes>(stmt);
   if (!passes_through && !reads_only && !Autocommit()) CommitOpenTransaction();
   return std::visit(
       Overloaded{
@@ -434,6 +434,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::DropExternalCatalog& s) { return RunCatalog(s); },
           [&](const sql::ShowExternalCatalogs& s) { return RunCatalog(s); },
           [&](const sql::ShowCreateCatalog& s) { return RunCatalog(s); },
+          [&](const sql::ShowNodes&) { return ShowNodes(); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);

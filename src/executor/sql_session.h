@@ -11,6 +11,7 @@
 
 #include "auth/account_store.h"
 #include "catalog/catalog.h"
+#include "cluster/node_directory.h"
 #include "catalog/server_settings.h"
 #include "catalog/volume_store.h"
 #include "executor/access_control.h"
@@ -49,6 +50,8 @@ class SqlSession : public Session {
   void EnableRowStreaming() override { stream_rows_ = true; }
   // The engine's doors to external (Iceberg) catalogs; without them CREATE EXTERNAL CATALOG is refused.
   void set_lakes(lakehouse::LakeCatalogs* lakes);
+  // What SHOW NODES lists (cluster_statements.cpp); without one SHOW NODES is refused.
+  void set_nodes(cluster::NodeDirectory* nodes) { nodes_ = nodes; }
 
  private:
   Result<StatementResult> Run(const sql::Statement& stmt);
@@ -65,6 +68,7 @@ class SqlSession : public Session {
   Result<StatementResult> AlterTable(const sql::AlterTable& s);
   Result<StatementResult> ShowPartitions(const sql::ShowPartitions& s);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
+  Result<StatementResult> ShowNodes();
   // show_catalog.cpp: SHOW INDEX / TABLE STATUS / CREATE DATABASE / FULL COLUMNS from information_schema's rows.
   Result<StatementResult> ShowCatalogStatement(const sql::ShowCatalog& s);
   Result<StatementResult> ShowFullColumns(const sql::QualifiedName& name);
@@ -173,6 +177,7 @@ class SqlSession : public Session {
   std::shared_ptr<SessionActivity> activity_;  // what SHOW PROCESSLIST shows and KILL stops
   bool stream_rows_ = false;
   lakehouse::LakeCatalogs* lakes_ = nullptr;
+  cluster::NodeDirectory* nodes_ = nullptr;  // SHOW NODES
   std::vector<Row> warnings_;  // the last statement's (Level, Code, Message), for SHOW WARNINGS
 };
 

@@ -215,6 +215,12 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             return a.RequireSystem("CREATE RESOURCE GROUP", "virtual clusters bound the whole server's work");
           },
           [&](const sql::ShowVclusters&) { return Status::Ok(); },
+          // As StarRocks' SHOW BACKENDS / FRONTENDS: NODE or OPERATE on SYSTEM (cluster_admin has both).
+          [&](const sql::ShowNodes&) -> Status {
+            if (a.Holds(ObjectRef{ObjectKind::kSystem, "", ""}, "NODE")) return Status::Ok();
+            return a.RequireSystem("OPERATE", "SHOW NODES lists the servers of the cluster and their addresses; an "
+                                              "administrator can run GRANT NODE ON SYSTEM TO USER ...");
+          },
           [&](const sql::AccountStatement&) { return Status::Ok(); },  // checked where it runs
           [&](const sql::Kill&) { return Status::Ok(); },  // the registry's kill policy (Engine::Open)
           // ADD / DROP PARTITION are ALTER TABLE, as in StarRocks (DROP PARTITION also deletes the rows).

@@ -200,6 +200,9 @@ struct Kill {
   bool connection = true;
 };
 
+// SHOW NODES: the nodes of the cluster (or the one local node), with their state and leases.
+struct ShowNodes {};
+
 struct PassThrough { std::string sql; };  // already translated for DuckDB
 
 // LOCK TABLES / UNLOCK TABLES / FLUSH ... (what dump tools send): accepted, nothing done (dump_statement_parser.cpp).
@@ -235,6 +238,6 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
                                ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
                                NoOpStatement, AlterTable, ShowCatalog, CreateExternalCatalog,
-                               ShowExternalCatalogs, ShowCreateCatalog, DropExternalCatalog>;
+                               ShowExternalCatalogs, ShowCreateCatalog, DropExternalCatalog, ShowNodes>;
 
 }  // namespace sluice::sql

@@ -9,7 +9,7 @@ namespace {
 constexpr std::string_view kShowForms =
     "one of DATABASES, SCHEMAS, TABLES, TABLES HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, "
     "CREATE ROUTINE LOAD, PIPES, VCLUSTERS, VARIABLES, STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, "
-    "CHARSET, PROCESSLIST, INDEX, KEYS, TABLE STATUS, CREATE DATABASE or PLUGINS (the SHOW statements Sluice "
+    "CHARSET, PROCESSLIST, NODES, INDEX, KEYS, TABLE STATUS, CREATE DATABASE or PLUGINS (the SHOW statements Sluice "
     "supports)";
 
 Result<std::optional<std::string>> OptionalLike(TokenStream& ts) {
@@ -194,6 +194,11 @@ Result<Statement> ParseShow(TokenStream& ts) {
     return ShowSystemStatement(ts, What::kCharset, false);
   }
   if (t.IsWord("PROCESSLIST")) return ShowSystemStatement(ts, What::kProcesslist, false, full);
+  if (t.IsWord("NODES")) {
+    ts.Next();
+    RETURN_IF_ERROR(ts.ExpectEnd());
+    return Statement{ShowNodes{}};
+  }
   return ts.Error(kShowForms);
 }
 

@@ -156,12 +156,18 @@ TEST(ShowTest, SystemInformation) {
   EXPECT_EQ(ParseAs<ShowSystem>("SHOW FULL PROCESSLIST").what, What::kProcesslist);
 }
 
+TEST(ShowTest, Nodes) {
+  ParseAs<ShowNodes>("SHOW NODES");
+  ParseAs<ShowNodes>("show nodes;");
+  EXPECT_EQ(ParseError("SHOW NODES LIKE 'n%'").code(), StatusCode::kSyntaxError);
+}
+
 TEST(ShowTest, Errors) {
   EXPECT_EQ(ParseError("SHOW STAGES").message(),
             "Syntax error at line 1, column 6 near 'STAGES': expected one of DATABASES, SCHEMAS, TABLES, TABLES "
             "HISTORY, COLUMNS, FIELDS, CREATE TABLE, ROUTINE LOAD, CREATE ROUTINE LOAD, PIPES, VCLUSTERS, VARIABLES, "
-            "STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET, PROCESSLIST, INDEX, KEYS, TABLE "
-            "STATUS, CREATE DATABASE or PLUGINS (the SHOW "
+            "STATUS, WARNINGS, ERRORS, ENGINES, COLLATION, CHARACTER SET, CHARSET, PROCESSLIST, NODES, INDEX, KEYS, "
+            "TABLE STATUS, CREATE DATABASE or PLUGINS (the SHOW "
             "statements Sluice supports)");
   EXPECT_EQ(ParseError("SHOW").code(), StatusCode::kSyntaxError);
   EXPECT_EQ(ParseError("SHOW GLOBAL TABLES").message(),

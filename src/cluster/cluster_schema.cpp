@@ -1,0 +1,47 @@
+#include "cluster/cluster_schema.h"
+
+namespace sluice::cluster {
+
+namespace {
+
+// Any constant shared by every node: the key of the advisory lock held while the tables are created.
+constexpr const char* kSchemaLockKey = "7305873260815041";
+
+constexpr const char* kCreateNodes =
+    "CREATE TABLE IF NOT EXISTS sluice_nodes ("
+    "name TEXT PRIMARY KEY, "
+    "address TEXT NOT NULL, "
+    "version TEXT NOT NULL, "
+    "started_at TIMESTAMPTZ NOT NULL, "
+    "last_heartbeat TIMESTAMPTZ NOT NULL, "
+    "state TEXT NOT NULL CHECK (state IN ('alive', 'left')), "
+    "incarnation TEXT NOT NULL)";
+constexpr const char* kCreateLeases =
+    "CREATE TABLE IF NOT EXISTS sluice_leases ("
+    "resource TEXT PRIMARY KEY, "
+    "holder TEXT, "
+    "epoch BIGINT NOT NULL CHECK (epoch > 0), "
+    "expires_at TIMESTAMPTZ NOT NULL, "
+    "acquired_at TIMESTAMPTZ)";
+constexpr const char* kCreateLeaseHolderIndex = "CREATE INDEX IF NOT EXISTS sluice_leases_holder ON sluice_leases (holder)";
+
+}  // namespace
+
+Status EnsureClusterTables(PgClient& pg) {
+  RETURN_IF_ERROR(pg.Begin());
+  const std::vector<std::string> statements = {"SELECT pg_advisory_xact_lock(" + std::string(kSchemaLockKey) + ")",
+                                               kCreateNodes, kCreateLeases, kCreateLeaseHolderIndex};
+  for (const std::string& sql : statements) {
+    if (auto r = pg.Exec(sql); !r.ok()) {
+      pg.Rollback();
+      return r.status();
+    }
+  }
+  return pg.Commit();
+}
+
+std::string UtcText(const std::string& t) {
+  return "to_char(" + t + " AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')";
+}
+
+}  // namespace sluice::cluster

@@ -1,0 +1,19 @@
+#pragma once
+// The cluster's own tables in its PostgreSQL database, created when missing (every node runs this when it joins;
+// an advisory lock keeps two nodes starting at once from racing on CREATE TABLE):
+//
+//   sluice_nodes  (name PK, address, version, started_at, last_heartbeat, state 'alive'|'left', incarnation)
+//   sluice_leases (resource PK, holder (NULL: released), epoch BIGINT, expires_at, acquired_at)
+//
+// Times are PostgreSQL's (now()), so whether a node is dead or a lease expired never depends on a node's clock.
+// Lease rows are never deleted: a resource's epoch only grows, so an old epoch can never become current again.
+#include "cluster/pg_client.h"
+
+namespace sluice::cluster {
+
+Status EnsureClusterTables(PgClient& pg);
+
+// `t` (a timestamptz expression) as Sluice shows times: UTC, 'YYYY-MM-DD HH:MM:SS'.
+std::string UtcText(const std::string& t);
+
+}  // namespace sluice::cluster
