@@ -9,17 +9,6 @@
 namespace sluice::iceberg {
 namespace {
 
-int64_t SummaryLong(const Snapshot* s, const char* key, int64_t fallback) {
-  if (s == nullptr) return 0;
-  auto it = s->summary.find(key);
-  if (it == s->summary.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
 }  // namespace
 
 Result<ManifestFile> AddedManifestEntry(const TableMetadata& table, const std::string& manifest_path,

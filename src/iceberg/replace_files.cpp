@@ -17,17 +17,6 @@ std::string MetadataDir(const TableMetadata& m) {
   return it != m.properties.end() ? it->second : m.location + "/metadata";
 }
 
-int64_t SummaryLong(const Snapshot* s, const char* key, int64_t fallback) {
-  if (s == nullptr) return 0;
-  auto it = s->summary.find(key);
-  if (it == s->summary.end()) return fallback;
-  try {
-    return std::stoll(it->second);
-  } catch (const std::exception&) {
-    return fallback;
-  }
-}
-
 // What this attempt wrote besides the staged files: deleted again when it does not commit.
 struct AttemptFiles {
   ObjectStore* store;

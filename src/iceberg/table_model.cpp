@@ -77,6 +77,17 @@ int64_t TableMetadata::IntProperty(const std::string& key, int64_t fallback) con
   }
 }
 
+int64_t SummaryLong(const Snapshot* s, const char* key, int64_t fallback) {
+  if (s == nullptr) return 0;
+  auto it = s->summary.find(key);
+  if (it == s->summary.end()) return fallback;
+  try {
+    return std::stoll(it->second);
+  } catch (const std::exception&) {
+    return fallback;
+  }
+}
+
 Summary CarriedSummaryKeys(const TableMetadata& metadata, const std::string& prefix) {
   Summary out;
   std::set<int64_t> seen;

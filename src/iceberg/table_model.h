@@ -116,6 +116,10 @@ struct TableMetadata {
   int64_t IntProperty(const std::string& key, int64_t fallback) const;
 };
 
+// A snapshot's numeric summary counter (total-records, total-data-files, ...): `fallback` when it is missing or not
+// a number (another writer may leave the optional counters out), 0 when there is no snapshot.
+int64_t SummaryLong(const Snapshot* s, const char* key, int64_t fallback);
+
 // The newest value of every summary key starting with `prefix` on the current snapshot's ancestry: what a commit
 // that must not lose writers' bookkeeping carries forward (every append carries the jobs' offsets, a replace
 // every sluice.* key).

@@ -6,7 +6,10 @@ import json
 import os
 import subprocess
 
-from s3_harness import S3rver
+from s3_harness import ACCESS_ID, S3rver
+
+BUCKET = "lake"
+SECRET = "S3RVER"
 
 CLIENTS = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clients"))
 
@@ -34,3 +37,41 @@ def error_of(cur, sql: str) -> str:
     except Exception as e:  # pymysql's OperationalError / ProgrammingError
         return str(e)
     raise AssertionError(f"expected an error from: {sql}")
+
+
+def query_error(conn, sql: str) -> str:
+    """The error `sql` fails with on a connection of kafka_harness; a statement that succeeds fails the test."""
+    import kafka_harness as kh
+    try:
+        kh.query(conn, sql)
+    except Exception as e:  # noqa: BLE001
+        return str(e)
+    raise AssertionError(f"expected an error from: {sql}")
+
+
+def setup_lake(conn, pg, s3: S3rver, *, job_database: str | None = "d"):
+    """Catalog `lake` (JDBC on `pg`, warehouse s3://lake/wh on `s3`), database lake.db, the table lake.db.events
+    partitioned by day(ts), and a Sluice database for the jobs."""
+    import kafka_harness as kh
+    kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
+        "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
+        "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
+        "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
+        "aws.s3.enable_path_style_access" = "true")""")
+    kh.query(conn, "CREATE DATABASE lake.db")
+    kh.query(conn, "CREATE TABLE lake.db.events (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT) "
+                   "PARTITION BY (day(ts))")
+    if job_database:
+        kh.query(conn, f"CREATE DATABASE {job_database}")
+
+
+def event_message(i: int) -> str:
+    """Event i as JSON: ids 1..N, ts over three days, amount i % 97."""
+    return json.dumps({"id": i, "name": f"n{i}", "ts": f"2024-05-0{1 + i % 3} 0{i % 10}:00:00", "amount": i % 97})
+
+
+def produce_events(broker, topic: str, ids_by_partition: dict[int, list[int]]):
+    import kafka_harness as kh
+    for p, ids in ids_by_partition.items():
+        if ids:
+            kh.produce(broker.bootstrap, topic, p, [event_message(i) for i in ids])

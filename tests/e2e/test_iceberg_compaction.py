@@ -32,32 +32,13 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import icebird  # noqa: E402
+from iceberg_harness import BUCKET, event_message, icebird, query_error, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
-from s3_harness import ACCESS_ID, S3rver  # noqa: E402
+from s3_harness import S3rver  # noqa: E402
 
 suite = TestSuite("test_iceberg_compaction")
-BUCKET = "lake"
-SECRET = "S3RVER"
 
 
-def error_of(conn, sql: str) -> str:
-    try:
-        kh.query(conn, sql)
-    except Exception as e:  # noqa: BLE001
-        return str(e)
-    raise AssertionError(f"expected an error from: {sql}")
-
-
-def setup_lake(conn, pg: Postgres, s3: S3rver):
-    kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
-        "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
-        "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
-        "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
-        "aws.s3.enable_path_style_access" = "true")""")
-    kh.query(conn, "CREATE DATABASE lake.db")
-    kh.query(conn, "CREATE TABLE lake.db.events (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT) "
-                   "PARTITION BY (day(ts))")
 
 
 def current_metadata(pg: Postgres) -> str:
@@ -97,7 +78,7 @@ def test_rewrite_after_inserts(t):
         s3.create_bucket(BUCKET)
         srv = t.server().start()
         conn = srv.connect()
-        setup_lake(conn, pg, s3)
+        setup_lake(conn, pg, s3, job_database=None)
         for k in range(6):  # each INSERT: one file in each of 3 day partitions
             kh.query(conn, f"INSERT INTO lake.db.events SELECT i, 'n' || i, TIMESTAMP '2024-05-01 10:00:00' + "
                            f"INTERVAL (i % 3) DAY, i % 97 FROM range({k * 200 + 1}, {(k + 1) * 200 + 1}) r(i)")
@@ -108,11 +89,11 @@ def test_rewrite_after_inserts(t):
         before = kh.scalar(conn, "SELECT snapshot_id FROM lake.db.events$snapshots ORDER BY committed_at DESC, "
                                  "snapshot_id LIMIT 1")
 
-        check("min_input_files must be at least 1" in error_of(
+        check("min_input_files must be at least 1" in query_error(
             conn, "ALTER TABLE lake.db.events EXECUTE rewrite_data_files(min_input_files = 0)"), "min_input_files 0")
-        check("takes target_file_size_bytes, min_input_files, min_file_size_bytes, not nope" in error_of(
+        check("takes target_file_size_bytes, min_input_files, min_file_size_bytes, not nope" in query_error(
             conn, "ALTER TABLE lake.db.events EXECUTE rewrite_data_files(nope = 1)"), "an unknown argument")
-        check("takes a whole number" in error_of(
+        check("takes a whole number" in query_error(
             conn, "ALTER TABLE lake.db.events EXECUTE rewrite_data_files('big')"), "a string for a size")
         eq(kh.query(conn, "ALTER TABLE lake.db.events EXECUTE rewrite_data_files(min_input_files = 7)"),
            [(0, 0, 0, 0)], "six small files per partition are fewer than min_input_files = 7: nothing to do")
@@ -152,9 +133,6 @@ def test_rewrite_after_inserts(t):
            "icebird after expire_snapshots")
 
 
-def message(i: int) -> str:
-    return json.dumps({"id": i, "name": f"n{i}", "ts": f"2024-05-0{1 + i % 3} 0{i % 10}:00:00", "amount": i % 97})
-
 
 @suite.test(timeout=400)
 def test_rewrite_beside_routine_load(t):
@@ -166,7 +144,7 @@ def test_rewrite_beside_routine_load(t):
         ids = list(range(next_id[0], next_id[0] + n))
         next_id[0] += n
         for p in range(partitions):
-            kh.produce(broker.bootstrap, "ev", p, [message(i) for i in ids if i % partitions == p])
+            kh.produce(broker.bootstrap, "ev", p, [event_message(i) for i in ids if i % partitions == p])
 
     def wait_count(want: int, timeout: float) -> int:
         end = time.monotonic() + timeout
@@ -183,7 +161,7 @@ def test_rewrite_beside_routine_load(t):
         # the rewrite stalls 5 s between its upload and its commit, once: a load commits meanwhile
         srv = t.server(extra_env={"SLUICE_TEST_POINTS": "iceberg_rewrite.after_upload=sleep:5000"}).start()
         conn = srv.connect()
-        setup_lake(conn, pg, s3)
+        setup_lake(conn, pg, s3, job_database=None)
         kh.query(conn, "CREATE DATABASE d")
         kh.query(conn, f"""CREATE ROUTINE LOAD d.ev_job ON lake.db.events COLUMNS (id, name, ts, amount)
 PROPERTIES ("format" = "json", "max_batch_interval" = "0.5", "iceberg.commit_interval_seconds" = "1")
@@ -264,7 +242,7 @@ def test_automatic_care_policy(t):
         s3.create_bucket(BUCKET)
         srv = t.server(extra_args=["--iceberg-care-check-seconds", "1"]).start()
         conn = srv.connect()
-        setup_lake(conn, pg, s3)  # lake.db.events: no policy
+        setup_lake(conn, pg, s3, job_database=None)  # lake.db.events: no policy
         kh.query(conn, """CREATE TABLE lake.db.cared (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT)
             PARTITION BY (day(ts)) PROPERTIES (
               "sluice.care.rewrite_data_files.min_input_files" = "4",

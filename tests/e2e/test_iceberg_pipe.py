@@ -25,45 +25,16 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import icebird  # noqa: E402
+from iceberg_harness import BUCKET, icebird, produce_events, query_error, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
-from s3_harness import ACCESS_ID, S3rver  # noqa: E402
+from s3_harness import S3rver  # noqa: E402
 
 suite = TestSuite("test_iceberg_pipe")
-BUCKET = "lake"
-SECRET = "S3RVER"
 PARTITIONS = 4
 
 
-def error_of(conn, sql: str) -> str:
-    try:
-        kh.query(conn, sql)
-    except Exception as e:  # noqa: BLE001
-        return str(e)
-    raise AssertionError(f"expected an error from: {sql}")
 
 
-def setup_lake(conn, pg: Postgres, s3: S3rver):
-    kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
-        "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
-        "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
-        "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
-        "aws.s3.enable_path_style_access" = "true")""")
-    kh.query(conn, "CREATE DATABASE lake.db")
-    kh.query(conn, "CREATE TABLE lake.db.events (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT) "
-                   "PARTITION BY (day(ts))")
-    kh.query(conn, "CREATE DATABASE d")
-
-
-def message(i: int) -> str:
-    day = 1 + i % 3
-    return json.dumps({"id": i, "name": f"n{i}", "ts": f"2024-05-0{day} 0{i % 10}:00:00", "amount": i % 97})
-
-
-def produce(broker, topic: str, ids_by_partition: dict[int, list[int]]):
-    for p, ids in ids_by_partition.items():
-        if ids:
-            kh.produce(broker.bootstrap, topic, p, [message(i) for i in ids])
 
 
 def create_pipe(name: str, bootstrap: str, topic: str, group: str, props: str, reset: str = "earliest") -> str:
@@ -136,28 +107,28 @@ def test_kafka_pipe_into_iceberg(t):
         conn = srv.connect()
         setup_lake(conn, pg, s3)
         by_p = {p: [i for i in range(1, total + 1) if i % PARTITIONS == p] for p in range(PARTITIONS)}
-        produce(broker, "ev", {p: ids[: per // 2] for p, ids in by_p.items()})
+        produce_events(broker, "ev", {p: ids[: per // 2] for p, ids in by_p.items()})
         create = create_pipe("d.ev_pipe", broker.bootstrap, "ev", "g1", "ICEBERG_COMMIT_INTERVAL_IN_SECONDS = 2")
 
         # privileges: INSERT on the Iceberg table, as for routine loads and INSERT INTO lake.db.events
         kh.query(conn, "CREATE USER loader IDENTIFIED BY 'pw'")
         kh.query(conn, "GRANT SELECT ON ALL TABLES IN DATABASE lake.db TO USER loader")
         lcon = srv.connect(user="loader", password="pw")
-        denied = error_of(lcon, create)
+        denied = query_error(lcon, create)
         check("INSERT" in denied and "events" in denied, f"a user without INSERT on lake.db.events: {denied}")
         lcon.close()
         # refused: an unknown Iceberg table, a SELECT alias that is not a column, pacing into a DuckDB table
-        check("Unknown table" in error_of(conn, create.replace("lake.db.events", "lake.db.nope")),
+        check("Unknown table" in query_error(conn, create.replace("lake.db.events", "lake.db.nope")),
               "an unknown Iceberg table")
-        bad_alias = error_of(conn, create.replace("AS amount", "AS amt"))
+        bad_alias = query_error(conn, create.replace("AS amount", "AS amt"))
         check("'amt' is not a column of table 'lake.db.events'" in bad_alias, f"a bad alias: {bad_alias}")
         kh.query(conn, "CREATE TABLE d.plain (id BIGINT, name VARCHAR, ts DATETIME, amount INT)")
-        check("applies to pipes into Iceberg tables" in error_of(conn, create.replace("lake.db.events", "d.plain")),
+        check("applies to pipes into Iceberg tables" in query_error(conn, create.replace("lake.db.events", "d.plain")),
               "ICEBERG_COMMIT_INTERVAL_IN_SECONDS into a DuckDB table")
 
         kh.query(conn, create)
         wait_running(conn, "ev_pipe")
-        produce(broker, "ev", {p: ids[per // 2:] for p, ids in by_p.items()})
+        produce_events(broker, "ev", {p: ids[per // 2:] for p, ids in by_p.items()})
         started = time.monotonic()
         eq(wait_count(conn, total, 120), total, "every message loaded")
         elapsed = time.monotonic() - started
@@ -201,7 +172,7 @@ def test_kafka_pipe_into_iceberg(t):
         # DROP PIPE and CREATE PIPE with the same group go on where the table's offsets are
         kh.query(conn, "DROP PIPE d.ev_pipe")
         more = {p: [i for i in range(total + 1, total + 201) if i % PARTITIONS == p] for p in range(PARTITIONS)}
-        produce(broker, "ev", more)
+        produce_events(broker, "ev", more)
         # (RESET_KAFKA_GROUP_OFFSETS = 'none': the group's offsets, which the table holds, not the topic's start)
         kh.query(conn, create_pipe("d.ev_pipe2", broker.bootstrap, "ev", "g1", "", reset="none"))
         extra = sum(len(v) for v in more.values())
@@ -230,7 +201,7 @@ def test_sigkill_kafka_pipe(t):
         setup_lake(conn, pg, s3)
         by_p = {p: [i for i in range(1, total + 1) if i % PARTITIONS == p] for p in range(PARTITIONS)}
         chunk = per // rounds
-        produce(broker, "eo", {p: ids[:chunk] for p, ids in by_p.items()})
+        produce_events(broker, "eo", {p: ids[:chunk] for p, ids in by_p.items()})
         kh.query(conn, create_pipe("d.eo_pipe", broker.bootstrap, "eo", "g2",
                                    "BATCH_SIZE_PER_KAFKA_PARTITION = 150 ICEBERG_COMMIT_INTERVAL_IN_SECONDS = 0"))
         wait_running(conn, "eo_pipe")
@@ -245,7 +216,7 @@ def test_sigkill_kafka_pipe(t):
                 srv.kill_process()
                 srv.extra_env = {"SLUICE_TEST_POINTS": f"{name}=crash" + (f":{n}" if n else "")}
                 srv.start()
-                produce(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
+                produce_events(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
                 end = time.monotonic() + 60
                 while srv.alive() and time.monotonic() < end:
                     time.sleep(0.1)
@@ -254,7 +225,7 @@ def test_sigkill_kafka_pipe(t):
                 srv.extra_env = {}
                 srv.start()
             else:
-                produce(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
+                produce_events(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
                 time.sleep(1.2)
                 srv.restart(signal.SIGKILL)  # a kill at a random moment of the load
             conn = srv.connect()

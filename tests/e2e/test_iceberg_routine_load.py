@@ -25,47 +25,17 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import icebird  # noqa: E402
+from iceberg_harness import BUCKET, icebird, produce_events, query_error, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
-from s3_harness import ACCESS_ID, S3rver  # noqa: E402
+from s3_harness import S3rver  # noqa: E402
 
 suite = TestSuite("test_iceberg_routine_load")
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUCKET = "lake"
-SECRET = "S3RVER"
 PARTITIONS = 4
 
 
-def error_of(conn, sql: str) -> str:
-    try:
-        kh.query(conn, sql)
-    except Exception as e:  # noqa: BLE001
-        return str(e)
-    raise AssertionError(f"expected an error from: {sql}")
 
 
-def setup_lake(conn, pg: Postgres, s3: S3rver):
-    kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
-        "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
-        "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
-        "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
-        "aws.s3.enable_path_style_access" = "true")""")
-    kh.query(conn, "CREATE DATABASE lake.db")
-    kh.query(conn, "CREATE TABLE lake.db.events (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT) "
-                   "PARTITION BY (day(ts))")
-    kh.query(conn, "CREATE DATABASE d")
-
-
-def message(i: int) -> str:
-    # ids 1..N; ts over three days; amount i % 97
-    day = 1 + i % 3
-    return json.dumps({"id": i, "name": f"n{i}", "ts": f"2024-05-0{day} 0{i % 10}:00:00", "amount": i % 97})
-
-
-def produce(broker, topic: str, ids_by_partition: dict[int, list[int]]):
-    for p, ids in ids_by_partition.items():
-        if ids:
-            kh.produce(broker.bootstrap, topic, p, [message(i) for i in ids])
 
 
 def current_metadata(pg: Postgres, table: str) -> str:
@@ -115,7 +85,7 @@ def test_load_into_partitioned_table(t):
         conn = srv.connect()
         setup_lake(conn, pg, s3)
         # half before the job exists, half while it runs
-        produce(broker, "ev", {p: [i for i in range(1, total + 1) if i % PARTITIONS == p][: per // 2]
+        produce_events(broker, "ev", {p: [i for i in range(1, total + 1) if i % PARTITIONS == p][: per // 2]
                                for p in range(PARTITIONS)})
         create = f"""CREATE ROUTINE LOAD d.ev_job ON lake.db.events COLUMNS (id, name, ts, amount)
 PROPERTIES ("format" = "json", "desired_concurrent_number" = "2", "max_batch_interval" = "0.5",
@@ -128,19 +98,19 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         kh.query(conn, "GRANT SELECT ON ALL TABLES IN DATABASE lake.db TO USER loader")
         kh.query(conn, "GRANT CREATE TABLE ON DATABASE d TO USER loader")
         lcon = srv.connect(user="loader", password="pw")
-        check("INSERT" in error_of(lcon, create), "a user without INSERT on lake.db.events cannot create the job")
+        check("INSERT" in query_error(lcon, create), "a user without INSERT on lake.db.events cannot create the job")
         lcon.close()
         # refused: an unknown Iceberg table, an Iceberg-only property on a DuckDB table
-        check("Unknown table" in error_of(conn, create.replace("lake.db.events", "lake.db.nope")),
+        check("Unknown table" in query_error(conn, create.replace("lake.db.events", "lake.db.nope")),
               "an unknown Iceberg table")
         kh.query(conn, "CREATE TABLE d.plain (id BIGINT)")
-        check("applies to loads into Iceberg tables" in error_of(
+        check("applies to loads into Iceberg tables" in query_error(
             conn, create.replace("lake.db.events", "plain").replace("COLUMNS (id, name, ts, amount)", "")),
             "iceberg.commit_interval_seconds on a DuckDB table")
 
         kh.query(conn, create)
         kh.wait_state(conn, "d.ev_job", "RUNNING", 60)
-        produce(broker, "ev", {p: [i for i in range(1, total + 1) if i % PARTITIONS == p][per // 2:]
+        produce_events(broker, "ev", {p: [i for i in range(1, total + 1) if i % PARTITIONS == p][per // 2:]
                                for p in range(PARTITIONS)})
         started = time.monotonic()
         n = wait_count(conn, total, 120)
@@ -181,10 +151,10 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         # PAUSE / RESUME / STOP as for DuckDB tables
         kh.query(conn, "PAUSE ROUTINE LOAD FOR d.ev_job")
         kh.wait_state(conn, "d.ev_job", "PAUSED", 30)
-        check("cannot change the offsets" in error_of(
+        check("cannot change the offsets" in query_error(
             conn, 'ALTER ROUTINE LOAD FOR d.ev_job FROM KAFKA ("kafka_partitions" = "0", "kafka_offsets" = "0")'),
             "ALTER cannot move the offsets the table holds")
-        produce(broker, "ev", {0: [total + 4, total + 8]})  # ids total+4, total+8 ... land in partition 0
+        produce_events(broker, "ev", {0: [total + 4, total + 8]})  # ids total+4, total+8 ... land in partition 0
         time.sleep(2.0)
         eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.events"), total, "nothing loaded while PAUSED")
         kh.query(conn, "RESUME ROUTINE LOAD FOR d.ev_job")
@@ -215,7 +185,7 @@ def test_sigkill_at_commit_points(t):
         setup_lake(conn, pg, s3)
         by_p = {p: [i for i in range(1, total + 1) if i % PARTITIONS == p] for p in range(PARTITIONS)}
         chunk = per // rounds
-        produce(broker, "eo", {p: ids[:chunk] for p, ids in by_p.items()})
+        produce_events(broker, "eo", {p: ids[:chunk] for p, ids in by_p.items()})
         kh.query(conn, f"""CREATE ROUTINE LOAD d.eo_job ON lake.db.events COLUMNS (id, name, ts, amount)
 PROPERTIES ("format" = "json", "desired_concurrent_number" = "2", "max_batch_interval" = "0.2",
             "max_batch_rows" = "700", "iceberg.commit_interval_seconds" = "0")
@@ -236,7 +206,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "eo",
                 srv.kill_process()
                 srv.extra_env = {"SLUICE_TEST_POINTS": f"{name}=crash" + (f":{n}" if n else "")}
                 srv.start()
-                produce(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
+                produce_events(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
                 end = time.monotonic() + 60
                 while srv.alive() and time.monotonic() < end:
                     time.sleep(0.1)
@@ -245,7 +215,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "eo",
                 srv.extra_env = {}
                 srv.start()
             else:
-                produce(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
+                produce_events(broker, "eo", {p: ids[r * chunk:(r + 1) * chunk] for p, ids in by_p.items()})
                 time.sleep(0.3)
                 srv.restart(signal.SIGKILL)   # a kill at a random moment of the load
             conn = srv.connect()
