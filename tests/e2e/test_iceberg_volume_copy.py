@@ -2,8 +2,8 @@
 """One-shot COPY INTO an Iceberg table from a volume, exactly once (issue 16, part 3), with real parts: PostgreSQL 15
 (the JDBC catalog), s3rver (the volume's files and the table's) and npm's icebird (a reader Sluice did not write).
 
-- test_copy_csv_and_json: CSV files and JSON-lines files of an S3 volume loaded into lake.db.events (partitioned by
-  day(ts)) by one snapshot per statement whose summary lists the statement's files (sluice.files.copy); running the
+- test_copy_csv_and_json: CSV files and JSON-lines files of an S3 volume (and a CSV file through the transform form)
+  loaded into lake.db.events (partitioned by day(ts)) by one snapshot per statement whose summary lists the statement's files (sluice.files.copy); running the
   COPY again loads nothing and commits nothing; after expire_snapshots (the snapshots that list the files are gone)
   it still loads nothing; a new file loads alone; a bad row fails the statement and commits nothing; ON_ERROR =
   CONTINUE is refused; FORCE = TRUE loads a file again; icebird reads exactly the rows Sluice reads.
@@ -143,6 +143,17 @@ def test_copy_csv_and_json(t):
         c = Collector()
         check_rows(c, cur, pg, s3, ids, "after expire_snapshots and COPY again")
         c.done()
+
+        # the transform form: the SELECT list over the file's columns fills the table's by position
+        put_csv(s3, "t0.txt", list(range(431, 441)))
+        transform = ("COPY INTO lake.db.events FROM (SELECT CAST(column0 AS BIGINT), upper(column1), "
+                     "CAST(column2 AS TIMESTAMP), CAST(column3 AS INT) FROM VOLUME landing USING CSV "
+                     "FILES ('t0.txt') WHERE CAST(column0 AS BIGINT) % 2 = 0)")
+        eq([(r[0], r[2]) for r in q(cur, transform)], [("t0.txt", 5)], "the transform form loads the even ids")
+        eq(q(cur, "SELECT min(name), count(*) FROM lake.db.events WHERE id > 430"), [("N432", 5)],
+           "with the SELECT list applied")
+        eq(q(cur, transform), [], "and once")
+        ids += [i for i in range(431, 441) if i % 2 == 0]
 
         # FORCE loads a file again (as for DuckDB tables); a user without INSERT cannot COPY
         eq([(r[0], r[2]) for r in q(cur, "COPY INTO lake.db.events FROM VOLUME landing USING CSV FILES ('a3.csv') "
