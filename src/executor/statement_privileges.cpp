@@ -182,7 +182,12 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
                              "DROP");
           },
           [&](const sql::CopyIntoFromVolume& s) -> Status {
-            ASSIGN_OR_RETURN(std::string db, ResolveDb(s.db));
+            std::string db;
+            // COPY INTO catalog.db.table: INSERT on the Iceberg table, as for INSERT INTO it.
+            if (!s.catalog.empty()) db = s.catalog + "." + s.db;
+            else {
+              ASSIGN_OR_RETURN(db, ResolveDb(s.db));
+            }
             RETURN_IF_ERROR(a.RequireTable(db, s.table, "INSERT"));
             return a.Require(ObjectRef{ObjectKind::kStorageVolume, "", s.volume}, "USAGE");
           },

@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "executor/sql_session.h"
 #include "executor/result_rows.h"
+#include "lakehouse/lake_volume_copy.h"
 #include "load/volume_copy.h"
 #include "scheduler/routine_load_manager.h"
 #include "sql/lexer.h"
@@ -138,9 +139,18 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
     return Status::InvalidArgument("COPY INTO from a volume commits each file on its own and cannot run inside "
                                    "BEGIN ... COMMIT: COMMIT or ROLLBACK first");
   load::VolumeCopyRequest req;
-  ASSIGN_OR_RETURN(req.target.db, ResolveDb(s.db));
-  if (!catalog_.DatabaseExists(req.target.db))
-    return Status::UnknownDatabase("Unknown database '" + req.target.db + "'");
+  const bool lake = !s.catalog.empty();
+  if (lake) {
+    RETURN_IF_ERROR(RequireCatalogKnown(s.catalog));
+    if (s.db.empty())
+      return Status::InvalidArgument("COPY INTO " + s.catalog + "." + s.table + ": name the Iceberg table as " +
+                                     s.catalog + ".db.table");
+    req.target.db = s.db;
+  } else {
+    ASSIGN_OR_RETURN(req.target.db, ResolveDb(s.db));
+    if (!catalog_.DatabaseExists(req.target.db))
+      return Status::UnknownDatabase("Unknown database '" + req.target.db + "'");
+  }
   req.target.table = s.table;
   ASSIGN_OR_RETURN(req.target.format, load::BuildFileFormat(s.format, s.options));
   for (const auto& [name, type] : s.file_columns) {
@@ -154,7 +164,7 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
     }
   }
   req.target.continue_on_error = s.on_error == "CONTINUE";
-  if (req.target.continue_on_error) {
+  if (req.target.continue_on_error && !lake) {
     // An unknown table is reported by the load itself, as without ON_ERROR.
     if (auto table = catalog_.DescribeTable(req.target.db, req.target.table); table.ok())
       req.target.row_checks = load::VolumeRowChecksFor(*table);
@@ -165,11 +175,18 @@ Result<StatementResult> SqlSession::RunVolume(const sql::CopyIntoFromVolume& s) 
   req.regexp = s.regexp;
   req.subdirectory = s.subdirectory;
   req.force = s.force;
-  ASSIGN_OR_RETURN(ResultSet rs, load::CopyIntoFromVolume(*con_, req));
+  ResultSet rs;
+  if (lake) {
+    // One commit into the Iceberg table, the files' identities in its snapshot (lakehouse/lake_volume_copy.h).
+    ASSIGN_OR_RETURN(rs, lakehouse::CopyIntoLakeFromVolume(*lakes_, *con_, {s.catalog, s.db, s.table}, req,
+                                                           scratch_dir_ + "iceberg-write"));
+  } else {
+    ASSIGN_OR_RETURN(rs, load::CopyIntoFromVolume(*con_, req));
+  }
   int64_t total = 0;
   for (const auto& row : rs.rows) total += std::stoll(row[2].value_or("0"));
-  log::Info("copy", "COPY INTO {}.{} FROM VOLUME {}: {} file(s), {} row(s)", req.target.db, req.target.table,
-            req.volume.info.name, rs.rows.size(), total);
+  log::Info("copy", "COPY INTO {}{}.{} FROM VOLUME {}: {} file(s), {} row(s)", lake ? s.catalog + "." : "",
+            req.target.db, req.target.table, req.volume.info.name, rs.rows.size(), total);
   const uint16_t warnings = CopyWarnings(rs, warnings_);
   StatementResult r = Rows(std::move(rs));
   r.warnings = warnings;

@@ -487,7 +487,8 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
                                        const VolumeLoadTarget& t, bool force) {
   FileLoadLocks::Guard guard(GlobalFileLoadLocks(), volume.location.url + file.path + "\n" + t.db + "." + t.table);
   const int64_t start_ms = WallClockMs();
-  if (!force) {
+  const bool staged = !t.stage_sql.empty();
+  if (!force && !staged) {
     catalog::FileLoadRecord id;
     id.file_url = volume.location.url + file.path;
     id.target = t.db + "." + t.table;
@@ -530,7 +531,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     scratch.path = local = copy;
   }
   RETURN_IF_ERROR(TestPoint(PointsOf(t).after_download));
-  std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
+  std::string table_sql = staged ? t.stage_sql : QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
   catalog::FileLoadRecord record;
   record.file_url = volume.location.url + file.path;
   record.target = t.db + "." + t.table;
@@ -544,7 +545,10 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     std::vector<std::pair<std::string, std::string>> cols = t.file_columns;
     bool by_name = !cols.empty();
     if (cols.empty() && t.select_list.empty()) {
-      ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
+      if (staged) cols = t.stage_columns;
+      else {
+        ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
+      }
     }
     // A transform over a CSV file with a header reads the header's names, every value as text, as DuckDB would
     // (csv_header.h says why Sluice reads them itself).
@@ -588,6 +592,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
       record.first_error = (r.line > 0 ? "line " + std::to_string(r.line) + ": " : "") + r.reason;
     }
     record.status = counts.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
+    if (staged) return Status::Ok();  // recorded by the caller once its commit holds the rows
     int64_t now = WallClockMs();
     RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, record, now));
     catalog::LoadHistoryEntry h = FileHistory(t, record.file_url, start_ms, now);
@@ -781,16 +786,9 @@ Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVo
   return catalog::RecordFailedAttempt(con, h);
 }
 
-Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& req) {
-  const auto& t = req.target;
-  // The table must exist before any file is touched.
-  {
-    auto cols = TableColumns(con, t.db, t.table);
-    if (!cols.ok()) return cols.status();
-  }
-  ASSIGN_OR_RETURN(auto reader, source::OpenVolume(req.volume.location, req.volume.credentials));
+Result<std::vector<source::VolumeFile>> ChooseVolumeFiles(source::VolumeReader& reader, const VolumeCopyRequest& req) {
   bool recursive = req.volume.info.recursive || !req.files.empty();
-  auto listing = reader->List(req.subdirectory.value_or(""), recursive);
+  auto listing = reader.List(req.subdirectory.value_or(""), recursive);
   if (!listing.ok()) return VolumeStatus(req.volume, listing.status());
   auto listed = std::move(*listing);
   std::vector<source::VolumeFile> chosen;
@@ -818,6 +816,18 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   } else {
     chosen = std::move(listed);
   }
+  return chosen;
+}
+
+Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyRequest& req) {
+  const auto& t = req.target;
+  // The table must exist before any file is touched.
+  {
+    auto cols = TableColumns(con, t.db, t.table);
+    if (!cols.ok()) return cols.status();
+  }
+  ASSIGN_OR_RETURN(auto reader, source::OpenVolume(req.volume.location, req.volume.credentials));
+  ASSIGN_OR_RETURN(std::vector<source::VolumeFile> chosen, ChooseVolumeFiles(*reader, req));
   ResultSet rs;
   rs.AddColumn("file");
   rs.AddColumn("status");

@@ -60,6 +60,11 @@ struct VolumeLoadTarget {
   // (job empty, kind COPY).
   std::string job;
   std::string job_kind = "COPY";
+  // A load into an Iceberg table goes through a stage: when set, the file's rows go into this (TEMP) table, whose
+  // columns are `stage_columns` (name, DuckDB type), and nothing is recorded: the caller commits the stage and
+  // records the files after its commit (lakehouse/lake_volume_copy.h).
+  std::string stage_sql;
+  std::vector<std::pair<std::string, std::string>> stage_columns;
 };
 
 // FileLoadOutcome::status of a file gone or replaced between its listing and its download (Fetch answered NotFound
@@ -110,6 +115,10 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
                                                      const catalog::ResolvedVolume& volume,
                                                      const std::vector<source::VolumeFile>& files,
                                                      const VolumeLoadTarget& target, bool force);
+
+struct VolumeCopyRequest;
+// The files a COPY INTO names (FILES, REGEXP, SUBDIRECTORY, else all of the volume), as listed now.
+Result<std::vector<source::VolumeFile>> ChooseVolumeFiles(source::VolumeReader& reader, const VolumeCopyRequest& req);
 
 struct VolumeCopyRequest {
   VolumeLoadTarget target;

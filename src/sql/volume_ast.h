@@ -55,6 +55,7 @@ struct DropStorageObject {
 //   [FILES ('a.csv', ...) | REGEXP '...' | SUBDIRECTORY '...'] [ON_ERROR = CONTINUE|ABORT] [FORCE = TRUE|FALSE]
 // or COPY INTO [db.]table FROM (SELECT ... FROM VOLUME vol ... [WHERE ...]) [ON_ERROR = ...] [FORCE = ...]
 struct CopyIntoFromVolume {
+  std::string catalog;              // an external (Iceberg) catalog: COPY INTO catalog.db.table; empty: Sluice's own
   std::string db;                   // empty: the session's database
   std::string table;
   std::string volume;

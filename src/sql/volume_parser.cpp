@@ -176,14 +176,8 @@ Result<Statement> ParseCopyInto(TokenStream& ts) {
   Skip(ts, 2);  // COPY INTO
   CopyIntoFromVolume st;
   ASSIGN_OR_RETURN(QualifiedName table, ts.ExpectTableName("a table name"));
-  if (!table.catalog.empty() && AsciiLower(table.catalog) != "default_catalog")
-    // Files would need their identities in the snapshot summary to load once with the table as the truth (as
-    // the Kafka offsets are); until then, say what works.
-    return Status::NotSupported("loads into Iceberg tables are not supported yet from volumes: COPY INTO ... FROM "
-                                "VOLUME and volume pipes load a table of the server's own databases (INTO db.table). "
-                                "Load the files into one (COPY INTO db.stage ...), then INSERT INTO " +
-                                table.ToString() + " SELECT ... FROM db.stage (one commit); Kafka pipes and routine "
-                                "loads load Iceberg tables exactly once");
+  // COPY INTO catalog.db.table: a table of an external (Iceberg) catalog; the session checks that it is one.
+  if (!table.catalog.empty() && AsciiLower(table.catalog) != "default_catalog") st.catalog = table.catalog;
   st.db = table.db;
   st.table = table.name;
   RETURN_IF_ERROR(ts.ExpectWord("FROM"));

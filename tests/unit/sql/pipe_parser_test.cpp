@@ -45,7 +45,7 @@ TEST(PipeParserTest, KafkaPipeIntoACatalogTableKeepsTheCatalog) {
   EXPECT_EQ(own.table_db, "d");
   // volume loads into Iceberg tables are refused, saying what works
   EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO lake.ns.t FROM VOLUME v USING CSV").message().find(
-                "not supported yet from volumes"),
+                "volume pipes into Iceberg tables are not supported yet"),
             std::string::npos);
 }
 
