@@ -16,6 +16,7 @@
 #include "executor/sql_session.h"
 #include "executor/information_schema.h"
 #include "executor/volume_directory.h"
+#include "lakehouse/lake_bucket_function.h"
 #include "storage/json_nesting_guard.h"
 #include "storage/sandbox.h"
 
@@ -100,6 +101,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
     RETURN_IF_ERROR(RegisterReadKafka(*con));
     // The translator wraps the arguments of DuckDB's recursive JSON functions in it (common/json_nesting.h).
     RETURN_IF_ERROR(storage::RegisterJsonNestingGuard(*con));
+    // Appends to Iceberg tables partitioned by bucket(n, c) split their rows with it.
+    RETURN_IF_ERROR(lakehouse::RegisterIcebergBucketFunction(*con));
     ASSIGN_OR_RETURN(auto table_functions,
                      Names(*con, "SELECT DISTINCT lower(function_name) FROM duckdb_functions() "
                                  "WHERE function_type IN ('table', 'table_macro')"));

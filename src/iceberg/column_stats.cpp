@@ -98,9 +98,15 @@ Result<ColumnRanges> FillColumnMetrics(const Schema& schema, const std::vector<P
 }
 
 Result<std::vector<Value>> PartitionFromRanges(const Schema& schema, const PartitionSpec& spec,
-                                               const ColumnRanges& ranges, const DataFile& file) {
+                                               const ColumnRanges& ranges, const DataFile& file,
+                                               const std::map<size_t, Value>& given) {
   std::vector<Value> out;
-  for (const auto& pf : spec.fields) {
+  for (size_t i = 0; i < spec.fields.size(); i++) {
+    const PartitionField& pf = spec.fields[i];
+    if (auto g = given.find(i); g != given.end()) {
+      out.push_back(g->second);
+      continue;
+    }
     const Field* source = schema.FindById(pf.source_id);
     if (source == nullptr) {
       return Status::InvalidArgument(fmt::format("partition field {} reads column id {}, which is not in the schema",

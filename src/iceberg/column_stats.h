@@ -50,8 +50,10 @@ Result<ColumnRanges> FillColumnMetrics(const Schema& schema, const std::vector<P
                                        DataFile* file);
 
 // The partition tuple of a file with these ranges. InvalidArgument naming the column when the file spans more than
-// one partition (write one file per partition) or the transform (bucket) cannot be derived from a range.
+// one partition (write one file per partition) or the transform (bucket) cannot be derived from a range and
+// `given` (partition field index -> the value its writer computed for every row of the file) has no value for it.
 Result<std::vector<Value>> PartitionFromRanges(const Schema& schema, const PartitionSpec& spec,
-                                               const ColumnRanges& ranges, const DataFile& file);
+                                               const ColumnRanges& ranges, const DataFile& file,
+                                               const std::map<size_t, Value>& given = {});
 
 }  // namespace sluice::iceberg

@@ -1,12 +1,14 @@
 #include "lakehouse/lake_append.h"
 
 #include <filesystem>
+#include <map>
 
 #include "common/ascii.h"
 #include "common/log.h"
 #include "iceberg/column_stats.h"
 #include "iceberg/ids.h"
 #include "iceberg/parquet_write_sql.h"
+#include "lakehouse/lake_bucket_function.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -17,7 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The DuckDB expression that groups rows exactly as (or finer than) the partition transform does, so each group's
-// file lies in one partition.
+// file lies in one partition. For bucket it is the bucket number itself (the file's partition value: its column
+// ranges cannot tell it).
 Result<std::string> GroupKey(const iceberg::PartitionField& p, const iceberg::Field& source) {
   const std::string col = sql::QuoteIdentifier(source.name);
   const bool tz = source.type.id == iceberg::TypeId::kTimestampTz;
@@ -35,6 +38,7 @@ Result<std::string> GroupKey(const iceberg::PartitionField& p, const iceberg::Fi
         return "(" + col + " - (((" + col + " % " + w + ") + " + w + ") % " + w + "))";
       break;
     }
+    case iceberg::TransformKind::kBucket: return BucketExpressionSql(col, source.type, p.transform.param);
     default:
       break;
   }
@@ -54,6 +58,33 @@ struct Cleanup {
 };
 
 int64_t Int(const std::optional<std::string>& v) { return v ? std::stoll(*v) : 0; }
+
+// Per row group of `temp`: the bucket number of each bucket partition field (by index), the same for every row of
+// the group since the bucket expression is one of the group's keys.
+Result<std::map<int64_t, std::map<size_t, iceberg::Value>>> BucketValuesOfGroups(
+    storage::Connection& con, const std::string& temp, const iceberg::Schema& schema,
+    const iceberg::PartitionSpec& spec, const std::map<size_t, std::string>& bucket_keys) {
+  std::map<int64_t, std::map<size_t, iceberg::Value>> out;
+  if (bucket_keys.empty()) return out;
+  std::string select;
+  for (const auto& [index, key] : bucket_keys) select += ", any_value(" + key + ")";
+  ASSIGN_OR_RETURN(auto rows, con.Query("SELECT __sluice_group" + select + " FROM " + temp + " GROUP BY 1"));
+  for (const auto& row : rows.result_set->rows) {
+    auto& values = out[Int(row.at(0))];
+    size_t column = 1;
+    for (const auto& [index, key] : bucket_keys) {
+      const auto& cell = row.at(column++);
+      const iceberg::Field* source = schema.FindById(spec.fields[index].source_id);
+      ASSIGN_OR_RETURN(iceberg::Type type, spec.fields[index].transform.ResultType(source->type));
+      if (!cell) {
+        values[index] = iceberg::Value::Null(type);
+      } else {
+        values[index] = iceberg::Value{type, static_cast<int32_t>(std::stol(*cell))};
+      }
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -84,7 +115,8 @@ Result<iceberg::LoadedTable> LoadLakeTable(LakeConnection& conn, const LakeTable
 }
 
 Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, const iceberg::Schema& schema,
-                                                 const iceberg::PartitionSpec& spec, const std::string& path) {
+                                                 const iceberg::PartitionSpec& spec, const std::string& path,
+                                                 const std::map<size_t, iceberg::Value>& given) {
   ASSIGN_OR_RETURN(auto meta, con.Query("SELECT * REPLACE (CAST(min_is_exact AS VARCHAR) AS min_is_exact, "
                                         "CAST(max_is_exact AS VARCHAR) AS max_is_exact) FROM (" +
                                         iceberg::ParquetMetadataQuery(path) + ")"));
@@ -107,7 +139,7 @@ Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, cons
   f.local_path = path;
   f.data_file.file_path = path;
   ASSIGN_OR_RETURN(iceberg::ColumnRanges ranges, iceberg::FillColumnMetrics(schema, chunks, &f.data_file));
-  ASSIGN_OR_RETURN(f.data_file.partition, iceberg::PartitionFromRanges(schema, spec, ranges, f.data_file));
+  ASSIGN_OR_RETURN(f.data_file.partition, iceberg::PartitionFromRanges(schema, spec, ranges, f.data_file, given));
   return f;
 }
 
@@ -134,6 +166,7 @@ Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& targe
   for (const auto& c : targets) aliases += (aliases.empty() ? "" : ", ") + sql::QuoteIdentifier(c);
 
   std::string projection, keys;
+  std::map<size_t, std::string> bucket_keys;  // partition field index -> its bucket expression
   for (const auto& f : schema->fields) {
     const std::string col = sql::QuoteIdentifier(f.name);
     const std::string type = iceberg::DuckDbTypeName(f.type);
@@ -155,6 +188,7 @@ Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& targe
     if (!src) return Status::Internal("partition field " + p.name + " of " + name + " has no source column");
     ASSIGN_OR_RETURN(std::string key, GroupKey(p, *src));
     keys += (keys.empty() ? "" : ", ") + key + " NULLS FIRST";
+    if (!p.transform.monotonic()) bucket_keys[static_cast<size_t>(&p - spec->fields.data())] = key;
   }
   const std::string id = iceberg::NewUuid();
   std::string temp = "__sluice_lake_insert_";
@@ -176,12 +210,13 @@ Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& targe
   outcome.rows = static_cast<uint64_t>(rows);
   if (rows == 0 && !request.commit_when_empty) return outcome;  // nothing to commit: no empty snapshot
 
+  ASSIGN_OR_RETURN(auto group_buckets, BucketValuesOfGroups(con, temp, *schema, *spec, bucket_keys));
   std::vector<iceberg::FileToAppend> files;
   for (int64_t g = 1; g <= groups; g++) {
     const std::string path = (fs::path(cleanup.dir) / ("part-" + std::to_string(g) + ".parquet")).string();
     RETURN_IF_ERROR(con.Execute(iceberg::ParquetCopySql(
         *schema, "SELECT * FROM " + temp + " WHERE __sluice_group = " + std::to_string(g), path)));
-    ASSIGN_OR_RETURN(iceberg::FileToAppend f, DescribeParquetFile(con, *schema, *spec, path));
+    ASSIGN_OR_RETURN(iceberg::FileToAppend f, DescribeParquetFile(con, *schema, *spec, path, group_buckets[g]));
     files.push_back(std::move(f));
   }
   ASSIGN_OR_RETURN(iceberg::StagedAppend staged, conn.ops->StageFiles(table, std::move(files)));

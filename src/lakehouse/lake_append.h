@@ -47,9 +47,11 @@ Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& targe
                                  const AppendRequest& request, const std::string& work_dir);
 
 // A Parquet file DuckDB wrote on `con` with the table's field ids (iceberg::ParquetCopySql), as a file to stage:
-// its metrics from parquet_metadata() and its partition tuple from its column ranges.
+// its metrics from parquet_metadata() and its partition tuple from its column ranges, or from `given` for the
+// partition fields (by index) whose value ranges cannot tell (bucket).
 Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, const iceberg::Schema& schema,
-                                                 const iceberg::PartitionSpec& spec, const std::string& path);
+                                                 const iceberg::PartitionSpec& spec, const std::string& path,
+                                                 const std::map<size_t, iceberg::Value>& given = {});
 
 // Whether Sluice can append to the table: v2, every partition transform one Sluice writes.
 Status CheckAppendable(const iceberg::TableMetadata& metadata, const std::string& name);

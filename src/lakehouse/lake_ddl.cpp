@@ -4,6 +4,7 @@
 #include "common/ascii.h"
 #include "common/clock.h"
 #include "iceberg/table_builder.h"
+#include "lakehouse/lake_bucket_function.h"
 #include "sql/parser.h"
 
 namespace sluice::lakehouse {
@@ -152,10 +153,16 @@ Status CreateLakeTable(LakeCatalogs& lakes, const sql::CreateTable& stmt) {
   auto spec = iceberg::PartitionSpecFromTerms(*schema, terms);
   if (!spec.ok()) return Explain(spec.status(), what);
   for (const auto& f : spec->fields) {
-    if (f.transform.kind == iceberg::TransformKind::kBucket || f.transform.kind == iceberg::TransformKind::kVoid)
-      return Status::NotSupported(what + ": " + f.transform.ToString() +
-                                  " partitions are not supported yet (INSERT writes one file per partition value "
-                                  "from column ranges); use identity, year, month, day, hour or truncate");
+    if (f.transform.kind == iceberg::TransformKind::kVoid)
+      return Status::NotSupported(what + ": void partitions are not supported; use identity, year, month, day, "
+                                  "hour, bucket or truncate");
+    // Refused now rather than at the first INSERT: the column types whose values Sluice does not bucket.
+    if (f.transform.kind == iceberg::TransformKind::kBucket) {
+      const iceberg::Field* source = schema->FindById(f.source_id);
+      if (source == nullptr) return Status::Internal(what + ": partition field " + f.name + " has no column");
+      if (auto sql = BucketExpressionSql(source->name, source->type, f.transform.param); !sql.ok())
+        return Status::NotSupported(what + ": " + sql.status().message());
+    }
   }
   std::map<std::string, std::string> properties;
   for (const auto& [k, v] : stmt.properties) properties[k] = v;
