@@ -171,6 +171,27 @@ def wait4_child(proc: subprocess.Popen, timeout: float):
         time.sleep(0.002)
 
 
+def wait_for_count(srv, conn, table: str, rows: int, timeout: float, poll: float = 0.05) -> float:
+    """Polls count(*) of `table` (in the database bench unless qualified, as lake.bench.t) on a pymysql connection
+    until it reaches rows; returns the monotonic time it did. More rows than expected, a timeout or a server that
+    exited raise, with the server's log tail."""
+    name = table if "." in table else f"bench.{table}"
+    deadline = time.monotonic() + timeout
+    while True:
+        with conn.cursor() as cur:
+            cur.execute(f"SELECT count(*) FROM {name}")
+            count = int(cur.fetchone()[0])
+        if count >= rows:
+            if count != rows:
+                raise RuntimeError(f"{table}: {count} rows, expected {rows}")
+            return time.monotonic()
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{table}: only {count} of {rows} rows after {timeout:.0f}s:\n{srv.log_tail(20)}")
+        if not srv.alive():
+            raise RuntimeError(f"sluice exited:\n{srv.log_tail(30)}")
+        time.sleep(poll)
+
+
 def proc_cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()

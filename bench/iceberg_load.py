@@ -16,7 +16,7 @@ import sys
 import time
 
 from benchlib import (REPO, TABLE_DDL, Broker, count_messages, partition_payloads, proc_cpu_seconds, produce_topic,
-                      routine_load_sql)
+                      routine_load_sql, wait_for_count)
 
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 from harness import SluiceServer  # noqa: E402
@@ -36,22 +36,6 @@ def _s3_objects(s3: S3rver, prefix: str) -> int:
             if name.endswith("._S3rver_object") and os.path.relpath(dirpath, root).startswith(prefix):
                 n += 1
     return n
-
-
-def _wait_count(srv, cur, table: str, rows: int, timeout: float) -> float:
-    deadline = time.monotonic() + timeout
-    while True:
-        cur.execute(f"SELECT count(*) FROM {table}")
-        count = int(cur.fetchone()[0])
-        if count >= rows:
-            if count != rows:
-                raise RuntimeError(f"{table}: {count} rows, expected {rows}")
-            return time.monotonic()
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{table}: only {count} of {rows} rows after {timeout:.0f}s:\n{srv.log_tail(20)}")
-        if not srv.alive():
-            raise RuntimeError(f"sluice exited:\n{srv.log_tail(30)}")
-        time.sleep(0.1)
 
 
 def _create_target(cur, iceberg: bool, name: str, pg: Postgres, s3: S3rver) -> str:
@@ -97,7 +81,7 @@ def _steady_once(args, bootstrap: str, iceberg: bool, pg: Postgres, s3: S3rver) 
                 cur.execute(f"SELECT count(*) FROM {table}$snapshots")
                 commits_mid = int(cur.fetchone()[0])
             rows = rate * int(seconds)
-            secs = _wait_count(srv, cur, table, rows, 60 + rows / 1000) - t0
+            secs = wait_for_count(srv, conn, table, rows, 60 + rows / 1000, poll=0.1) - t0
             cpu = proc_cpu_seconds(srv.proc.pid) - cpu0
             out = {"rows": rows, "seconds": secs, "cpu_s_per_m": cpu / rows * 1e6,
                    "cpu_share": cpu / secs}
@@ -130,7 +114,7 @@ def _load_once(args, bootstrap: str, rows: int, iceberg: bool, run: int, pg: Pos
             t0 = time.monotonic()
             target = table if iceberg else name  # a DuckDB table is named in the job's database
             cur.execute(routine_load_sql(f"job_{name}", target, "json", bootstrap, TOPIC, args.concurrency, job_props))
-            secs = _wait_count(srv, cur, table, rows, 60 + rows / 1000) - t0
+            secs = wait_for_count(srv, conn, table, rows, 60 + rows / 1000, poll=0.1) - t0
             cpu, s3cpu = proc_cpu_seconds(srv.proc.pid) - cpu0, proc_cpu_seconds(s3.proc.pid) - s3cpu0
             out = {"seconds": secs, "rows_per_s": rows / secs, "cpu_s_per_m": cpu / rows * 1e6}
             if iceberg:

@@ -11,7 +11,7 @@ import threading
 import time
 
 from benchlib import (REPO, TABLE_DDL, Broker, count_messages, measure_kcat, partition_payloads, proc_cpu_seconds,
-                      proc_status_kib, produce_topic, routine_load_sql)
+                      proc_status_kib, produce_topic, routine_load_sql, wait_for_count)
 
 from kafka_clickhouse import clickhouse, render_clickhouse  # noqa: E402
 from volume_files import render_volume_files, volume_files  # noqa: E402
@@ -34,22 +34,6 @@ def query_one(conn, sql: str):
     with conn.cursor() as cur:
         cur.execute(sql)
         return cur.fetchone()
-
-
-def wait_for_count(srv: SluiceServer, conn, table: str, rows: int, timeout: float, poll: float = 0.05) -> float:
-    """Polls count(*) until it reaches rows; returns the monotonic time it did."""
-    deadline = time.monotonic() + timeout
-    while True:
-        count = int(query_one(conn, f"SELECT count(*) FROM bench.{table}")[0])
-        if count >= rows:
-            if count != rows:
-                raise RuntimeError(f"{table}: {count} rows, expected {rows}")
-            return time.monotonic()
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{table}: only {count} of {rows} rows after {timeout:.0f}s:\n{srv.log_tail(20)}")
-        if not srv.alive():
-            raise RuntimeError(f"sluice exited:\n{srv.log_tail(30)}")
-        time.sleep(poll)
 
 
 def percentile(sorted_values: list[float], q: float) -> float:

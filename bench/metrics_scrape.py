@@ -9,8 +9,8 @@ import base64
 import time
 import urllib.request
 
-from benchlib import TABLE_DDL, Broker, partition_payloads, proc_cpu_seconds, produce_topic
-from kafka_scenarios import start_server, wait_for_count
+from benchlib import TABLE_DDL, Broker, partition_payloads, proc_cpu_seconds, produce_topic, wait_for_count
+from kafka_scenarios import start_server
 
 
 def _scrape(port: int) -> bytes:

@@ -8,7 +8,7 @@ import statistics
 import time
 
 from benchlib import TABLE_DDL, Broker, count_messages, partition_payloads, produce_topic, routine_load_sql
-from kafka_scenarios import wait_for_count
+from benchlib import wait_for_count
 
 import os
 import sys
