@@ -109,6 +109,28 @@ std::string NormalizedLocation(const std::string& location) {
   return out;
 }
 
+Result<PropertiesResult> SetTableProperties(Catalog* catalog, ObjectStore* store, const TableIdent& ident,
+                                            const std::map<std::string, std::string>& properties, int64_t now_ms) {
+  TableOperations ops(catalog, store);
+  for (int attempt = 0; attempt < 10; attempt++) {
+    ASSIGN_OR_RETURN(LoadedTable base, ops.Load(ident));
+    TableMetadata next = base.metadata;
+    PropertiesResult result;
+    for (const auto& [key, value] : properties) {
+      auto it = next.properties.find(key);
+      if (it != next.properties.end() && it->second == value) continue;
+      next.properties[key] = value;
+      result.changed++;
+    }
+    if (result.changed == 0) return result;
+    next.last_updated_ms = std::max(now_ms, base.metadata.last_updated_ms);
+    ASSIGN_OR_RETURN(CommitOutcome outcome, CommitMetadata(catalog, store, base, std::move(next)));
+    if (outcome == CommitOutcome::kCommitted) return result;
+  }
+  return Status::Conflict("Iceberg table " + ident.ToString() +
+                          ": other writers kept committing first; no property was set, run the statement again");
+}
+
 Result<ExpireResult> ExpireSnapshots(Catalog* catalog, ObjectStore* store, const TableIdent& ident,
                                      int64_t older_than_ms, int retain_last, int64_t now_ms) {
   if (retain_last < 1) return Status::InvalidArgument("retain_last must be at least 1: the current snapshot stays");

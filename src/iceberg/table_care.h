@@ -16,6 +16,7 @@
 // Both read every kept snapshot's manifest list and manifests first; if any of them cannot be read, nothing is
 // deleted.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,15 @@ struct OrphanResult {
 
 Result<OrphanResult> RemoveOrphanFiles(Catalog* catalog, ObjectStore* store, const TableIdent& ident,
                                        int64_t older_than_ms);
+
+// Sets table properties (Spark's ALTER TABLE ... SET TBLPROPERTIES): one metadata-only commit, rebased on
+// whatever another writer committed meanwhile (properties conflict with no append). Values already in place are
+// not committed again: `changed` counts the others (0: no new metadata).
+struct PropertiesResult {
+  int64_t changed = 0;
+};
+Result<PropertiesResult> SetTableProperties(Catalog* catalog, ObjectStore* store, const TableIdent& ident,
+                                            const std::map<std::string, std::string>& properties, int64_t now_ms);
 
 // "bucket/key" for "s3://bucket/key", "s3a://bucket/key" and "/path" for "file:///path": one spelling per file.
 std::string NormalizedLocation(const std::string& location);

@@ -6,6 +6,7 @@
 #include "common/ascii.h"
 #include "iceberg/table_care.h"
 #include "iceberg/value.h"
+#include "lakehouse/lake_care_policy.h"
 #include "lakehouse/lake_rewrite.h"
 #include "sql/lexer.h"
 
@@ -16,7 +17,35 @@ namespace {
 constexpr const char* kSyntax =
     "write ALTER TABLE catalog.db.t EXECUTE expire_snapshots(older_than = '<time>', retain_last = <n>) or "
     "EXECUTE remove_orphan_files(older_than = '<time>') or EXECUTE rewrite_data_files(target_file_size_bytes = "
-    "<n>, min_input_files = <n>, min_file_size_bytes = <n>)";
+    "<n>, min_input_files = <n>, min_file_size_bytes = <n>) or SET (\"key\" = \"value\", ...)";
+
+// SET ("key" = "value" [, ...]) after the table name (StarRocks' ALTER TABLE ... SET), read up to the end.
+Status ParseSetProperties(sql::TokenReader& reader, LakeCare* care) {
+  care->procedure = "set_properties";
+  if (!reader.Next().IsSymbol("("))
+    return Status::InvalidArgument("ALTER TABLE " + care->table.ToString() + " SET takes (\"key\" = \"value\", ...)");
+  for (;;) {
+    const sql::Token key = reader.Next();
+    const sql::Token eq = reader.Next();
+    const sql::Token value = reader.Next();
+    auto quoted = [](const sql::Token& t) {
+      return t.kind == sql::TokenKind::kString || t.kind == sql::TokenKind::kDoubleQuoted;
+    };
+    if (!quoted(key) || !eq.IsSymbol("=") || !quoted(value))
+      return Status::InvalidArgument("ALTER TABLE " + care->table.ToString() +
+                                     " SET: properties are quoted pairs, (\"key\" = \"value\", ...)");
+    for (const auto& a : care->arguments)
+      if (a.name == key.text) return Status::InvalidArgument("SET: property " + key.text + " is given twice");
+    care->arguments.push_back(LakeCareArgument{key.text, value.text, true});
+    const sql::Token next = reader.Next();
+    if (next.IsSymbol(")")) break;
+    if (!next.IsSymbol(",")) return Status::InvalidArgument("SET: expected ',' or ')' after property " + key.text);
+  }
+  sql::Token t = reader.Next();
+  if (t.IsSymbol(";")) t = reader.Next();
+  if (t.kind != sql::TokenKind::kEnd) return Status::InvalidArgument("unexpected text after SET (...)");
+  return Status::Ok();
+}
 
 constexpr int64_t kHourMs = 3600 * 1000;
 constexpr int64_t kDayMs = 24 * kHourMs;
@@ -76,6 +105,10 @@ Result<std::optional<LakeCare>> ParseLakeCare(std::string_view sql,
   if (parts.size() != 3 || !is_external(parts[0])) return std::optional<LakeCare>();
   LakeCare care;
   care.table = LakeTableRef{parts[0], parts[1], parts[2]};
+  if (t.IsWord("SET")) {
+    RETURN_IF_ERROR(ParseSetProperties(reader, &care));
+    return std::optional<LakeCare>(std::move(care));
+  }
   if (!t.IsWord("EXECUTE"))
     return Status::NotSupported("ALTER TABLE on the Iceberg table " + care.table.ToString() +
                                 " runs table care only: " + kSyntax);
@@ -159,6 +192,24 @@ Result<ResultSet> RunUnlogged(LakeCatalogs& lakes, const LakeCare& care, int64_t
       rs.AddColumn(c, ValueType::kBigInt);
     rs.rows.push_back({std::to_string(r->expired_snapshots), std::to_string(r->deleted_manifest_lists),
                        std::to_string(r->deleted_manifests), std::to_string(r->deleted_data_files)});
+    return rs;
+  }
+  if (care.procedure == "set_properties") {
+    std::map<std::string, std::string> properties;
+    for (const auto& a : care.arguments) properties[a.name] = a.value;
+    // A sluice.care.* value the policy could not read is refused here rather than skipped by the policy later.
+    std::map<std::string, std::string> merged = table->metadata.properties;
+    for (const auto& [k, v] : properties) merged[k] = v;
+    std::vector<std::string> problems;
+    (void)CarePolicyOf(merged, &problems);
+    for (const auto& [k, v] : properties)
+      for (const auto& problem : problems)
+        if (problem.find(k) != std::string::npos) return Status::InvalidArgument(care.table.ToString() + ": " + problem);
+    auto r = iceberg::SetTableProperties(conn->catalog.get(), conn->store.get(), care.table.Ident(), properties,
+                                         now_ms);
+    if (!r.ok()) return prefixed(r.status());
+    rs.AddColumn("properties_set", ValueType::kBigInt);
+    rs.rows.push_back({std::to_string(r->changed)});
     return rs;
   }
   if (care.procedure == "rewrite_data_files") {

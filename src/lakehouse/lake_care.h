@@ -6,6 +6,8 @@
 //   ALTER TABLE catalog.db.t EXECUTE remove_orphan_files(['<older than>'] | older_than = '<time>')
 //   ALTER TABLE catalog.db.t EXECUTE rewrite_data_files([target_file_size_bytes = <n>] [, min_input_files = <n>]
 //                                                       [, min_file_size_bytes = <n>])   (positional in that order)
+//   ALTER TABLE catalog.db.t SET ("key" = "value" [, ...])   (table properties; procedure "set_properties", the
+//                                                             pairs as named arguments)
 //
 // Times are 'YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]', UTC without an offset. Defaults follow Iceberg's table
 // properties: expire_snapshots keeps snapshots younger than history.expire.max-snapshot-age-ms (5 days) and at
@@ -34,7 +36,7 @@ struct LakeCareArgument {
 
 struct LakeCare {
   LakeTableRef table;
-  std::string procedure;  // lower case: expire_snapshots, remove_orphan_files, rewrite_data_files
+  std::string procedure;  // lower case: expire_snapshots, remove_orphan_files, rewrite_data_files, set_properties
   std::vector<LakeCareArgument> arguments;
   std::string trigger = "manual";  // or "policy" (lake_care_policy.h): what the care log records
 };

@@ -194,11 +194,11 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
     return ParseControlRoutineLoad(ts);
   if (first.IsWord("SHOW") && IsShowRoutineLoad(ts)) return ParseShowRoutineLoad(ts);
   if (IsDumpStatement(ts)) return ParseDumpStatement(ts);  // before ALTER TABLE: ... DISABLE KEYS is a dump's
-  // ALTER TABLE catalog.db.t EXECUTE procedure(...): table care of an Iceberg table (lakehouse/lake_care.h), which
-  // the executor reads from the statement's text.
+  // ALTER TABLE catalog.db.t EXECUTE procedure(...) / SET (...): table care and properties of an Iceberg table
+  // (lakehouse/lake_care.h), which the executor reads from the statement's text.
   if (first.IsWord("ALTER") && second.IsWord("TABLE") && ts.Peek(2).IsIdentifier() && ts.Peek(3).IsSymbol(".") &&
       ts.Peek(4).IsIdentifier() && ts.Peek(5).IsSymbol(".") && ts.Peek(6).IsIdentifier() &&
-      ts.Peek(7).IsWord("EXECUTE"))
+      (ts.Peek(7).IsWord("EXECUTE") || ts.Peek(7).IsWord("SET")))
     return Statement{MakePassThrough(sql, session)};
   if (IsAlterTablePartition(ts)) return ParseAlterTablePartition(ts);
   if (IsAlterTable(ts)) return ParseAlterTable(ts);

@@ -293,6 +293,25 @@ def test_automatic_care_policy(t):
         eq(kh.query(conn, "SELECT procedure, trigger, outcome FROM lake.db.events$care"),
            [("expire_snapshots", "manual", "ok")], "a statement's care run is in $care too")
 
+        # ALTER TABLE ... SET turns a policy on for a table that has none
+        err = query_error(conn, 'ALTER TABLE lake.db.events SET ("sluice.care.rewrite_data_files.min_input_files" = "x")')
+        check("is not a whole number" in err, f"a malformed policy value is refused at SET: {err}")
+        err = query_error(conn, 'ALTER TABLE lake.db.events SET ("sluice.care.nonsense" = "1")')
+        check("unknown table property sluice.care.nonsense" in err, f"an unknown policy key is refused: {err}")
+        eq(kh.query(conn, 'ALTER TABLE lake.db.events SET ("sluice.care.rewrite_data_files.min_input_files" = "4", '
+                          '"sluice.care.interval_seconds" = "1", "owner" = "shop")'), [(3,)], "three properties set")
+        eq(kh.query(conn, 'ALTER TABLE lake.db.events SET ("owner" = "shop")'), [(0,)], "setting a value again changes nothing")
+        create = kh.query(conn, "SHOW CREATE TABLE lake.db.events")[0][1]
+        check('"sluice.care.rewrite_data_files.min_input_files" = "4"' in create and '"owner" = "shop"' in create,
+              f"SHOW CREATE TABLE shows the new properties: {create}")
+        wait_for(lambda: kh.scalar(conn, "SELECT count(*) FROM lake.db.events$files") == 3, 60,
+                 "the policy set by ALTER TABLE to merge the 12 files into 3")
+        eq(kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) FROM lake.db.events")[0], want,
+           "the rows after the policy's merge")
+        loc = pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'events'")[0][0]
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", loc)
+        eq(bird_totals(got), want, "and through icebird")
+
 
 def s3_objects(s3: S3rver, prefix: str) -> list[str]:
     root = os.path.join(s3.data_dir, BUCKET)
