@@ -18,6 +18,7 @@
 #include "common/test_points.h"
 #include "common/version.h"
 #include "cluster/cluster_member.h"
+#include "cluster/pg_account_replica.h"
 #include "executor/engine.h"
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
@@ -157,6 +158,9 @@ int RunServe(const ServeOptions& options) {
               cluster::PgClient::Describe(options.cluster_uri));
     member = started_member->get();
     nodes = std::move(*started_member);
+    // Users, roles and grants are the cluster's: a user created on one node logs in on every node.
+    (*engine)->accounts().AttachReplica(std::make_unique<cluster::PgAccountReplica>(options.cluster_uri),
+                                        std::chrono::seconds(1));
   } else {
     nodes = std::make_unique<cluster::LocalNodeDirectory>(identity, std::chrono::system_clock::now());
   }

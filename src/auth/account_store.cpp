@@ -395,7 +395,7 @@ Result<std::string> AccountStore::MakeCredential(AuthPlugin plugin, const Accoun
   return plugin == AuthPlugin::kNativePassword ? NativeCredential(password) : SaltedHash(password);
 }
 
-Status AccountStore::CreateUser(const UserIdentity& who, const AccountOptions& o, bool if_not_exists) {
+Status AccountStore::CreateUserLocally(const UserIdentity& who, const AccountOptions& o, bool if_not_exists) {
   std::unique_lock lock(mu_);
   if (accounts_.count(who)) {
     if (if_not_exists) return Status::Ok();
@@ -429,7 +429,7 @@ Status AccountStore::CreateUser(const UserIdentity& who, const AccountOptions& o
   return Status::Ok();
 }
 
-Status AccountStore::AlterUser(const UserIdentity& who, const AccountOptions& o, bool if_exists) {
+Status AccountStore::AlterUserLocally(const UserIdentity& who, const AccountOptions& o, bool if_exists) {
   std::unique_lock lock(mu_);
   auto it = accounts_.find(who);
   if (it == accounts_.end()) {
@@ -474,7 +474,7 @@ Status AccountStore::AlterUser(const UserIdentity& who, const AccountOptions& o,
   return Status::Ok();
 }
 
-Status AccountStore::DropUser(const UserIdentity& who, bool if_exists) {
+Status AccountStore::DropUserLocally(const UserIdentity& who, bool if_exists) {
   std::unique_lock lock(mu_);
   if (who.user == kRootUser)
     return Status::InvalidArgument("root cannot be dropped: it is how an operator gets back in");
@@ -503,7 +503,7 @@ Status AccountStore::DropUser(const UserIdentity& who, bool if_exists) {
   return Status::Ok();
 }
 
-Status AccountStore::CreateRole(const std::string& role, bool if_not_exists) {
+Status AccountStore::CreateRoleLocally(const std::string& role, bool if_not_exists) {
   std::unique_lock lock(mu_);
   if (roles_.count(role) || IsBuiltinRole(role)) {
     if (if_not_exists) return Status::Ok();
@@ -514,7 +514,7 @@ Status AccountStore::CreateRole(const std::string& role, bool if_not_exists) {
   return Status::Ok();
 }
 
-Status AccountStore::DropRole(const std::string& role, bool if_exists) {
+Status AccountStore::DropRoleLocally(const std::string& role, bool if_exists) {
   std::unique_lock lock(mu_);
   if (IsBuiltinRole(role)) return Status::InvalidArgument("'" + role + "' is a built-in role and cannot be dropped");
   if (!roles_.count(role)) {
@@ -531,7 +531,7 @@ Status AccountStore::DropRole(const std::string& role, bool if_exists) {
   return Status::Ok();
 }
 
-Status AccountStore::GrantRole(const std::string& role, const Grantee& to) {
+Status AccountStore::GrantRoleLocally(const std::string& role, const Grantee& to) {
   std::unique_lock lock(mu_);
   if (!roles_.count(role)) return Status::NotFound("Role '" + role + "' does not exist: CREATE ROLE " + role + " first");
   if (to.is_role && !roles_.count(to.role)) return Status::NotFound("Role '" + to.role + "' does not exist");
@@ -558,7 +558,7 @@ Status AccountStore::GrantRole(const std::string& role, const Grantee& to) {
   return st;
 }
 
-Status AccountStore::RevokeRole(const std::string& role, const Grantee& from) {
+Status AccountStore::RevokeRoleLocally(const std::string& role, const Grantee& from) {
   std::unique_lock lock(mu_);
   if (role == kRootRole && !from.is_role && from.user.user == kRootUser)
     return Status::InvalidArgument("the root role cannot be revoked from root");
@@ -569,7 +569,7 @@ Status AccountStore::RevokeRole(const std::string& role, const Grantee& from) {
   return PersistRoleGrants();
 }
 
-Status AccountStore::Grant(const std::vector<PrivilegeGrant>& grants) {
+Status AccountStore::GrantLocally(const std::vector<PrivilegeGrant>& grants) {
   std::unique_lock lock(mu_);
   auto saved = grants_;
   for (const auto& g : grants) {
@@ -587,7 +587,7 @@ Status AccountStore::Grant(const std::vector<PrivilegeGrant>& grants) {
   return st;
 }
 
-Status AccountStore::Revoke(const std::vector<PrivilegeGrant>& grants) {
+Status AccountStore::RevokeLocally(const std::vector<PrivilegeGrant>& grants) {
   std::unique_lock lock(mu_);
   auto saved = grants_;
   for (const auto& g : grants) {

@@ -3,15 +3,20 @@
 // __sluice.grants) and held in memory for the checks every statement makes. Every change is written through in
 // one transaction before it shows in memory. Thread-safe.
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
+#include "auth/account_replica.h"
 #include "auth/authenticator.h"
 #include "auth/privilege.h"
 #include "common/result_set.h"
@@ -82,6 +87,7 @@ class AccountStore : public Authenticator {
   std::vector<std::string> LoginRoles(const UserIdentity& account) const;
   bool RootHasEmptyPassword() const;
 
+  // Changes: written to the catalog, and, on a cluster node, published to every node (AttachReplica).
   Status CreateUser(const UserIdentity& who, const AccountOptions& options, bool if_not_exists);
   Status AlterUser(const UserIdentity& who, const AccountOptions& options, bool if_exists);
   Status DropUser(const UserIdentity& who, bool if_exists);
@@ -91,6 +97,16 @@ class AccountStore : public Authenticator {
   Status RevokeRole(const std::string& role, const Grantee& from);
   Status Grant(const std::vector<PrivilegeGrant>& grants);
   Status Revoke(const std::vector<PrivilegeGrant>& grants);
+
+  // A cluster node's accounts are the cluster's (account_replica.h): from now on every change runs under the
+  // replica's lock and is published, and a thread takes other nodes' changes every `poll`. The first sync (taking
+  // the cluster's accounts, or publishing this node's when the cluster has none yet) happens in that thread, so an
+  // unreachable PostgreSQL never stops the start: until it answers, logins use the node's own accounts and changes
+  // fail with Unavailable.
+  void AttachReplica(std::unique_ptr<AccountReplica> replica, std::chrono::milliseconds poll);
+  // One look at the replica: takes a newer state, or publishes this node's accounts to a cluster that has none.
+  Status SyncWithReplica();
+  ~AccountStore() override;
 
   bool UserExists(const UserIdentity& who) const;
   bool RoleExists(const std::string& role) const;
@@ -133,6 +149,20 @@ class AccountStore : public Authenticator {
   };
 
   explicit AccountStore(std::unique_ptr<storage::Connection> con) : con_(std::move(con)) {}
+  Status CreateUserLocally(const UserIdentity& who, const AccountOptions& options, bool if_not_exists);
+  Status AlterUserLocally(const UserIdentity& who, const AccountOptions& options, bool if_exists);
+  Status DropUserLocally(const UserIdentity& who, bool if_exists);
+  Status CreateRoleLocally(const std::string& role, bool if_not_exists);
+  Status DropRoleLocally(const std::string& role, bool if_exists);
+  Status GrantRoleLocally(const std::string& role, const Grantee& to);
+  Status RevokeRoleLocally(const std::string& role, const Grantee& from);
+  Status GrantLocally(const std::vector<PrivilegeGrant>& grants);
+  Status RevokeLocally(const std::vector<PrivilegeGrant>& grants);
+  // account_replication.cpp: a change under the replica's lock, and the tables' rows as the shared state.
+  Status Replicated(const std::function<Status()>& change);
+  Result<std::string> ExportRows();
+  Status ImportRows(const std::string& rows);
+  void SyncLoop(std::chrono::milliseconds poll);
   Status Load();
   Status Seed(std::optional<std::string> root_password, AuthPlugin root_plugin);
   Status PersistAccount(const Account& a);
@@ -153,6 +183,14 @@ class AccountStore : public Authenticator {
   std::vector<PrivilegeGrant> grants_;
   std::map<std::string, std::string> sha2_cache_;  // 'u'@'h' -> SHA256(SHA256(pw)) after a full login
   std::map<std::string, FailedLogins> failures_;    // user + peer host
+
+  std::unique_ptr<AccountReplica> replica_;
+  std::mutex replica_mu_;          // one change or sync at a time on this node
+  int64_t replica_version_ = -1;   // the state version this node holds; -1: not synced yet
+  std::thread sync_thread_;
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  bool stopping_ = false;
 };
 
 }  // namespace sluice::auth

@@ -81,6 +81,28 @@ class Postgres:
             self._kill()
         raise RuntimeError(f"postgres did not start: {last}")
 
+    def down(self):
+        """PostgreSQL goes away (fast shutdown); its directory and port stay for up()."""
+        self._kill()
+
+    def up(self, timeout: float = 30.0):
+        """Starts a PostgreSQL that went down again, on the same port and data directory."""
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            self._cmd([f"{PG_BIN}/postgres", "-D", self.data_dir, "-k", self.root, "-p", str(self.port),
+                       "-h", LOOPBACK, "-c", "fsync=off", "-c", "max_connections=50"]),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            r = subprocess.run([f"{PG_BIN}/pg_isready", "-h", LOOPBACK, "-p", str(self.port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if r.returncode == 0:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("postgres did not start again: " +
+                           open(self.log_path, "rb").read().decode("utf-8", "replace")[-2000:])
+
     def psql(self, sql: str) -> list[list[str]]:
         """Runs SQL as the superuser; rows as lists of text (unaligned, tab-separated)."""
         r = subprocess.run([f"{PG_BIN}/psql", "-h", LOOPBACK, "-p", str(self.port), "-U", "sluice", "-d", "postgres",

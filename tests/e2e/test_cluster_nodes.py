@@ -14,13 +14,12 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import LOOPBACK, TestSuite, check, eq, expect_mysql_error  # noqa: E402
-from pg_harness import PG_BIN, Postgres  # noqa: E402
+from pg_harness import Postgres  # noqa: E402
 
 suite = TestSuite("test_cluster_nodes")
 COLUMNS = ["Name", "Address", "State", "LastHeartbeat", "StartedAt", "Version", "Leases"]
@@ -127,25 +126,12 @@ def test_two_nodes_see_each_other_alive_dead_and_left(s):
         n1.stop()
 
 
-def restart_postgres(pg: Postgres):
-    """Starts the stopped PostgreSQL again on the same port and data directory."""
-    log = open(pg.log_path, "ab")
-    pg.proc = subprocess.Popen(
-        pg._cmd([f"{PG_BIN}/postgres", "-D", pg.data_dir, "-k", pg.root, "-p", str(pg.port), "-h", LOOPBACK,
-                 "-c", "fsync=off", "-c", "max_connections=50"]),
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-    log.close()
-    wait_until("postgres accepting connections", lambda: subprocess.run(
-        [f"{PG_BIN}/pg_isready", "-h", LOOPBACK, "-p", str(pg.port)], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL).returncode == 0, timeout=30)
-
-
 @suite.test(timeout=180)
 def test_postgres_outage_is_ridden_out(s):
     with Postgres() as pg:
         n1 = node("n1", pg).start()
         wait_until("n1 alive", lambda: states(n1) == {"n1": "alive"})
-        pg._kill()
+        pg.down()
         time.sleep(4)  # several heartbeats fail
         check(n1.alive(), "the node kept running")
         conn = n1.connect()
@@ -156,7 +142,7 @@ def test_postgres_outage_is_ridden_out(s):
         expect_mysql_error(lambda: show_nodes(n1), None, "cannot", "SHOW NODES during the outage")
         log = n1.log_text()
         eq(log.count("cannot heartbeat"), 1, "outage log lines (once per outage)")
-        restart_postgres(pg)
+        pg.up()
         wait_until("n1 alive after the outage", lambda: states(n1) == {"n1": "alive"}, timeout=30)
         check("again after" in n1.log_text(), "the log says the outage ended")
         eq(n1.stop(signal.SIGTERM), 0, "exit code")
