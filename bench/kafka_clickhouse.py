@@ -105,10 +105,12 @@ def _wait(count_fn, want: int, timeout: float, what: str, poll: float = 0.05) ->
         time.sleep(poll)
 
 
-def _produce_timed(bootstrap: str, topic: str, payloads: list[bytes]) -> float:
+def _produce_timed(bootstrap: str, topic: str, payloads: list[bytes]) -> tuple[float, float]:
+    """Produces the orders; (when producing started, how long it took). Both systems' times include it, so neither
+    can finish faster than the producer: the last column of the table says how far behind it each one ends."""
     t0 = time.monotonic()
     produce_topic(bootstrap, topic, payloads, parallel=4)
-    return t0
+    return t0, time.monotonic() - t0
 
 
 def clickhouse_run(ch: ClickHouse, bootstrap: str, topic: str, fmt: str, name: str, payloads, rows: int,
@@ -135,11 +137,12 @@ def clickhouse_run(ch: ClickHouse, bootstrap: str, topic: str, fmt: str, name: s
     time.sleep(8)  # let later sentinels land so the count below is exact
     base = count()
     cpu0 = proc_cpu_seconds(ch.server_pid())
-    t0 = _produce_timed(bootstrap, topic, payloads)
+    t0, produced = _produce_timed(bootstrap, topic, payloads)
     t1 = _wait(count, base + rows, timeout, f"ClickHouse {name}", poll=0.1)
     cpu = proc_cpu_seconds(ch.server_pid()) - cpu0
     ch.query(f"DROP TABLE {name}_mv; DROP TABLE {name}_q; DROP TABLE {name}")
-    return {"seconds": t1 - t0, "rows_per_s": rows / (t1 - t0), "cpu_s_per_m": cpu / rows * 1e6}
+    return {"seconds": t1 - t0, "rows_per_s": rows / (t1 - t0), "cpu_s_per_m": cpu / rows * 1e6,
+            "produce_s": produced}
 
 
 def sluice_run(args, bootstrap: str, topic: str, fmt: str, name: str, payloads, rows: int, timeout: float) -> dict:
@@ -161,11 +164,12 @@ def sluice_run(args, bootstrap: str, topic: str, fmt: str, name: str, payloads, 
         produce_topic(bootstrap, topic, [_sentinel(fmt)], parallel=1)
         _wait(count, 1, 60, f"Sluice {name} sentinel")
         cpu0 = proc_cpu_seconds(srv.proc.pid)
-        t0 = _produce_timed(bootstrap, topic, payloads)
+        t0, produced = _produce_timed(bootstrap, topic, payloads)
         t1 = _wait(count, 1 + rows, timeout, f"Sluice {name}")
         cpu = proc_cpu_seconds(srv.proc.pid) - cpu0
         conn.close()
-        return {"seconds": t1 - t0, "rows_per_s": rows / (t1 - t0), "cpu_s_per_m": cpu / rows * 1e6}
+        return {"seconds": t1 - t0, "rows_per_s": rows / (t1 - t0), "cpu_s_per_m": cpu / rows * 1e6,
+                "produce_s": produced}
     finally:
         srv.stop()
         srv.cleanup()
@@ -210,7 +214,11 @@ def clickhouse(args) -> dict:
                 "clickhouse_rows_per_s": statistics.median(x["clickhouse"]["rows_per_s"] for x in runs),
                 "sluice_rows_per_s": statistics.median(x["sluice"]["rows_per_s"] for x in runs),
                 "clickhouse_cpu": statistics.median(x["clickhouse"]["cpu_s_per_m"] for x in runs),
-                "sluice_cpu": statistics.median(x["sluice"]["cpu_s_per_m"] for x in runs)}
+                "sluice_cpu": statistics.median(x["sluice"]["cpu_s_per_m"] for x in runs),
+                "clickhouse_behind_s": statistics.median(x["clickhouse"]["seconds"] - x["clickhouse"]["produce_s"]
+                                                         for x in runs),
+                "sluice_behind_s": statistics.median(x["sluice"]["seconds"] - x["sluice"]["produce_s"] for x in runs),
+                "produce_s": statistics.median(y["produce_s"] for x in runs for y in (x["clickhouse"], x["sluice"]))}
     finally:
         if ch is not None:
             ch.stop()
@@ -223,13 +231,16 @@ def render_clickhouse(r: dict) -> str:
         return f"Not measured: {r['skipped']}."
     lines = [f"ClickHouse {r.get('version', '?')}, {r['rows']:,} messages per run over {r['partitions']} partitions.",
              "",
-             "| format | ClickHouse rows/s | ClickHouse CPU s/M | Sluice rows/s | Sluice CPU s/M | Sluice / ClickHouse (runs) |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| format | ClickHouse rows/s | ClickHouse CPU s/M | Sluice rows/s | Sluice CPU s/M | Sluice / ClickHouse (runs) "
+             "| producing took | last row visible after the producer ended: ClickHouse / Sluice |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for f, x in r["formats"].items():
         if "failed" in x:
-            lines.append(f"| {f.upper()} | not measured: {x['failed']} | | | | |")
+            lines.append(f"| {f.upper()} | not measured: {x['failed']} | | | | | | |")
             continue
         runs = ", ".join(f"{y['ratio']:.2f}" for y in x["runs"])
         lines.append(f"| {f.upper()} | {x['clickhouse_rows_per_s']:,.0f} | {x['clickhouse_cpu']:.2f} | "
-                     f"{x['sluice_rows_per_s']:,.0f} | {x['sluice_cpu']:.2f} | **{x['ratio']:.2f}** ({runs}) |")
+                     f"{x['sluice_rows_per_s']:,.0f} | {x['sluice_cpu']:.2f} | **{x['ratio']:.2f}** ({runs}) | "
+                     + (f"{x['produce_s']:.2f} s | {x['clickhouse_behind_s']:.2f} s / {x['sluice_behind_s']:.2f} s |"
+                        if "produce_s" in x else " | |"))
     return "\n".join(lines)
