@@ -634,10 +634,11 @@ std::string JsonGroupFormat(const std::string& local, const FileFormat& f) {
 }  // namespace
 
 // ON_ERROR = ABORT (a bad row fails the file anyway, so a group that fails is loaded again file by file to name the
-// file and keep the files before it), no transform (its expressions may depend on the file), CSV or JSON.
+// file and keep the files before it), no transform (its expressions may depend on the file); CSV, JSON or Parquet.
 bool GroupLoadFits(const VolumeLoadTarget& t) {
   return !t.continue_on_error && t.select_list.empty() &&
-         (t.format.kind == FileFormat::Kind::kCsv || t.format.kind == FileFormat::Kind::kJson);
+         (t.format.kind == FileFormat::Kind::kCsv || t.format.kind == FileFormat::Kind::kJson ||
+          t.format.kind == FileFormat::Kind::kParquet);
 }
 
 Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, source::VolumeReader& reader,
@@ -698,8 +699,22 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
     }
     std::string relation;
+    std::string insert_sql;  // when not the plain INSERT ... SELECT of the columns below
     if (t.format.kind == FileFormat::Kind::kCsv) {
       relation = "read_csv(" + list + CsvReaderOptions(cols, t.format);
+    } else if (t.format.kind == FileFormat::Kind::kParquet) {
+      // As LoadParquet does, file by file: the files' own columns by name (cast to FILE_COLUMNS' types when given).
+      // Files whose schemas differ fail the group, which then loads file by file.
+      std::string select = "*";
+      if (!t.file_columns.empty()) {
+        select.clear();
+        for (const auto& [name, type] : t.file_columns)
+          select += "CAST(" + QuoteIdentifier(name) + " AS " + type + ") AS " + QuoteIdentifier(name) + ", ";
+        select += kSourceFileColumn;
+      }
+      relation = "(SELECT " + select + " FROM read_parquet(" + list + ", filename = '" + kSourceFileColumn + "'))";
+      insert_sql = "INSERT INTO " + table_sql + " BY NAME SELECT * EXCLUDE (" + kSourceFileColumn + ") FROM " +
+                   relation;
     } else {
       by_name = true;  // JSON keys name the columns
       const FileFormat& f = t.format;
@@ -719,8 +734,10 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
                  ", columns = " + ColumnsStruct(text_cols) + ", filename = '" + kSourceFileColumn + "'))";
     }
     if (t.format.kind == FileFormat::Kind::kCsv) relation += std::string(", filename = '") + kSourceFileColumn + "')";
-    ASSIGN_OR_RETURN(auto ins, con.Query("INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ")" : "") +
-                                         " SELECT " + NameList(cols) + " FROM " + relation));
+    if (insert_sql.empty())
+      insert_sql = "INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ")" : "") + " SELECT " +
+                   NameList(cols) + " FROM " + relation;
+    ASSIGN_OR_RETURN(auto ins, con.Query(insert_sql));
     // Rows per file: the files are read again, counting only (DuckDB skips converting the columns).
     ASSIGN_OR_RETURN(auto per_file, con.Query(std::string("SELECT ") + kSourceFileColumn + ", count(*) FROM " +
                                               relation + " GROUP BY 1"));

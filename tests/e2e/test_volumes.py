@@ -105,6 +105,25 @@ def local_folder_formats_and_exactly_once(s: TestSuite):
         eq(res, {"pq/part-0.parquet": ("LOADED", 50, 0, None, None)}, "Parquet")
         eq(q(conn, "SELECT count(*), sum(id), min(name) FROM events WHERE id >= 100"), [(50, 6225, "p100")],
            "Parquet rows")
+        # several Parquet files load as one group; a file whose columns do not fit fails alone, as it would file by file
+        for k in range(3):
+            duckdb_sql(srv.binary, f"COPY (SELECT i AS id, 'g' || i AS name FROM range({1000 + k * 10}, "
+                                   f"{1010 + k * 10}) t(i)) TO '{folder}/pq/g-{k}.parquet' (FORMAT parquet)")
+        files = ", ".join(f"'pq/g-{k}.parquet'" for k in range(3))
+        res = by_file(q(conn, f"COPY INTO events FROM VOLUME v USING PARQUET FILES ({files})"))
+        eq(res, {f"pq/g-{k}.parquet": ("LOADED", 10, 0, None, None) for k in range(3)}, "a group of Parquet files")
+        eq(q(conn, "SELECT count(*), sum(id) FROM events WHERE id >= 1000"), [(30, sum(range(1000, 1030)))],
+           "the group's rows, once")
+        duckdb_sql(srv.binary, f"COPY (SELECT 2000 AS id, 'x' AS name, 1 AS extra) TO '{folder}/pq/h-0.parquet' "
+                               "(FORMAT parquet)")
+        duckdb_sql(srv.binary, f"COPY (SELECT 2001 AS id, 'y' AS name) TO '{folder}/pq/h-1.parquet' (FORMAT parquet)")
+        try:
+            q(conn, "COPY INTO events FROM VOLUME v USING PARQUET FILES ('pq/h-0.parquet', 'pq/h-1.parquet')")
+            raise AssertionError("a Parquet file with a column the table lacks was loaded")
+        except Exception as e:  # noqa: BLE001 -- pymysql's error
+            check("h-0.parquet" in str(e) and "extra" in str(e), f"the error names the file and the column: {e}")
+        eq(q(conn, "SELECT count(*) FROM events WHERE id >= 2000"), [(0,)],
+           "as file by file: nothing of the bad file, nor of the file after it")
 
         # CSV options: separator, quote, null string, skipped lines, file columns given in the statement
         write(f"{folder}/opts/x.txt", "# exported\n# by a tool\nid|name\n1|'a|b'\n2|\\N\n")
