@@ -25,11 +25,14 @@ std::string PartitionResource(int64_t job_id, int32_t partition) {
   return "job:" + std::to_string(job_id) + ":partition:" + std::to_string(partition);
 }
 std::string JobResourcePrefix(int64_t job_id) { return "job:" + std::to_string(job_id) + ":partition:"; }
+// A node that runs a job holds this lease too: the job's partitions are shared among the nodes holding one, so a
+// node that cannot run the job (its catalog is not defined there) is not counted and leaves no share unloaded.
+std::string MemberPrefix(int64_t job_id) { return "job:" + std::to_string(job_id) + ":node:"; }
 
 bool Live(JobState s) { return s == JobState::kRunning || s == JobState::kNeedSchedule; }
 
-// This node's fair share of `total` partitions: the live nodes sorted by name, the first total % n of them take
-// one more. Every node computes the same split from the same list, so shares add up to the total exactly.
+// This node's fair share of `total` partitions: the job's live members sorted by name, the first total % n of
+// them take one more. Every node computes the same split from the same list, so shares add up to the total exactly.
 size_t FairShare(size_t total, size_t nodes, size_t index) {
   if (nodes == 0) return 0;
   return total / nodes + (index < total % nodes ? 1 : 0);
@@ -89,6 +92,8 @@ void JobRegistry::SyncClusterJobs() {
     if (!job.cluster) continue;
     // This node wrote the job after the read began: its own write is newer than what was read.
     if (job.local_write > writes_before) continue;
+    // Paused here by the storage gate (this node's disk): it resumes by itself, whatever the cluster says.
+    if (job.paused_for_storage) continue;
     job.shared_state = s.state;
     const JobState local = job.stored.state;
     if (!Live(s.state)) {
@@ -127,7 +132,6 @@ void JobRegistry::AssignPartitions() {
   auto mine = std::find(alive.begin(), alive.end(), me);
   // Not (or no longer) alive in the cluster's eyes: acquire nothing; what it holds expires or is taken over.
   const bool member = mine != alive.end();
-  const size_t my_index = member ? static_cast<size_t>(mine - alive.begin()) : 0;
 
   struct Work {
     std::shared_ptr<JobRuntime> job;
@@ -145,16 +149,50 @@ void JobRegistry::AssignPartitions() {
       w.wants = member && Live(job->stored.state) && !job->current_partitions.empty();
       w.partitions = job->current_partitions;
       w.held = job->leases;
-      if (!w.wants && w.held.empty()) continue;
+      if (!w.wants && w.held.empty() && !member_leases_.count(id)) continue;
       work.push_back(std::move(w));
     }
   }
   cluster::LeaseStore leases(*lease_pg_, options_.cluster.node_timeout);
+  std::set<std::string> alive_set(alive.begin(), alive.end());
   for (auto& w : work) {
     const int64_t id = w.job->stored.id;
     std::map<int32_t, cluster::Lease> held;
     std::vector<cluster::Lease> to_release;
     bool pg_failed = false;
+    // This node's membership of the job, then the job's members (alive, sorted by name).
+    std::vector<std::string> members;
+    if (auto m = member_leases_.find(id); m != member_leases_.end() && !w.wants) {
+      to_release.push_back(m->second);
+      member_leases_.erase(m);
+    } else if (w.wants) {
+      bool ok = false;
+      if (m != member_leases_.end()) {
+        auto renewed = leases.Renew(m->second, ttl);
+        ok = renewed.ok() && *renewed;
+        if (!renewed.ok()) pg_failed = true;
+      }
+      if (!ok && !pg_failed) {
+        auto got = leases.Acquire(MemberPrefix(id) + me, me, ttl);
+        if (got.ok() && got->acquired) {
+          member_leases_[id] = got->lease;
+          ok = true;
+        } else if (!got.ok()) {
+          pg_failed = true;
+        }
+      }
+      if (ok) {
+        if (auto all = leases.HeldWithPrefix(MemberPrefix(id)); all.ok()) {
+          for (const auto& l : *all)
+            if (alive_set.count(l.holder)) members.push_back(l.holder);
+        } else {
+          pg_failed = true;
+        }
+      }
+      std::sort(members.begin(), members.end());
+    }
+    auto me_in_members = std::find(members.begin(), members.end(), me);
+    const bool counted = me_in_members != members.end();
     for (const auto& [p, lease] : w.held) {
       bool listed = std::find(w.partitions.begin(), w.partitions.end(), p) != w.partitions.end();
       if (!w.wants || !listed) {
@@ -172,8 +210,9 @@ void JobRegistry::AssignPartitions() {
                   p, lease.epoch);
       }
     }
-    if (w.wants && !pg_failed) {
-      const size_t share = FairShare(w.partitions.size(), alive.size(), my_index);
+    if (w.wants && !pg_failed && counted) {
+      const size_t my_index = static_cast<size_t>(me_in_members - members.begin());
+      const size_t share = FairShare(w.partitions.size(), members.size(), my_index);
       // Above the share (a node joined): give up the highest partitions.
       while (held.size() > share) {
         auto last = std::prev(held.end());
@@ -183,7 +222,7 @@ void JobRegistry::AssignPartitions() {
       // Below it: take free partitions, those of dead nodes, and expired ones; each node starts looking at its
       // own place in the list, so nodes starting together rarely race for the same partition.
       const size_t n = w.partitions.size();
-      const size_t start = alive.empty() ? 0 : my_index * n / alive.size();
+      const size_t start = my_index * n / members.size();
       for (size_t k = 0; k < n && held.size() < share; k++) {
         int32_t p = w.partitions[(start + k) % n];
         if (held.count(p)) continue;

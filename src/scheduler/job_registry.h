@@ -190,6 +190,7 @@ class JobRegistry {
   // Cluster jobs (cluster_jobs.cpp); all null on a server of its own.
   std::unique_ptr<catalog::ClusterJobStore> cluster_store_;
   std::unique_ptr<cluster::PgClient> lease_pg_;  // the cluster thread's connection
+  std::map<int64_t, cluster::Lease> member_leases_;  // cluster thread only: job id -> this node's job:<id>:node:<me>
   std::mutex fence_mu_;                           // guards fence_pg_ (workers fence, SHOW lists leases)
   std::unique_ptr<cluster::PgClient> fence_pg_;
   uint64_t cluster_writes_ = 0;                   // under mu_: counts this node's writes of cluster jobs
