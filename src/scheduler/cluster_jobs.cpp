@@ -194,20 +194,18 @@ void JobRegistry::AssignPartitions() {
     auto me_in_members = std::find(members.begin(), members.end(), me);
     const bool counted = me_in_members != members.end();
     for (const auto& [p, lease] : w.held) {
-      bool listed = std::find(w.partitions.begin(), w.partitions.end(), p) != w.partitions.end();
-      if (!w.wants || !listed) {
-        to_release.push_back(lease);
-        continue;
-      }
+      const bool keep = w.wants && std::find(w.partitions.begin(), w.partitions.end(), p) != w.partitions.end();
       auto renewed = leases.Renew(lease, ttl);
-      if (!renewed.ok()) {
-        pg_failed = true;  // keep it: it is still ours until it expires, and the fence decides at commit
-        held[p] = lease;
-      } else if (*renewed) {
-        held[p] = lease;
-      } else {
+      if (renewed.ok() && !*renewed) {
         log::Warn("scheduler", "routine load {}: lost partition {} (epoch {}) to another node", w.job->stored.def.name,
                   p, lease.epoch);
+      } else if (!keep) {
+        to_release.push_back(lease);
+      } else {
+        // Renewed; or PostgreSQL did not answer: kept, as it is still ours until it expires (the fence decides at
+        // commit).
+        if (!renewed.ok()) pg_failed = true;
+        held[p] = lease;
       }
     }
     if (w.wants && !pg_failed && counted) {

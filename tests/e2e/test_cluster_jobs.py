@@ -9,6 +9,9 @@ processes on loopback and npm's icebird.
   n3 mid-load moves its partitions to n1 and n2 (6/6, new epochs) and the run ends with count = distinct =
   produced, read by Sluice and by icebird; the snapshot summary carries the leases' epochs; the job's secret
   property is sealed in PostgreSQL.
+- test_a_node_without_the_catalog_takes_no_share: a node that cannot open the job's table (no external catalog
+  there) does not pause the job and takes no partitions, the other node loads all 12; once it has the catalog
+  the partitions are shared 6/6.
 - test_a_frozen_node_does_not_commit: a node SIGSTOPped past the node timeout loses its partitions to the others;
   after SIGCONT it commits nothing under its old epochs (no snapshot carries them) and the table still holds every
   message exactly once.
@@ -53,14 +56,16 @@ def shared_key(t_root: str) -> str:
     return path
 
 
-def define_catalog(conn, pg, s3):
-    """The same external catalog on a node that did not create the table (catalogs are per node)."""
+def define_catalog(conn, pg, s3, database: bool = True):
+    """The same external catalog on a node that did not create the table (catalogs are per node), and the jobs'
+    database d."""
     kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
         "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
         "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
         "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
         "aws.s3.enable_path_style_access" = "true")""")
-    kh.query(conn, "CREATE DATABASE d")
+    if database:
+        kh.query(conn, "CREATE DATABASE d")
 
 
 def leases_by_node(pg: Postgres, jid: str) -> dict:
@@ -279,8 +284,44 @@ def test_a_frozen_node_does_not_commit(t):
         log = nodes["n2"].log_text()
         c.check("lost partition" in log or "taken over" in log or "no longer holds" in log,
                 "n2's log says it lost its partitions")
+        print(f"  n2 after SIGCONT: {log.count('lost partition')} lease(s) found lost, "
+              f"{log.count('was taken over by another node')} commit(s) refused by the fence", flush=True)
         for conn in conns.values():
             conn.close()
+        c.done()
+
+
+@suite.test(timeout=240)
+def test_a_node_without_the_catalog_takes_no_share(t):
+    per = 100
+    total = PARTITIONS * per
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        key = shared_key(pg.root)
+        n1, n2 = (t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
+                                       str(TIMEOUT), "--cluster-key-file", key]).start() for name in ("n1", "n2"))
+        c1, c2 = n1.connect(), n2.connect()
+        setup_lake(c1, pg, s3)
+        kh.query(c2, "CREATE DATABASE d")  # but no catalog lake on n2
+        produce_events(broker, "ev", ids_for(1, total // 2))
+        create_job(c1, broker)
+        jid = kh.show_job(c1, "d.ev_job")["Id"]
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 12}, 60,
+                      "n1 holds every partition: n2 cannot run the job")
+        other = kh.wait_until(lambda: kh.show_job(c2, "d.ev_job")["OtherMsg"], 30, "n2 says why it does not run it")
+        check("CREATE EXTERNAL CATALOG" in other, f"n2's OtherMsg: {other}")
+        eq(kh.show_job(c2, "d.ev_job")["State"], "RUNNING", "the job is not paused for the cluster")
+        # Once n2 has the catalog it joins in and the partitions are shared.
+        define_catalog(c2, pg, s3, database=False)
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6 once n2 can run the job")
+        produce_events(broker, "ev", ids_for(total // 2 + 1, total))
+        eq(wait_count(c1, total, 120), total, "every message loaded")
+        time.sleep(2)
+        c = Collector()
+        check_table(c, c1, pg, s3, total, "after n2 joined in")
+        c1.close()
+        c2.close()
         c.done()
 
 
