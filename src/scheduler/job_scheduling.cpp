@@ -658,6 +658,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   else if (!outcome->had_data) group->last_txn_status = "NO_DATA";
   else group->last_txn_status = "ABORTED";
   RecordTaskLocked(*job, outcome, std::chrono::duration<double>(Clock::now() - run_started).count());
+  // On a cluster a refused commit may mean a lost partition: worth a line, also for a task no longer current.
+  if (job->cluster && !outcome.ok() && outcome.status().code() == StatusCode::kConflict)
+    log::Info("scheduler", "{} {}: task {} not committed: {}", JobKind(def), def.name, task_id,
+              outcome.status().message());
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
   for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
 
