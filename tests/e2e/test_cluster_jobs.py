@@ -7,8 +7,9 @@ processes on loopback and npm's icebird.
   created on n1: SHOW ROUTINE LOAD gives the same job on every node; PAUSE on n2, ALTER on n1, RESUME on n3 act on
   that one job; the partitions are leased 4/4/4; SHOW ROUTINE LOAD TASK names the node of each (BeId); kill -9 of
   n3 mid-load moves its partitions to n1 and n2 (6/6, new epochs) and the run ends with count = distinct =
-  produced, read by Sluice and by icebird; the snapshot summary carries the leases' epochs; the job's secret
-  property is sealed in PostgreSQL.
+  produced, read by Sluice and by icebird; the snapshot summary carries the leases' epochs; n3 started again gets
+  4 partitions back and loads its share; the job's secret property is sealed in PostgreSQL; a DuckDB table's job
+  stays the node's own.
 - test_a_node_without_the_catalog_takes_no_share: a node that cannot open the job's table (no external catalog
   there) does not pause the job and takes no partitions, the other node loads all 12; once it has the catalog
   the partitions are shared 6/6.
@@ -229,6 +230,16 @@ def test_three_nodes_share_a_job_and_survive_a_kill(t):
         for name in ("n1", "n2"):
             loaded = kh.show_job(conns[name], "d.ev_job")["Statistic"]["loadedRows"]
             c.check(loaded > 0, f"{name} loaded rows itself ({loaded})")
+        # n3 started again: the others give partitions back and it loads its share of what comes next.
+        nodes["n3"].start()
+        conns["n3"] = nodes["n3"].connect()
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60, "4/4/4 once n3 is back")
+        more = PARTITIONS * 50
+        produce_events(broker, "ev", ids_for(total + 1, total + more))
+        eq(wait_count(conns["n1"], total + more, 120), total + more, "every message loaded after n3 came back")
+        time.sleep(2)
+        check_table(c, conns["n1"], pg, s3, total + more, "after n3 came back")
+        c.check(kh.show_job(conns["n3"], "d.ev_job")["Statistic"]["loadedRows"] > 0, "n3 loads again")
         # A DuckDB table's job stays the node's own.
         kh.query(conns["n1"], "CREATE TABLE d.plain (id BIGINT)")
         kh.query(conns["n1"], f"""CREATE ROUTINE LOAD d.local_job ON plain COLUMNS (id)
