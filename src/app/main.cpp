@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
       "          --log-level LEVEL (info), --thread-stack-mb N (1024), --min-free-disk-mb N (64),\n"
       "          --checkpoint-wal-mb N (16), --checkpoint-interval-seconds N (60), --allow-egress HOSTS (any),\n"
       "          --iceberg-care-check-seconds N (60),\n"
-      "          --cluster URI, --node-name NAME, --advertise HOST:PORT, --node-timeout-seconds N (10).\n"
+      "          --cluster URI, --node-name NAME, --advertise HOST:PORT, --node-timeout-seconds N (10), --cluster-key-file FILE.\n"
       "          See: sluice serve --help");
 
   sluice::ServeOptions opts;
@@ -156,6 +156,10 @@ int main(int argc, char** argv) {
                     "it holds may be taken over.")
       ->check(CLI::Range(2, 3600))
       ->capture_default_str();
+  serve->add_option("--cluster-key-file", opts.cluster_key_file,
+                    "The key file sealing secret properties of the cluster's routine loads in PostgreSQL: copy the "
+                    "same file to every node (default: the node's own <data-dir>/secrets.key, which only works for "
+                    "jobs without secret properties, or a single node).");
 
   int thread_stack_mb = kDefaultThreadStackMb;
   serve->add_option("--thread-stack-mb", thread_stack_mb,

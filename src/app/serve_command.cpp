@@ -122,6 +122,13 @@ int RunServe(const ServeOptions& options) {
 
   scheduler::SchedulerOptions scheduler_options;
   scheduler_options.worker_threads = options.load_workers;
+  if (!options.cluster_uri.empty()) {
+    // Routine loads into Iceberg tables become the cluster's jobs (docs/cluster.md).
+    scheduler_options.cluster.uri = options.cluster_uri;
+    scheduler_options.cluster.node = identity.name;
+    scheduler_options.cluster.node_timeout = cluster_options.node_timeout;
+    scheduler_options.cluster.key_file = options.cluster_key_file;
+  }
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;
   scheduler_options.http_base_url =
       std::string(options.http_tls ? "https://" : "http://") + link_host + ":" + std::to_string(options.http_port);

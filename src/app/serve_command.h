@@ -35,6 +35,9 @@ struct ServeOptions {
   std::string node_name;   // --node-name; empty: hostname:mysql-port
   std::string advertise;   // --advertise host:port; empty: bind:mysql-port
   int node_timeout_seconds = 10;  // --node-timeout-seconds: a node silent this long is dead
+  // --cluster-key-file: the key sealing secret properties of cluster jobs, the same file on every node; empty:
+  // the node's own <data dir>/secrets.key.
+  std::string cluster_key_file;
 };
 
 // RunServe's answer when DuckDB stopped the database after a failed write and the disk has room again: the caller

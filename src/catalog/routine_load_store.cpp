@@ -29,24 +29,24 @@ std::string BlobLiteral(const std::string& bytes) {
 
 }  // namespace
 
-std::string RoutineLoadStore::StoredDefinition(const RoutineLoadDefinition& def) const {
+std::string SealDefinition(const SecretBox& secrets, const RoutineLoadDefinition& def) {
   RoutineLoadDefinition sealed = def;
   for (auto& [key, value] : sealed.custom_properties)
-    if (IsSecretName(key)) value = secrets_->Seal(value);
+    if (IsSecretName(key)) value = secrets.Seal(value);
   if (sealed.schema_registry_url && StripUrlCredentials(*sealed.schema_registry_url) != *sealed.schema_registry_url)
-    sealed.schema_registry_url = secrets_->Seal(*sealed.schema_registry_url);
+    sealed.schema_registry_url = secrets.Seal(*sealed.schema_registry_url);
   // A pipe's COPY text is for showing only (the properties above run it): kept with its secrets masked.
   if (sealed.pipe) sealed.pipe->copy_statement = RedactSecrets(sealed.pipe->copy_statement);
   return DefinitionToJson(sealed);
 }
 
-Result<RoutineLoadDefinition> RoutineLoadStore::LoadedDefinition(const std::string& stored) const {
+Result<RoutineLoadDefinition> UnsealDefinition(const SecretBox& secrets, const std::string& stored) {
   ASSIGN_OR_RETURN(RoutineLoadDefinition def, DefinitionFromJson(stored));
   for (auto& [key, value] : def.custom_properties) {
-    ASSIGN_OR_RETURN(value, secrets_->Unseal(value));
+    ASSIGN_OR_RETURN(value, secrets.Unseal(value));
   }
   if (def.schema_registry_url) {
-    ASSIGN_OR_RETURN(*def.schema_registry_url, secrets_->Unseal(*def.schema_registry_url));
+    ASSIGN_OR_RETURN(*def.schema_registry_url, secrets.Unseal(*def.schema_registry_url));
   }
   // Catalogs written before the COPY text was masked at creation.
   if (def.pipe) def.pipe->copy_statement = RedactSecrets(def.pipe->copy_statement);

@@ -11,22 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "catalog/job_store.h"
 #include "catalog/routine_load_job.h"
 #include "catalog/secret_box.h"
 #include "common/text_batch.h"
 #include "storage/database.h"
 
 namespace sluice::catalog {
-
-struct StoredJob {
-  int64_t id = 0;
-  RoutineLoadDefinition def;
-  JobState state = JobState::kNeedSchedule;
-  std::string reason;          // ReasonOfStateChanged
-  int64_t create_time_ms = 0;
-  int64_t pause_time_ms = 0;   // 0 = never
-  int64_t end_time_ms = 0;
-};
 
 // Per partition: where the next task starts, and what loading it so far produced.
 struct PartitionProgress {
@@ -48,7 +39,7 @@ struct TaskCounts {
   int64_t execute_ms = 0;
 };
 
-class RoutineLoadStore {
+class RoutineLoadStore final : public JobStore {
  public:
   // `secrets_key_file`: where the key that seals secret job properties lives (SecretBox::Open; empty: a key in
   // memory, for in-memory databases). Secret property values and registry credentials are stored sealed, so
@@ -56,9 +47,9 @@ class RoutineLoadStore {
   static Result<std::unique_ptr<RoutineLoadStore>> Open(storage::Database& db, const std::string& secrets_key_file);
 
   // Fails with AlreadyExists when a job of that name is not yet STOPPED or CANCELLED in the database.
-  Result<int64_t> CreateJob(const RoutineLoadDefinition& def, int64_t now_ms);
-  Status UpdateJob(const StoredJob& job);
-  Result<std::vector<StoredJob>> LoadJobs();
+  Result<int64_t> CreateJob(const RoutineLoadDefinition& def, int64_t now_ms) override;
+  Status UpdateJob(const StoredJob& job) override;
+  Result<std::vector<StoredJob>> LoadJobs() override;
 
   Result<std::map<int32_t, PartitionProgress>> ReadProgress(int64_t job_id);
   // Sets where partitions start that have no position yet: no row (a new job, a partition added to the topic)
@@ -71,7 +62,7 @@ class RoutineLoadStore {
   // `reset_partitions` (new kafka_offsets), keeping their statistics, so the next scheduling resolves them from
   // the new definition; their next_offset reads as -1. One transaction: a crash leaves either the old job with its
   // progress or the new one, never new offsets forgotten under the old definition (which would load them again).
-  Status AlterJob(const StoredJob& job, const std::vector<int32_t>& reset_partitions);
+  Status AlterJob(const StoredJob& job, const std::vector<int32_t>& reset_partitions) override;
 
   // Inside the caller's transaction on `con`: moves each partition from `from` to `to`, failing with Conflict if
   // any partition is no longer at `from` (the task was replaced), and adds `counts` to the first partition.
@@ -87,8 +78,10 @@ class RoutineLoadStore {
  private:
   RoutineLoadStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)
       : con_(std::move(con)), secrets_(std::move(secrets)) {}
-  std::string StoredDefinition(const RoutineLoadDefinition& def) const;
-  Result<RoutineLoadDefinition> LoadedDefinition(const std::string& stored) const;
+  std::string StoredDefinition(const RoutineLoadDefinition& def) const { return SealDefinition(*secrets_, def); }
+  Result<RoutineLoadDefinition> LoadedDefinition(const std::string& stored) const {
+    return UnsealDefinition(*secrets_, stored);
+  }
   std::string UpdateJobSql(const StoredJob& job) const;
   Status ResetProgressLocked(int64_t job_id, const std::vector<int32_t>& partitions);
   std::mutex mu_;

@@ -83,4 +83,14 @@ Result<std::optional<Lease>> LeaseStore::Current(const std::string& resource) {
   return std::optional<Lease>(LeaseFromRow(r.rows[0]));
 }
 
+Result<std::vector<Lease>> LeaseStore::HeldWithPrefix(const std::string& prefix) {
+  // starts_with, not LIKE: a prefix is taken literally.
+  ASSIGN_OR_RETURN(PgRows r, pg_.Exec("SELECT " + LeaseColumns() + " FROM sluice_leases WHERE starts_with(resource, $1) "
+                                      "AND holder IS NOT NULL AND expires_at > now() ORDER BY resource",
+                                      {prefix}));
+  std::vector<Lease> out;
+  for (const auto& row : r.rows) out.push_back(LeaseFromRow(row));
+  return out;
+}
+
 }  // namespace sluice::cluster

@@ -50,6 +50,8 @@ class LeaseStore {
   Result<bool> Release(const Lease& lease);
   Result<bool> Fence(const std::string& resource, int64_t epoch);
   Result<std::optional<Lease>> Current(const std::string& resource);
+  // The unexpired, held leases whose resource starts with `prefix` (e.g. 'job:7:partition:'), by resource.
+  Result<std::vector<Lease>> HeldWithPrefix(const std::string& prefix);
 
  private:
   PgClient& pg_;

@@ -83,8 +83,12 @@ Status IcebergSink::Commit(storage::Connection& con, const load::TaskPlan& plan,
                                 " where the task started: another task already committed it");
     }
     if (!book.StillCurrent()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
+    // A cluster job: the task's leases are still this node's (checked before every attempt, so also after a
+    // rebase), and their epochs go into the summary beside the offsets.
+    ASSIGN_OR_RETURN(auto fenced, book.Fence());
     for (const auto& [p, to] : *commit.to) merged[p] = to;
     iceberg::Summary summary;
+    for (const auto& [k, v] : fenced) summary[k] = v;
     summary[key] = OffsetsJson(merged);
     summary["sluice.job"] = plan.def.db + "." + plan.def.name;
     return summary;

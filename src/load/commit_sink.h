@@ -41,7 +41,14 @@ class TaskBookkeeping {
   // False once the job moved on (paused, altered, the task timed out and was replaced): nothing may be committed.
   virtual bool StillCurrent() = 0;
   virtual const catalog::TaskCounts& counts() const = 0;
+  // Asked right before the commit, after StillCurrent: Conflict when the node may no longer commit the task's
+  // partitions (a cluster job whose lease was taken over); otherwise summary entries the commit records beside the
+  // offsets (the leases' epochs). A task of a server on its own has no fence.
+  virtual Result<std::map<std::string, std::string>> Fence() { return std::map<std::string, std::string>{}; }
 };
+
+// What RoutineLoadTask::set_commit_fence takes (see TaskBookkeeping::Fence).
+using CommitFence = std::function<Result<std::map<std::string, std::string>>()>;
 
 // One task's commit: the transform over the batch and the progress it advances.
 struct SinkCommit {

@@ -68,6 +68,8 @@ class RoutineLoadTask {
   // records (-1: all).
   // `assigned` tells whether the source is already positioned at start_offsets (the previous task of the same
   // group ended there), which keeps what librdkafka prefetched.
+  // Checked by the sink right before it commits (TaskBookkeeping::Fence).
+  void set_commit_fence(CommitFence fence) { fence_ = std::move(fence); }
   Result<TaskResult> Run(source::KafkaSource& source, storage::Connection& con,
                          const std::map<int32_t, int64_t>& start_offsets, bool assigned, const TaskLimits& limits,
                          int64_t rejected_rows_to_keep, const std::function<bool()>& still_current);
@@ -80,6 +82,7 @@ class RoutineLoadTask {
                                          const char* status) const;
   std::shared_ptr<const TaskPlan> plan_;
   int64_t task_id_;
+  CommitFence fence_;
 };
 
 }  // namespace sluice::load

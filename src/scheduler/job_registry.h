@@ -10,6 +10,8 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "catalog/cluster_job_store.h"
+#include "cluster/pg_client.h"
 #include "common/text_batch.h"
 #include "catalog/routine_load_store.h"
 #include "load/routine_load_task.h"
@@ -135,11 +137,32 @@ class JobRegistry {
   // job_status.cpp: what a Kafka task did, for the job's activity counters (GET /metrics).
   void RecordTaskLocked(JobRuntime& job, const Result<load::TaskResult>& outcome, double seconds);
 
+  // cluster_jobs.cpp: cluster jobs (docs/cluster.md). Whether `def` is one: a routine load into an Iceberg table
+  // on a cluster node.
+  bool IsClusterJob(const catalog::RoutineLoadDefinition& def) const;
+  catalog::JobStore& StoreOf(const JobRuntime& job);
+  // Every tick: SyncClusterJobs, then AssignPartitions.
+  void ClusterLoop();
+  // Reads the cluster's jobs from PostgreSQL and makes this node's view follow: new jobs appear, and states
+  // changed by statements on other nodes are applied. Statements call it first, so any node answers the same.
+  // PostgreSQL out of reach: the view stays as it was (logged once per outage).
+  void SyncClusterJobs();
+  // Renews this node's leases, takes its fair share of every live cluster job's partitions, gives up what is
+  // above it, and regroups a job whose partitions changed.
+  void AssignPartitions();
+  // Before a cluster task's commit: every partition of the task still held at its epoch (LeaseStore::Fence).
+  // Returns the summary entry sluice.epochs.<job> = {"<partition>":<epoch>,...}; Conflict when a lease was lost.
+  Result<std::map<std::string, std::string>> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
+  // Rows of SHOW ROUTINE LOAD TASK for the partitions of `job_id` other nodes hold.
+  Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> PartitionsHeldElsewhere(int64_t job_id);
+  // The node name SHOW ROUTINE LOAD TASK shows in BeId ("0" on a server of its own).
+  std::string NodeName() const { return options_.cluster.uri.empty() ? "0" : options_.cluster.node; }
+
   // routine_load_manager.cpp
   std::shared_ptr<JobRuntime> FindLocked(const std::string& db, const std::string& name, bool include_final);
   // `persist`: also write the state to the catalog (not while the disk is full).
   void SetStateLocked(JobRuntime& job, catalog::JobState state, std::string reason, bool persist = true);
-  void PersistLocked(const JobRuntime& job);
+  void PersistLocked(JobRuntime& job);
   source::KafkaClientConfig SourceConfig(const catalog::RoutineLoadDefinition& def) const;
   Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def);
   std::string ErrorLogUrl(const JobRuntime& job) const;
@@ -163,6 +186,17 @@ class JobRegistry {
   std::atomic<int64_t> next_task_id_{1};
   std::thread scheduler_;
   std::thread lag_refresher_;
+
+  // Cluster jobs (cluster_jobs.cpp); all null on a server of its own.
+  std::unique_ptr<catalog::ClusterJobStore> cluster_store_;
+  std::unique_ptr<cluster::PgClient> lease_pg_;  // the cluster thread's connection
+  std::map<int64_t, cluster::Lease> member_leases_;  // cluster thread only: job id -> this node's job:<id>:node:<me>
+  std::mutex fence_mu_;                           // guards fence_pg_ (workers fence, SHOW lists leases)
+  std::unique_ptr<cluster::PgClient> fence_pg_;
+  uint64_t cluster_writes_ = 0;                   // under mu_: counts this node's writes of cluster jobs
+  std::condition_variable cluster_cv_;
+  std::thread cluster_thread_;
+  bool cluster_unreachable_logged_ = false;       // cluster thread only
 };
 
 }  // namespace sluice::scheduler

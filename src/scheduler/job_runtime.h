@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catalog/routine_load_store.h"
+#include "cluster/lease_store.h"
 #include "scheduler/routine_load_manager.h"
 #include "load/task_plan.h"
 #include "source/kafka_source.h"
@@ -82,6 +83,12 @@ struct JobRuntime {
   std::string last_loaded_file;
   int64_t last_load_ms = 0;
   JobActivity activity;
+  // Cluster jobs (routine loads into Iceberg tables on a cluster node, cluster_jobs.cpp): kept in PostgreSQL, run by
+  // every node for the partitions it holds leases on.
+  bool cluster = false;
+  std::map<int32_t, cluster::Lease> leases;      // the partitions this node holds, with their epochs
+  catalog::JobState shared_state = catalog::JobState::kNeedSchedule;  // the state in PostgreSQL, as last known
+  uint64_t local_write = 0;  // JobRegistry::cluster_writes_ at this node's last write of the job
 };
 
 }  // namespace sluice::scheduler

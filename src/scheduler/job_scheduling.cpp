@@ -322,6 +322,15 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   };
 
   auto plan = Plan(id, def);
+  if (!plan.ok() && job->cluster && plan.status().code() != StatusCode::kUnknownTable) {
+    // A cluster job this node cannot plan (its catalog is not defined here, or cannot be reached): the other
+    // nodes may well run it, so this node keeps trying instead of pausing the job for the whole cluster.
+    return retry_later(Status::Unavailable("this node cannot open the job's table: " + plan.status().message() +
+                                           (plan.status().code() == StatusCode::kNotFound
+                                                ? " (every node of the cluster needs the external catalog: CREATE "
+                                                  "EXTERNAL CATALOG on this node too)"
+                                                : "")));
+  }
   if (!plan.ok()) {
     if (plan.status().code() == StatusCode::kUnknownTable) {
       finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kCancelled, plan.status().message() + ": the target table was dropped"); });
@@ -393,10 +402,22 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     // so it reads with as many tasks as that cluster runs at once (the default one: the whole pool).
     const int64_t wanted = j.stored.def.pipe ? VclusterSizeLocked(j.stored.def.pipe->virtual_cluster)
                                              : j.stored.def.IntProperty("desired_concurrent_number");
+    // A cluster job runs only the partitions this node holds leases on; desired_concurrent_number counts for the
+    // whole cluster, so each node takes its share of it (rounded up).
+    std::vector<int32_t> runs = partitions;
+    int64_t share = wanted;
+    if (j.cluster) {
+      runs.clear();
+      for (int32_t p : partitions)
+        if (j.leases.count(p)) runs.push_back(p);
+      share = partitions.empty() ? 0
+                                 : (wanted * static_cast<int64_t>(runs.size()) + static_cast<int64_t>(partitions.size()) - 1) /
+                                       static_cast<int64_t>(partitions.size());
+    }
     int concurrency = static_cast<int>(std::min<int64_t>(
-        {static_cast<int64_t>(partitions.size()), wanted,
+        {static_cast<int64_t>(runs.size()), share,
          static_cast<int64_t>(pool_->size()), static_cast<int64_t>(options_.max_task_concurrent_per_job)}));
-    concurrency = std::max(concurrency, 1);
+    concurrency = std::max(concurrency, runs.empty() ? 0 : 1);
     j.groups.clear();
     // A new pipe waits INITIAL_DELAY_IN_SECONDS after its creation before its first batch.
     auto first_run = Clock::now();
@@ -409,7 +430,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
       g->next_run = first_run;
       j.groups.push_back(g);
     }
-    for (size_t i = 0; i < partitions.size(); i++) j.groups[i % concurrency]->partitions.push_back(partitions[i]);
+    for (size_t i = 0; i < runs.size(); i++) j.groups[i % concurrency]->partitions.push_back(runs[i]);
     j.plan = *plan;
     j.start_note = StartNote(def, *starts, before_start);
     if (!j.start_note.empty() && !before_start.empty())
@@ -422,7 +443,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     j.stored.reason.clear();
     PersistLocked(j);
     log::Info("scheduler", "{} {}.{} running: partitions {} in {} task group(s)", JobKind(def), def.db, def.name,
-              PartitionList(partitions), concurrency);
+              PartitionList(runs), concurrency);
   });
 }
 
@@ -573,7 +594,11 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       limits.max_bytes = static_cast<size_t>(def.IntProperty("max_batch_size"));
       bool assigned = group->source_position == start;
       const auto task_start = Clock::now();
-      outcome = load::RoutineLoadTask(plan, task_id).Run(*group->source, con, start, assigned, limits, keep, still_current);
+      load::RoutineLoadTask task(plan, task_id);
+      // A cluster job's commit is fenced on the leases of the task's partitions (and records their epochs).
+      if (job->cluster)
+        task.set_commit_fence([this, job, parts = group->partitions] { return FenceTask(*job, parts); });
+      outcome = task.Run(*group->source, con, start, assigned, limits, keep, still_current);
       if (outcome.ok() && outcome->had_data && log::Enabled(log::Level::kDebug))
         log::Debug("scheduler", "{} {}: task {} read {} messages in {} ms and ended after {} ms ({}, committed {})",
                    JobKind(def), def.name, task_id, outcome->messages, outcome->counts.execute_ms,
@@ -633,6 +658,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   else if (!outcome->had_data) group->last_txn_status = "NO_DATA";
   else group->last_txn_status = "ABORTED";
   RecordTaskLocked(*job, outcome, std::chrono::duration<double>(Clock::now() - run_started).count());
+  // On a cluster a refused commit may mean a lost partition: worth a line, also for a task no longer current.
+  if (job->cluster && !outcome.ok() && outcome.status().code() == StatusCode::kConflict)
+    log::Info("scheduler", "{} {}: task {} not committed: {}", JobKind(def), def.name, task_id,
+              outcome.status().message());
   if (replaced || job->version != version || job->stored.state != JobState::kRunning) return;
   for (const auto& [p, h] : latest) job->latest_offsets[p] = h;
 

@@ -73,7 +73,8 @@ std::vector<JobStatus> JobRegistry::Statuses(bool definitions) {
     st.name = d.name;
     st.table = d.table;
     st.target_db = d.iceberg_target() ? d.lake_catalog + "." + d.lake_db : d.db;
-    st.state = JobStatusName(s);
+    // A cluster job: its state in the cluster, as SHOW ROUTINE LOAD shows it (not this node's regrouping).
+    st.state = job->cluster ? std::string(catalog::JobStateName(job->shared_state)) : JobStatusName(s);
     st.reason = s.reason;
     st.reason_class = ReasonClass(s.state, s.reason);
     st.other_msg = job->other_msg;

@@ -73,8 +73,10 @@ Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const 
 // ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
 
 Result<std::shared_ptr<JobRuntime>> JobRegistry::AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms) {
-  ASSIGN_OR_RETURN(int64_t id, store_->CreateJob(def, now_ms));
+  const bool cluster = IsClusterJob(def);
+  ASSIGN_OR_RETURN(int64_t id, cluster ? cluster_store_->CreateJob(def, now_ms) : store_->CreateJob(def, now_ms));
   auto job = std::make_shared<JobRuntime>();
+  job->cluster = cluster;
   job->stored.id = id;
   job->stored.def = std::move(def);
   job->stored.state = JobState::kNeedSchedule;
@@ -101,7 +103,15 @@ Status JobRegistry::Start() {
     }
   }
   RETURN_IF_ERROR(LoadVclusters());
+  if (!options_.cluster.uri.empty()) {
+    // Cluster jobs are read by the cluster thread, which rides out a PostgreSQL that cannot be reached yet.
+    ASSIGN_OR_RETURN(cluster_store_, catalog::ClusterJobStore::Open(
+                                         options_.cluster.uri, options_.cluster.key_file.empty()
+                                                                   ? options_.secrets_key_file
+                                                                   : options_.cluster.key_file));
+  }
   ASSIGN_OR_RETURN(pool_, WorkerPool::Start(db_, std::max(1, options_.worker_threads)));
+  if (cluster_store_) cluster_thread_ = std::thread([this] { ClusterLoop(); });
   scheduler_ = std::thread([this] { SchedulerLoop(); });
   lag_refresher_ = std::thread([this] { IdleLagLoop(); });
   log::Info("scheduler", "{} routine load job(s) loaded; {} worker(s)", stored.size(), pool_->size());
@@ -116,8 +126,10 @@ void JobRegistry::Stop() {
     for (auto& [id, job] : jobs_) job->version++;  // running tasks roll back instead of committing late
   }
   cv_.notify_all();
+  cluster_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
   if (lag_refresher_.joinable()) lag_refresher_.join();
+  if (cluster_thread_.joinable()) cluster_thread_.join();
   if (pool_) pool_->Stop();
 }
 
@@ -134,8 +146,13 @@ std::shared_ptr<JobRuntime> JobRegistry::FindLocked(const std::string& db, const
   return found;
 }
 
-void JobRegistry::PersistLocked(const JobRuntime& job) {
-  Status st = store_->UpdateJob(job.stored);
+void JobRegistry::PersistLocked(JobRuntime& job) {
+  if (job.cluster) {
+    // Marked before the write: a sync that read PostgreSQL before it must not undo it.
+    job.local_write = ++cluster_writes_;
+    job.shared_state = job.stored.state;
+  }
+  Status st = StoreOf(job).UpdateJob(job.stored);
   if (!st.ok()) log::Error("scheduler", "could not save {} {}: {}", JobKind(job.stored.def), job.stored.def.name, st.message());
 }
 
@@ -215,6 +232,13 @@ Status JobRegistry::ValidateTimezone(const std::string& tz) {
 
 Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string& db) {
   ASSIGN_OR_RETURN(auto def, catalog::BuildRoutineLoad(stmt, db));
+  if (IsClusterJob(def)) {
+    SyncClusterJobs();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (FindLocked(db, def.name, false))
+      return Status::AlreadyExists("a routine load named '" + def.name + "' already exists in database '" + db +
+                                   "'; STOP it first or choose another name");
+  }
   if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
   RETURN_IF_ERROR(ValidateTimezone(def.Property("timezone")));
   // The plan checks COLUMNS, WHERE and the format against the table now, so mistakes fail the CREATE.
@@ -246,6 +270,7 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
 }
 
 Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& db) {
+  SyncClusterJobs();
   std::shared_ptr<JobRuntime> job;
   catalog::RoutineLoadDefinition current;
   {
@@ -292,7 +317,16 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   // between would otherwise resolve the forgotten partitions from the old definition and load them again.
   catalog::StoredJob altered = job->stored;
   altered.def = std::move(def);
-  RETURN_IF_ERROR(store_->AlterJob(altered, reset));
+  if (job->cluster) {
+    job->local_write = ++cluster_writes_;
+    RETURN_IF_ERROR(cluster_store_->AlterJob(altered, reset));
+    // The node's own progress cache forgets the reset partitions (its job row does not exist: nothing else changes).
+    if (Status st = store_->AlterJob(altered, reset); !st.ok())
+      log::Warn("scheduler", "routine load {}: could not reset this node's progress cache: {}", stmt.job_name,
+                st.message());
+  } else {
+    RETURN_IF_ERROR(store_->AlterJob(altered, reset));
+  }
   job->stored = std::move(altered);
   // SHOW's currentKafkaPartitions: the partitions the next RESUME loads (all of the topic's: resolved then).
   job->current_partitions = job->stored.def.partitions;
@@ -301,6 +335,8 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
 }
 
 Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::string& db) {
+  // A cluster job may have been created, or changed, on another node a moment ago.
+  SyncClusterJobs();
   std::lock_guard<std::mutex> lock(mu_);
   auto job = FindLocked(db, stmt.job_name, true);
   if (!job) return Status::NotFound("routine load '" + stmt.job_name + "' does not exist in database '" + db + "'");
@@ -455,6 +491,7 @@ std::string JobRegistry::ErrorLogUrl(const JobRuntime& job) const {
 namespace sluice::scheduler {
 
 Result<JobTarget> JobRegistry::TargetOf(const std::string& db, const std::string& name, bool pipe) {
+  if (!pipe) SyncClusterJobs();  // a cluster job created on another node a moment ago
   std::lock_guard<std::mutex> lock(mu_);
   std::shared_ptr<JobRuntime> job = pipe ? FindPipeLocked(db, name) : FindLocked(db, name, true);
   if (!job) {

@@ -2,6 +2,7 @@
 // Runs every routine load job: keeps their definitions and states in the catalog, turns each job into tasks
 // (one per group of partitions), and schedules those tasks on a worker pool with timers, retries and pauses.
 // This is the control side; a task's data path lives in load/.
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,6 +30,17 @@ namespace sluice::scheduler {
 // A time as SHOW and the job views print it: "2026-11-30 03:25:00", UTC; "" for 0 (never).
 std::string FormatTimeMs(int64_t ms);
 
+// A node of a cluster (`sluice serve --cluster URI`, docs/cluster.md): routine loads into Iceberg tables are kept
+// in the cluster's PostgreSQL database and their partitions split among the live nodes by leases.
+struct ClusterJobsOptions {
+  std::string uri;   // empty: a server of its own, every job local
+  std::string node;  // this node's name: the holder of its leases
+  std::chrono::milliseconds node_timeout{10000};
+  std::chrono::milliseconds tick{1000};  // how often jobs are synced and leases renewed
+  // The key sealing secret properties of cluster jobs: the same file on every node (empty: the node's own).
+  std::string key_file;
+};
+
 struct SchedulerOptions {
   // Worker slots shared by every job's tasks.
   int worker_threads = 4;
@@ -51,6 +63,7 @@ struct SchedulerOptions {
   // Targets outside DuckDB (ON catalog.db.table: Iceberg tables), with the sink that commits into them; null:
   // such jobs cannot be created.
   load::LoadTargets* load_targets = nullptr;
+  ClusterJobsOptions cluster;
 };
 
 class JobRegistry;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/property_table.h"
+#include "common/log.h"
 #include "common/secret_redaction.h"
 #include "scheduler/job_registry.h"
 
@@ -96,12 +97,18 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     std::map<int32_t, int64_t> latest, timestamps;
     std::vector<int32_t> partitions;
     std::string error_url;
+    bool cluster = false;
+    std::shared_ptr<const load::TaskPlan> plan;
   };
+  SyncClusterJobs();  // a cluster job created or changed on another node a moment ago
   std::vector<Snapshot> snaps;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, job] : jobs_) {
-      const auto& s = job->stored;
+      // A cluster job shows the state it has in the cluster: the same on every node (a node regrouping its
+      // partitions is NEED_SCHEDULE only in its own scheduler).
+      catalog::StoredJob s = job->stored;
+      if (job->cluster) s.state = job->shared_state;
       if (s.def.db != db || s.def.pipe) continue;  // pipes show in SHOW PIPES
       if (!stmt.job_name.empty() && s.def.name != stmt.job_name) continue;
       bool final = s.state == JobState::kStopped || s.state == JobState::kCancelled;
@@ -116,6 +123,8 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
       snap.timestamps = job->last_timestamp_ms;
       snap.partitions = job->current_partitions;
       snap.error_url = ErrorLogUrl(*job);
+      snap.cluster = job->cluster;
+      snap.plan = job->plan;
       snaps.push_back(std::move(snap));
     }
   }
@@ -128,6 +137,16 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     const auto& s = snap.stored;
     const auto& d = s.def;
     ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(s.id));
+    // A cluster job's partitions are loaded by several nodes: its Progress is read from the table (the truth), not
+    // from this node's cache. Statistic counts what this node loaded.
+    if (snap.cluster && snap.plan) {
+      auto in_table = snap.plan->sink->CommittedOffsets(s.id);
+      if (in_table.ok() && *in_table)
+        for (const auto& [p, o] : **in_table) progress[p].next_offset = o;
+      else if (!in_table.ok())
+        log::Debug("scheduler", "SHOW ROUTINE LOAD: cannot read {}'s offsets from its table: {}", s.def.name,
+                   in_table.status().message());
+    }
     catalog::PartitionProgress total;
     json prog = json::object(), ts = json::object(), latest = json::object(), lag = json::object();
     for (const auto& [p, pp] : progress) {
@@ -224,9 +243,32 @@ Result<ResultSet> JobRegistry::ShowTasks(const sql::ShowRoutineLoadTask& stmt, c
   for (const char* c : {"TaskId", "TxnId", "TxnStatus", "JobId", "CreateTime", "LastScheduledTime",
                         "ExecuteStartTime", "Timeout", "BeId", "DataSourceProperties", "Message"})
     rs.AddColumn(c);
+  SyncClusterJobs();
+  // A cluster job's partitions other nodes hold: one row per node (its tasks are that node's to show).
+  std::vector<std::pair<std::string, std::vector<int32_t>>> elsewhere;
+  {
+    int64_t cluster_job = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto job = FindLocked(db, stmt.job_name, true);
+      if (job && job->cluster) cluster_job = job->stored.id;
+    }
+    if (cluster_job != 0) {
+      auto held = PartitionsHeldElsewhere(cluster_job);
+      if (held.ok()) elsewhere = std::move(held).value();
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto job = FindLocked(db, stmt.job_name, true);
   if (!job) return Status::NotFound("routine load '" + stmt.job_name + "' does not exist in database '" + db + "'");
+  for (const auto& [node, parts] : elsewhere) {
+    json offsets = json::object();
+    for (int32_t p : parts) offsets[std::to_string(p)] = json(nullptr);
+    Row row{std::nullopt, std::nullopt, std::nullopt, std::to_string(job->stored.id), std::nullopt, std::nullopt,
+            std::nullopt, job->stored.def.Property("task_timeout_second"), node, Dump(offsets),
+            "the partitions node '" + node + "' holds; its own SHOW ROUTINE LOAD TASK shows its tasks"};
+    rs.rows.push_back(std::move(row));
+  }
   for (const auto& g : job->groups) {
     json offsets = json::object();
     for (int32_t p : g->partitions) {
@@ -247,7 +289,7 @@ Result<ResultSet> JobRegistry::ShowTasks(const sql::ShowRoutineLoadTask& stmt, c
     // The running task's start on its worker; between tasks, the last task's.
     row.push_back(TimeOrNull(g->execute_start_ms));
     row.push_back(job->stored.def.Property("task_timeout_second"));
-    row.push_back(std::string("0"));
+    row.push_back(NodeName());  // BeId: the node running the task ("0" on a server of its own)
     row.push_back(Dump(offsets));
     row.push_back(g->message);
     rs.rows.push_back(std::move(row));

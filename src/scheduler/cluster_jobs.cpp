@@ -1,0 +1,304 @@
+// Cluster jobs (docs/cluster.md): on a node started with --cluster, routine loads into Iceberg tables live in the
+// cluster's PostgreSQL database (catalog::ClusterJobStore), every node sees them, and their partitions are split
+// among the live nodes by leases with epochs (cluster::LeaseStore). A node runs tasks only for the partitions it
+// holds, and a task's commit first fences its leases: a node that lost a partition commits nothing for it.
+//
+// One thread per node (ClusterLoop) does, every tick (1 s): read the jobs (SyncClusterJobs), then renew, take and
+// give up leases (AssignPartitions). No PostgreSQL call is made under the registry's lock except the job writes
+// PersistLocked makes (bounded by PgClient's statement timeout), as the local store's writes are.
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster/node_registry.h"
+#include "common/log.h"
+#include "scheduler/job_registry.h"
+
+namespace sluice::scheduler {
+
+using catalog::JobState;
+
+namespace {
+
+std::string PartitionResource(int64_t job_id, int32_t partition) {
+  return "job:" + std::to_string(job_id) + ":partition:" + std::to_string(partition);
+}
+std::string JobResourcePrefix(int64_t job_id) { return "job:" + std::to_string(job_id) + ":partition:"; }
+// A node that runs a job holds this lease too: the job's partitions are shared among the nodes holding one, so a
+// node that cannot run the job (its catalog is not defined there) is not counted and leaves no share unloaded.
+std::string MemberPrefix(int64_t job_id) { return "job:" + std::to_string(job_id) + ":node:"; }
+
+bool Live(JobState s) { return s == JobState::kRunning || s == JobState::kNeedSchedule; }
+
+// This node's fair share of `total` partitions: the job's live members sorted by name, the first total % n of
+// them take one more. Every node computes the same split from the same list, so shares add up to the total exactly.
+size_t FairShare(size_t total, size_t nodes, size_t index) {
+  if (nodes == 0) return 0;
+  return total / nodes + (index < total % nodes ? 1 : 0);
+}
+
+}  // namespace
+
+bool JobRegistry::IsClusterJob(const catalog::RoutineLoadDefinition& def) const {
+  return cluster_store_ != nullptr && def.iceberg_target() && !def.pipe;
+}
+
+catalog::JobStore& JobRegistry::StoreOf(const JobRuntime& job) {
+  if (job.cluster && cluster_store_) return *cluster_store_;
+  return *store_;
+}
+
+void JobRegistry::ClusterLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    SyncClusterJobs();
+    AssignPartitions();
+    lock.lock();
+    cluster_cv_.wait_for(lock, options_.cluster.tick, [&] { return stopping_; });
+  }
+}
+
+void JobRegistry::SyncClusterJobs() {
+  if (!cluster_store_) return;
+  uint64_t writes_before;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    writes_before = cluster_writes_;
+  }
+  auto stored = cluster_store_->LoadJobs();
+  if (!stored.ok()) {
+    log::Debug("scheduler", "cannot read the cluster's routine loads: {}", stored.status().message());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& s : *stored) {
+    auto it = jobs_.find(s.id);
+    if (it == jobs_.end()) {
+      auto job = std::make_shared<JobRuntime>();
+      job->cluster = true;
+      job->shared_state = s.state;
+      job->stored = std::move(s);
+      // Running in the cluster: this node schedules it too, for the partitions it will hold.
+      if (job->stored.state == JobState::kRunning) job->stored.state = JobState::kNeedSchedule;
+      job->next_schedule_attempt = Clock::now();
+      log::Info("scheduler", "routine load {}.{} (id {}) of the cluster: {}", job->stored.def.db, job->stored.def.name,
+                job->stored.id, catalog::JobStateName(job->shared_state));
+      jobs_[job->stored.id] = job;
+      continue;
+    }
+    JobRuntime& job = *it->second;
+    if (!job.cluster) continue;
+    // This node wrote the job after the read began: its own write is newer than what was read.
+    if (job.local_write > writes_before) continue;
+    // Paused here by the storage gate (this node's disk): it resumes by itself, whatever the cluster says.
+    if (job.paused_for_storage) continue;
+    job.shared_state = s.state;
+    const JobState local = job.stored.state;
+    if (!Live(s.state)) {
+      // Paused, stopped or cancelled (by a statement on another node, or a task there): follow, without writing.
+      job.stored.def = s.def;
+      if (local != s.state) SetStateLocked(job, s.state, s.reason, false);
+      job.stored.reason = s.reason;
+      job.stored.pause_time_ms = s.pause_time_ms;
+      job.stored.end_time_ms = s.end_time_ms;
+    } else if (!Live(local)) {
+      // Resumed elsewhere (perhaps after an ALTER there).
+      job.stored.def = s.def;
+      job.window_rows = job.window_errors = 0;
+      job.other_msg.clear();
+      SetStateLocked(job, JobState::kNeedSchedule, "", false);
+    }
+  }
+  cv_.notify_all();
+}
+
+void JobRegistry::AssignPartitions() {
+  const std::string& me = options_.cluster.node;
+  const auto ttl = options_.cluster.node_timeout;
+  if (!lease_pg_) {
+    auto pg = cluster::PgClient::Connect(options_.cluster.uri);
+    if (!pg.ok()) return;  // the heartbeat thread reports outages
+    lease_pg_ = std::move(pg).value();
+  }
+  cluster::NodeRegistry registry(*lease_pg_, options_.cluster.node_timeout);
+  auto nodes = registry.List();
+  if (!nodes.ok()) return;
+  std::vector<std::string> alive;
+  for (const auto& n : *nodes)
+    if (n.state == "alive") alive.push_back(n.name);
+  std::sort(alive.begin(), alive.end());
+  auto mine = std::find(alive.begin(), alive.end(), me);
+  // Not (or no longer) alive in the cluster's eyes: acquire nothing; what it holds expires or is taken over.
+  const bool member = mine != alive.end();
+
+  struct Work {
+    std::shared_ptr<JobRuntime> job;
+    bool wants = false;
+    std::vector<int32_t> partitions;
+    std::map<int32_t, cluster::Lease> held;
+  };
+  std::vector<Work> work;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, job] : jobs_) {
+      if (!job->cluster) continue;
+      Work w;
+      w.job = job;
+      w.wants = member && Live(job->stored.state) && !job->current_partitions.empty();
+      w.partitions = job->current_partitions;
+      w.held = job->leases;
+      if (!w.wants && w.held.empty() && !member_leases_.count(id)) continue;
+      work.push_back(std::move(w));
+    }
+  }
+  cluster::LeaseStore leases(*lease_pg_, options_.cluster.node_timeout);
+  std::set<std::string> alive_set(alive.begin(), alive.end());
+  for (auto& w : work) {
+    const int64_t id = w.job->stored.id;
+    std::map<int32_t, cluster::Lease> held;
+    std::vector<cluster::Lease> to_release;
+    bool pg_failed = false;
+    // This node's membership of the job, then the job's members (alive, sorted by name).
+    std::vector<std::string> members;
+    if (auto m = member_leases_.find(id); m != member_leases_.end() && !w.wants) {
+      to_release.push_back(m->second);
+      member_leases_.erase(m);
+    } else if (w.wants) {
+      bool ok = false;
+      if (m != member_leases_.end()) {
+        auto renewed = leases.Renew(m->second, ttl);
+        ok = renewed.ok() && *renewed;
+        if (!renewed.ok()) pg_failed = true;
+      }
+      if (!ok && !pg_failed) {
+        auto got = leases.Acquire(MemberPrefix(id) + me, me, ttl);
+        if (got.ok() && got->acquired) {
+          member_leases_[id] = got->lease;
+          ok = true;
+        } else if (!got.ok()) {
+          pg_failed = true;
+        }
+      }
+      if (ok) {
+        if (auto all = leases.HeldWithPrefix(MemberPrefix(id)); all.ok()) {
+          for (const auto& l : *all)
+            if (alive_set.count(l.holder)) members.push_back(l.holder);
+        } else {
+          pg_failed = true;
+        }
+      }
+      std::sort(members.begin(), members.end());
+    }
+    auto me_in_members = std::find(members.begin(), members.end(), me);
+    const bool counted = me_in_members != members.end();
+    for (const auto& [p, lease] : w.held) {
+      const bool keep = w.wants && std::find(w.partitions.begin(), w.partitions.end(), p) != w.partitions.end();
+      auto renewed = leases.Renew(lease, ttl);
+      if (renewed.ok() && !*renewed) {
+        log::Warn("scheduler", "routine load {}: lost partition {} (epoch {}) to another node", w.job->stored.def.name,
+                  p, lease.epoch);
+      } else if (!keep) {
+        to_release.push_back(lease);
+      } else {
+        // Renewed; or PostgreSQL did not answer: kept, as it is still ours until it expires (the fence decides at
+        // commit).
+        if (!renewed.ok()) pg_failed = true;
+        held[p] = lease;
+      }
+    }
+    if (w.wants && !pg_failed && counted) {
+      const size_t my_index = static_cast<size_t>(me_in_members - members.begin());
+      const size_t share = FairShare(w.partitions.size(), members.size(), my_index);
+      // Above the share (a node joined): give up the highest partitions.
+      while (held.size() > share) {
+        auto last = std::prev(held.end());
+        to_release.push_back(last->second);
+        held.erase(last);
+      }
+      // Below it: take free partitions, those of dead nodes, and expired ones; each node starts looking at its
+      // own place in the list, so nodes starting together rarely race for the same partition.
+      const size_t n = w.partitions.size();
+      const size_t start = my_index * n / members.size();
+      for (size_t k = 0; k < n && held.size() < share; k++) {
+        int32_t p = w.partitions[(start + k) % n];
+        if (held.count(p)) continue;
+        auto got = leases.Acquire(PartitionResource(id, p), me, ttl);
+        if (!got.ok()) break;
+        if (got->acquired) held[p] = got->lease;
+      }
+    }
+    bool changed = held.size() != w.held.size() ||
+                   !std::equal(held.begin(), held.end(), w.held.begin(),
+                               [](const auto& a, const auto& b) { return a.first == b.first && a.second.epoch == b.second.epoch; });
+    if (changed) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& job = *w.job;
+      job.leases = held;
+      if (Live(job.stored.state)) {
+        // Regroup over the partitions now held: running tasks finish their batch and commit nothing (the version
+        // moved), then the job is scheduled again from the table's offsets.
+        job.stored.state = JobState::kNeedSchedule;
+        job.next_schedule_attempt = Clock::now();
+        job.version++;
+      }
+      std::string parts;
+      for (const auto& [p, l] : held) parts += (parts.empty() ? "" : ",") + std::to_string(p);
+      log::Info("scheduler", "routine load {}.{}: node '{}' holds partitions [{}] of {}", job.stored.def.db,
+                job.stored.def.name, me, parts, w.partitions.size());
+      cv_.notify_all();
+    }
+    // Released after the regroup, so this node's tasks have stopped committing before another node can take them.
+    for (const auto& lease : to_release) {
+      auto released = leases.Release(lease);
+      if (!released.ok()) break;
+    }
+  }
+}
+
+Result<std::map<std::string, std::string>> JobRegistry::FenceTask(const JobRuntime& job,
+                                                                  const std::vector<int32_t>& partitions) {
+  std::map<int32_t, cluster::Lease> held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    held = job.leases;
+  }
+  nlohmann::json epochs = nlohmann::json::object();
+  std::lock_guard<std::mutex> lock(fence_mu_);
+  if (!fence_pg_) {
+    ASSIGN_OR_RETURN(fence_pg_, cluster::PgClient::Connect(options_.cluster.uri));
+  }
+  cluster::LeaseStore leases(*fence_pg_, options_.cluster.node_timeout);
+  for (int32_t p : partitions) {
+    auto it = held.find(p);
+    if (it == held.end())
+      return Status::Conflict("this node no longer holds partition " + std::to_string(p) + "; its rows are not committed");
+    ASSIGN_OR_RETURN(bool current, leases.Fence(PartitionResource(job.stored.id, p), it->second.epoch));
+    if (!current)
+      return Status::Conflict("partition " + std::to_string(p) + " was taken over by another node (epoch " +
+                              std::to_string(it->second.epoch) + " is no longer current); its rows are not committed");
+    epochs[std::to_string(p)] = it->second.epoch;
+  }
+  return std::map<std::string, std::string>{{"sluice.epochs." + std::to_string(job.stored.id), epochs.dump()}};
+}
+
+Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> JobRegistry::PartitionsHeldElsewhere(int64_t job_id) {
+  std::lock_guard<std::mutex> lock(fence_mu_);
+  if (!fence_pg_) {
+    ASSIGN_OR_RETURN(fence_pg_, cluster::PgClient::Connect(options_.cluster.uri));
+  }
+  cluster::LeaseStore leases(*fence_pg_, options_.cluster.node_timeout);
+  ASSIGN_OR_RETURN(auto held, leases.HeldWithPrefix(JobResourcePrefix(job_id)));
+  std::map<std::string, std::vector<int32_t>> by_node;
+  const std::string prefix = JobResourcePrefix(job_id);
+  for (const auto& l : held) {
+    if (l.holder == options_.cluster.node) continue;
+    by_node[l.holder].push_back(static_cast<int32_t>(std::stol(l.resource.substr(prefix.size()))));
+  }
+  std::vector<std::pair<std::string, std::vector<int32_t>>> out(by_node.begin(), by_node.end());
+  for (auto& [node, parts] : out) std::sort(parts.begin(), parts.end());
+  return out;
+}
+
+}  // namespace sluice::scheduler

@@ -1,0 +1,360 @@
+#!/usr/bin/python3
+"""Routine loads into Iceberg tables as cluster jobs (docs/cluster.md), with real parts: PostgreSQL 15 (the cluster's
+database and the Iceberg JDBC catalog, the same database), s3rver, the test broker, three `sluice serve --cluster`
+processes on loopback and npm's icebird.
+
+- test_three_nodes_share_a_job_and_survive_a_kill: a routine load on a 12-partition topic into an Iceberg table,
+  created on n1: SHOW ROUTINE LOAD gives the same job on every node; PAUSE on n2, ALTER on n1, RESUME on n3 act on
+  that one job; the partitions are leased 4/4/4; SHOW ROUTINE LOAD TASK names the node of each (BeId); kill -9 of
+  n3 mid-load moves its partitions to n1 and n2 (6/6, new epochs) and the run ends with count = distinct =
+  produced, read by Sluice and by icebird; the snapshot summary carries the leases' epochs; n3 started again gets
+  4 partitions back and loads its share; the job's secret property is sealed in PostgreSQL; a DuckDB table's job
+  stays the node's own.
+- test_a_node_without_the_catalog_takes_no_share: a node that cannot open the job's table (no external catalog
+  there) does not pause the job and takes no partitions, the other node loads all 12; once it has the catalog
+  the partitions are shared 6/6.
+- test_a_frozen_node_does_not_commit: a node SIGSTOPped past the node timeout with a commit in flight (stalled by
+  the test point iceberg_load.after_upload) loses its partitions to the others; after SIGCONT that commit does not
+  land (no snapshot after the takeover carries its old epochs) and the table holds every message exactly once.
+
+    /usr/bin/python3 tests/e2e/test_cluster_jobs.py --server build/sluice --testbroker build/tools/testbroker/testbroker
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kafka_harness as kh  # noqa: E402
+from harness import Collector, TestSuite, check, eq  # noqa: E402
+from iceberg_harness import BUCKET, SECRET, icebird, produce_events, setup_lake  # noqa: E402
+from pg_harness import Postgres  # noqa: E402
+from s3_harness import ACCESS_ID, S3rver  # noqa: E402
+
+suite = TestSuite("test_cluster_jobs")
+PARTITIONS = 12
+TIMEOUT = 3  # --node-timeout-seconds
+NODES = ("n1", "n2", "n3")
+
+
+def start_nodes(t, pg: Postgres, key_file: str, env: dict | None = None) -> dict:
+    """n1..n3; `env`: more environment per node name (test points)."""
+    nodes = {}
+    for name in NODES:
+        nodes[name] = t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
+                                           str(TIMEOUT), "--cluster-key-file", key_file, "--load-workers", "3"],
+                               extra_env=(env or {}).get(name)).start()
+    return nodes
+
+
+def shared_key(t_root: str) -> str:
+    """The key file every node seals cluster jobs' secrets with (32 random bytes, as SecretBox writes it)."""
+    path = os.path.join(t_root, "cluster-secrets.key")
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "wb") as f:
+        f.write(os.urandom(32))
+    return path
+
+
+def define_catalog(conn, pg, s3, database: bool = True):
+    """The same external catalog on a node that did not create the table (catalogs are per node), and the jobs'
+    database d."""
+    kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
+        "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
+        "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
+        "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
+        "aws.s3.enable_path_style_access" = "true")""")
+    if database:
+        kh.query(conn, "CREATE DATABASE d")
+
+
+def leases_by_node(pg: Postgres, jid: str) -> dict:
+    rows = pg.psql("SELECT holder, count(*) FROM sluice_leases WHERE resource LIKE 'job:" + jid + ":partition:%' "
+                   "AND holder IS NOT NULL AND expires_at > now() GROUP BY holder ORDER BY holder")
+    return {r[0]: int(r[1]) for r in rows}
+
+
+def epochs(pg: Postgres, jid: str) -> dict:
+    rows = pg.psql("SELECT resource, holder, epoch FROM sluice_leases WHERE resource LIKE 'job:" + jid +
+                   ":partition:%'")
+    return {int(r[0].rsplit(":", 1)[1]): (r[1], int(r[2])) for r in rows}
+
+
+SAME = ("Id", "Name", "State", "TableName", "JobProperties", "DataSourceProperties", "ReasonOfStateChanged")
+
+
+def same_on_every_node(conns: dict, name: str, keys=SAME) -> dict:
+    """SHOW ROUTINE LOAD FOR name on every node, the columns that must agree (Progress too once the load is idle:
+    while it runs, commits land between two nodes' answers)."""
+    views = {}
+    for node, conn in conns.items():
+        job = kh.show_job(conn, name)
+        # The node's own running tasks (CurrentTaskNum, currentTaskConcurrentNum) differ by design.
+        job["JobProperties"].pop("currentTaskConcurrentNum", None)
+        views[node] = {k: job[k] for k in keys}
+    return views
+
+
+def wait_same(conns: dict, name: str, state: str, timeout: float = 30, keys=SAME) -> dict:
+    last = {}
+
+    def probe():
+        views = same_on_every_node(conns, name, keys)
+        last["views"] = views
+        first = next(iter(views.values()))
+        return first if all(v == first for v in views.values()) and first["State"] == state else None
+    try:
+        return kh.wait_until(probe, timeout, f"{name} {state} with the same answer on every node")
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n  last answers: {last.get('views')}") from None
+
+
+def current_metadata(pg: Postgres) -> str:
+    return pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'events'")[0][0]
+
+
+def check_table(c: Collector, conn, pg, s3, total: int, what: str) -> dict:
+    count, distinct, sum_id = kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id) FROM lake.db.events")[0]
+    c.eq(count, total, f"{what}: count(*) through Sluice")
+    c.eq(distinct, total, f"{what}: count(DISTINCT id) through Sluice")
+    c.eq(int(sum_id or 0), total * (total + 1) // 2, f"{what}: sum(id) through Sluice")
+    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", current_metadata(pg))
+    ids = [int(r["id"]) for r in got["rows"]]
+    c.eq(len(ids), total, f"{what}: icebird's row count")
+    c.eq(len(set(ids)), total, f"{what}: icebird's distinct ids")
+    return got
+
+
+def wait_count(conn, want: int, timeout: float) -> int:
+    end = time.monotonic() + timeout
+    n = -1
+    while time.monotonic() < end:
+        n = kh.scalar(conn, "SELECT count(*) FROM lake.db.events")
+        if n >= want:
+            return n
+        time.sleep(0.5)
+    return n
+
+
+def ids_for(first: int, last: int) -> dict:
+    """Ids first..last spread over the partitions by id % PARTITIONS."""
+    return {p: [i for i in range(first, last + 1) if i % PARTITIONS == p] for p in range(PARTITIONS)}
+
+
+def create_job(conn, broker) -> None:
+    kh.query(conn, f"""CREATE ROUTINE LOAD d.ev_job ON lake.db.events COLUMNS (id, name, ts, amount)
+PROPERTIES ("format" = "json", "desired_concurrent_number" = "6", "max_batch_interval" = "0.5",
+            "iceberg.commit_interval_seconds" = "1")
+FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
+            "property.kafka_default_offsets" = "OFFSET_BEGINNING", "property.sasl.password" = "Sup3rSecret")""")
+
+
+def setup(t, pg, s3, broker, env: dict | None = None):
+    s3.create_bucket(BUCKET)
+    nodes = start_nodes(t, pg, shared_key(pg.root), env)
+    conns = {name: srv.connect() for name, srv in nodes.items()}
+    setup_lake(conns["n1"], pg, s3)
+    for name in ("n2", "n3"):
+        define_catalog(conns[name], pg, s3)
+    kh.wait_until(lambda: pg.psql("SELECT count(*) FROM sluice_nodes WHERE state = 'alive'") == [["3"]], 30,
+                  "three nodes alive")
+    return nodes, conns
+
+
+@suite.test(timeout=420)
+def test_three_nodes_share_a_job_and_survive_a_kill(t):
+    per = 300  # messages per partition over the whole run: 3,600
+    total = PARTITIONS * per
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        nodes, conns = setup(t, pg, s3, broker)
+        c = Collector()
+        produce_events(broker, "ev", ids_for(1, total // 3))
+        create_job(conns["n1"], broker)
+        view = wait_same(conns, "d.ev_job", "RUNNING", 60)
+        jid = view["Id"]
+        check(int(jid) >= 1000000001, f"a cluster job's id comes from PostgreSQL: {jid}")
+        stored = pg.psql(f"SELECT state, definition FROM sluice_routine_loads WHERE id = {jid}")
+        c.eq(len(stored), 1, "the job is one row of sluice_routine_loads")
+        c.check("Sup3rSecret" not in stored[0][1] and "sealed:v1:" in stored[0][1],
+                "its secret property is sealed in PostgreSQL")
+        spread = kh.wait_until(lambda: (lambda b: b if b == {"n1": 4, "n2": 4, "n3": 4} else None)(
+            leases_by_node(pg, jid)), 60, "12 partitions leased 4/4/4")
+        print(f"  partitions by node: {spread}", flush=True)
+        tasks = kh.show_rows(conns["n2"], "SHOW ROUTINE LOAD TASK FROM d WHERE JobName = \"ev_job\"")
+        c.eq(sorted({r["BeId"] for r in tasks}), list(NODES), "SHOW ROUTINE LOAD TASK's BeId names every node")
+        c.eq(sorted(int(p) for r in tasks for p in r["DataSourceProperties"]), list(range(PARTITIONS)),
+             "SHOW ROUTINE LOAD TASK on one node covers every partition once")
+        wait_count(conns["n1"], total // 3, 120)
+
+        # One job, steered from any node.
+        kh.query(conns["n2"], "PAUSE ROUTINE LOAD FOR d.ev_job")
+        wait_same(conns, "d.ev_job", "PAUSED", 20)
+        kh.query(conns["n1"], "ALTER ROUTINE LOAD FOR d.ev_job PROPERTIES (\"max_batch_rows\" = \"300000\")")
+        kh.wait_until(lambda: kh.show_job(conns["n3"], "d.ev_job")["JobProperties"]["maxBatchRows"] == "300000", 10,
+                      "n3 sees the ALTER made on n1")
+        kh.query(conns["n3"], "RESUME ROUTINE LOAD FOR d.ev_job")
+        wait_same(conns, "d.ev_job", "RUNNING", 30)
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60, "4/4/4 again after RESUME")
+        before = epochs(pg, jid)
+
+        # kill -9 of n3 mid-load: its partitions move to n1 and n2 and continue from the table's offsets.
+        produce_events(broker, "ev", ids_for(total // 3 + 1, 2 * total // 3))
+        wait_count(conns["n1"], total // 3 + 200, 60)
+        n3_parts = sorted(p for p, (holder, _) in before.items() if holder == "n3")
+        nodes["n3"].kill_process()
+        conns.pop("n3").close()
+        killed = time.monotonic()
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, TIMEOUT + 30, "6/6 after the kill")
+        moved_after = time.monotonic() - killed
+        print(f"  n3's partitions {n3_parts} moved {moved_after:.1f}s after kill -9 (node timeout {TIMEOUT}s)",
+              flush=True)
+        after = epochs(pg, jid)
+        for p in n3_parts:
+            c.check(after[p][0] in ("n1", "n2") and after[p][1] > before[p][1],
+                    f"partition {p}: taken over with a new epoch ({before[p]} -> {after[p]})")
+        produce_events(broker, "ev", ids_for(2 * total // 3 + 1, total))
+        n = wait_count(conns["n1"], total, 180)
+        eq(n, total, "every message loaded")
+        time.sleep(2)  # any late commit would show now
+        got = check_table(c, conns["n1"], pg, s3, total, "after the kill")
+        c.eq(json.loads(got["summary"].get(f"sluice.offsets.{jid}", "{}")), {str(p): per for p in range(PARTITIONS)},
+             "the current snapshot holds every partition's next offset")
+        fenced = json.loads(got["summary"].get(f"sluice.epochs.{jid}", "{}"))
+        c.check(fenced and all(int(e) >= 1 for e in fenced.values()),
+                f"the current snapshot records the epochs it was committed under: {fenced}")
+        final = wait_same(conns, "d.ev_job", "RUNNING", 20, SAME + ("Progress",))
+        c.eq(final["Progress"], {str(p): str(per - 1) for p in range(PARTITIONS)}, "Progress, from the table")
+        for name in ("n1", "n2"):
+            loaded = kh.show_job(conns[name], "d.ev_job")["Statistic"]["loadedRows"]
+            c.check(loaded > 0, f"{name} loaded rows itself ({loaded})")
+        # n3 started again: the others give partitions back and it loads its share of what comes next.
+        nodes["n3"].start()
+        conns["n3"] = nodes["n3"].connect()
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60, "4/4/4 once n3 is back")
+        more = PARTITIONS * 50
+        produce_events(broker, "ev", ids_for(total + 1, total + more))
+        eq(wait_count(conns["n1"], total + more, 120), total + more, "every message loaded after n3 came back")
+        time.sleep(2)
+        check_table(c, conns["n1"], pg, s3, total + more, "after n3 came back")
+        c.check(kh.show_job(conns["n3"], "d.ev_job")["Statistic"]["loadedRows"] > 0, "n3 loads again")
+        # A DuckDB table's job stays the node's own.
+        kh.query(conns["n1"], "CREATE TABLE d.plain (id BIGINT)")
+        kh.query(conns["n1"], f"""CREATE ROUTINE LOAD d.local_job ON plain COLUMNS (id)
+PROPERTIES ("format" = "json") FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev")""")
+        c.eq(pg.psql("SELECT count(*) FROM sluice_routine_loads"), [["1"]], "a DuckDB table's job is not in PostgreSQL")
+        check("does not exist" in _error(conns["n2"], "SHOW ROUTINE LOAD FOR d.local_job"),
+              "n2 does not know n1's local job")
+        for conn in conns.values():
+            conn.close()
+        c.done()
+
+
+def _error(conn, sql: str) -> str:
+    try:
+        kh.query(conn, sql)
+    except Exception as e:  # noqa: BLE001
+        return str(e)
+    return ""
+
+
+@suite.test(timeout=300)
+def test_a_frozen_node_does_not_commit(t):
+    per = 200
+    total = PARTITIONS * per
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        # n2's first upload waits 4 s before its commit: it is frozen then, so a commit is surely in flight. The
+        # topic is empty until the partitions are spread, so that first upload is of n2's own share.
+        stall_ms = 4000
+        env = {"n2": {"SLUICE_TEST_POINTS": f"iceberg_load.after_upload=sleep:{stall_ms}:1"}}
+        nodes, conns = setup(t, pg, s3, broker, env)
+        c = Collector()
+        create_job(conns["n1"], broker)
+        jid = wait_same(conns, "d.ev_job", "RUNNING", 60)["Id"]
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60, "4/4/4")
+        before = epochs(pg, jid)
+        frozen = sorted(p for p, (holder, _) in before.items() if holder == "n2")
+        produce_events(broker, "ev", ids_for(1, total))
+        kh.wait_until(lambda: "test point iceberg_load.after_upload fired" in nodes["n2"].log_text(), 60,
+                      "n2's commit stalled after its upload")
+        os.kill(nodes["n2"].proc.pid, signal.SIGSTOP)
+        stopped = time.monotonic()
+        try:
+            kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n3": 6}, TIMEOUT + 30,
+                          "n2's partitions taken over while it is frozen")
+            taken_over_ms = int(time.time() * 1000)
+            n = wait_count(conns["n1"], total, 120)
+            eq(n, total, "every message loaded by the others")
+            time.sleep(max(0.0, stall_ms / 1000 + 0.5 - (time.monotonic() - stopped)))  # its stall is over
+        finally:
+            os.kill(nodes["n2"].proc.pid, signal.SIGCONT)
+        # Awake, with a commit in flight: it must commit nothing under its old epochs.
+        kh.wait_until(lambda: "test point iceberg_load.after_upload woke up" in nodes["n2"].log_text(), 30,
+                      "n2's stalled commit went on")
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60,
+                      "n2 rejoins and gets its share back")
+        time.sleep(3)
+        check_table(c, conns["n1"], pg, s3, total, "after SIGSTOP / SIGCONT")
+        history = kh.query(conns["n1"], "SELECT epoch_ms(committed_at), summary['sluice.epochs." + jid + "'] "
+                                        "FROM lake.db.events$snapshots")
+        stale = []
+        for committed_ms, value in history:
+            for p, e in json.loads(value or "{}").items():
+                if int(p) in frozen and int(e) == before[int(p)][1] and int(committed_ms) > taken_over_ms:
+                    stale.append((committed_ms, p, e))
+        c.eq(stale, [], "no snapshot committed after the takeover carries n2's old epochs")
+        log = nodes["n2"].log_text()
+        c.check("lost partition" in log, "n2's log says it lost its partitions")
+        guards = {"the lease fence": "was taken over by another node", "the job's version": "the job moved on",
+                  "the table's offsets": "another task already committed it"}
+        refused_by = [g for g, text in guards.items() if text in log]
+        print(f"  n2's stalled commit after SIGCONT was refused by: {refused_by}", flush=True)
+        c.check(refused_by, "n2's log names the guard that refused its stalled commit")
+        for conn in conns.values():
+            conn.close()
+        c.done()
+
+
+@suite.test(timeout=240)
+def test_a_node_without_the_catalog_takes_no_share(t):
+    per = 100
+    total = PARTITIONS * per
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        key = shared_key(pg.root)
+        n1, n2 = (t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
+                                       str(TIMEOUT), "--cluster-key-file", key]).start() for name in ("n1", "n2"))
+        c1, c2 = n1.connect(), n2.connect()
+        setup_lake(c1, pg, s3)
+        kh.query(c2, "CREATE DATABASE d")  # but no catalog lake on n2
+        produce_events(broker, "ev", ids_for(1, total // 2))
+        create_job(c1, broker)
+        jid = kh.show_job(c1, "d.ev_job")["Id"]
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 12}, 60,
+                      "n1 holds every partition: n2 cannot run the job")
+        other = kh.wait_until(lambda: kh.show_job(c2, "d.ev_job")["OtherMsg"], 30, "n2 says why it does not run it")
+        check("CREATE EXTERNAL CATALOG" in other, f"n2's OtherMsg: {other}")
+        eq(kh.show_job(c2, "d.ev_job")["State"], "RUNNING", "the job is not paused for the cluster")
+        # Once n2 has the catalog it joins in and the partitions are shared.
+        define_catalog(c2, pg, s3, database=False)
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6 once n2 can run the job")
+        produce_events(broker, "ev", ids_for(total // 2 + 1, total))
+        eq(wait_count(c1, total, 120), total, "every message loaded")
+        time.sleep(2)
+        c = Collector()
+        check_table(c, c1, pg, s3, total, "after n2 joined in")
+        c1.close()
+        c2.close()
+        c.done()
+
+
+def main() -> int:
+    return kh.run_suite(suite)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
