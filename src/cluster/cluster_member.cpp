@@ -153,4 +153,17 @@ Result<std::vector<NodeRow>> ClusterMember::ListNodes() {
   return nodes;
 }
 
+Status ClusterMember::SetDecommissioned(const std::string& name, bool decommissioned) {
+  std::lock_guard<std::mutex> lock(list_mu_);
+  if (!list_pg_) {
+    auto pg = PgClient::Connect(options_.uri);
+    if (!pg.ok()) return pg.status();
+    list_pg_ = std::move(*pg);
+  }
+  NodeRegistry registry(*list_pg_, options_.node_timeout);
+  Status st = registry.SetDecommissioned(name, decommissioned);
+  if (st.code() == StatusCode::kUnavailable) list_pg_.reset();
+  return st;
+}
+
 }  // namespace sluice::cluster

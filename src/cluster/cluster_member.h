@@ -39,6 +39,7 @@ class ClusterMember : public NodeDirectory {
   // is gone). Idempotent.
   void Stop();
   Result<std::vector<NodeRow>> ListNodes() override;
+  Status SetDecommissioned(const std::string& name, bool decommissioned) override;
   const NodeIdentity& identity() const { return options_.identity; }
   // Whether the last heartbeat was recorded (false before the first, during an outage, or once replaced).
   bool joined() const;

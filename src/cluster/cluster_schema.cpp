@@ -24,13 +24,16 @@ constexpr const char* kCreateLeases =
     "expires_at TIMESTAMPTZ NOT NULL, "
     "acquired_at TIMESTAMPTZ)";
 constexpr const char* kCreateLeaseHolderIndex = "CREATE INDEX IF NOT EXISTS sluice_leases_holder ON sluice_leases (holder)";
+// ALTER SYSTEM DECOMMISSION NODE: kept across the node's restarts until CANCEL DECOMMISSION.
+constexpr const char* kAddDecommissioned =
+    "ALTER TABLE sluice_nodes ADD COLUMN IF NOT EXISTS decommissioned BOOLEAN NOT NULL DEFAULT false";
 
 }  // namespace
 
 Status EnsureClusterTables(PgClient& pg) {
   RETURN_IF_ERROR(pg.Begin());
   const std::vector<std::string> statements = {"SELECT pg_advisory_xact_lock(" + std::string(kSchemaLockKey) + ")",
-                                               kCreateNodes, kCreateLeases, kCreateLeaseHolderIndex};
+                                               kCreateNodes, kCreateLeases, kCreateLeaseHolderIndex, kAddDecommissioned};
   for (const std::string& sql : statements) {
     if (auto r = pg.Exec(sql); !r.ok()) {
       pg.Rollback();

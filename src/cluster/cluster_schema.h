@@ -2,7 +2,8 @@
 // The cluster's own tables in its PostgreSQL database, created when missing (every node runs this when it joins;
 // an advisory lock keeps two nodes starting at once from racing on CREATE TABLE):
 //
-//   sluice_nodes  (name PK, address, version, started_at, last_heartbeat, state 'alive'|'left', incarnation)
+//   sluice_nodes  (name PK, address, version, started_at, last_heartbeat, state 'alive'|'left', incarnation,
+//                  decommissioned)
 //   sluice_leases (resource PK, holder (NULL: released), epoch BIGINT, expires_at, acquired_at)
 //
 // Times are PostgreSQL's (now()), so whether a node is dead or a lease expired never depends on a node's clock.

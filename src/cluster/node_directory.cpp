@@ -18,6 +18,11 @@ Result<std::vector<NodeRow>> LocalNodeDirectory::ListNodes() {
   return std::vector<NodeRow>{row};
 }
 
+Status LocalNodeDirectory::SetDecommissioned(const std::string&, bool) {
+  return Status::NotSupported("this server is not a cluster node (sluice serve --cluster): there is no node to "
+                              "decommission; stop the server instead");
+}
+
 namespace {
 
 std::string Hostname() {

@@ -27,12 +27,16 @@ struct NodeRow {
   std::string started_at;
   std::string version;
   int64_t leases = 0;  // unexpired leases the node holds
+  bool decommissioned = false;  // ALTER SYSTEM DECOMMISSION NODE: it gives its work up and takes none
 };
 
 class NodeDirectory {
  public:
   virtual ~NodeDirectory() = default;
   virtual Result<std::vector<NodeRow>> ListNodes() = 0;
+  // ALTER SYSTEM DECOMMISSION NODE 'name' (true) / CANCEL DECOMMISSION NODE 'name' (false). NotFound for a name no
+  // node ever joined with.
+  virtual Status SetDecommissioned(const std::string& name, bool decommissioned) = 0;
 };
 
 // A server on its own: one row, alive, holding no leases.
@@ -41,6 +45,7 @@ class LocalNodeDirectory : public NodeDirectory {
   LocalNodeDirectory(NodeIdentity identity, std::chrono::system_clock::time_point started_at)
       : identity_(std::move(identity)), started_at_(started_at) {}
   Result<std::vector<NodeRow>> ListNodes() override;
+  Status SetDecommissioned(const std::string& name, bool decommissioned) override;
 
  private:
   NodeIdentity identity_;

@@ -66,12 +66,12 @@ Result<std::vector<NodeRow>> NodeRegistry::List() {
                "WHEN n.last_heartbeat > now() - make_interval(secs => $1::float8) THEN 'alive' ELSE 'dead' END, " +
                    UtcText("n.last_heartbeat") + ", " + UtcText("n.started_at") +
                    ", n.version, "
-                   "(SELECT count(*) FROM sluice_leases l WHERE l.holder = n.name AND l.expires_at > now()) "
-                   "FROM sluice_nodes n ORDER BY n.name",
+                   "(SELECT count(*) FROM sluice_leases l WHERE l.holder = n.name AND l.expires_at > now()), "
+                   "n.decommissioned FROM sluice_nodes n ORDER BY n.name",
                {SecondsParam(node_timeout_)}));
   std::vector<NodeRow> nodes;
   for (const auto& row : r.rows) {
-    if (row.size() != 7) continue;
+    if (row.size() != 8) continue;
     NodeRow n;
     n.name = row[0].value_or("");
     n.address = row[1].value_or("");
@@ -80,9 +80,17 @@ Result<std::vector<NodeRow>> NodeRegistry::List() {
     n.started_at = row[4].value_or("");
     n.version = row[5].value_or("");
     n.leases = row[6] ? std::stoll(*row[6]) : 0;
+    n.decommissioned = row[7].value_or("f") == "t";
     nodes.push_back(std::move(n));
   }
   return nodes;
+}
+
+Status NodeRegistry::SetDecommissioned(const std::string& name, bool decommissioned) {
+  ASSIGN_OR_RETURN(PgRows r, pg_.Exec("UPDATE sluice_nodes SET decommissioned = $2::boolean WHERE name = $1",
+                                      {name, decommissioned ? "true" : "false"}));
+  if (r.affected == 0) return Status::NotFound("Unknown node '" + name + "': SHOW NODES lists the cluster's nodes");
+  return Status::Ok();
 }
 
 }  // namespace sluice::cluster

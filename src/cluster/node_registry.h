@@ -33,6 +33,8 @@ class NodeRegistry {
   Status Leave(const std::string& name, const std::string& incarnation);
   // Every node, by name, with its state and the leases it holds.
   Result<std::vector<NodeRow>> List();
+  // Sets the decommissioned flag; NotFound when no node of that name ever joined.
+  Status SetDecommissioned(const std::string& name, bool decommissioned);
 
  private:
   PgClient& pg_;

@@ -435,6 +435,7 @@ Result<StatementResult> SqlSession::Run(const sql::Statement& stmt) {
           [&](const sql::ShowExternalCatalogs& s) { return RunCatalog(s); },
           [&](const sql::ShowCreateCatalog& s) { return RunCatalog(s); },
           [&](const sql::ShowNodes&) { return ShowNodes(); },
+          [&](const sql::DecommissionNode& s) { return DecommissionNode(s); },
           [&](const auto& routine_load) { return RunRoutineLoad(routine_load); },
       },
       stmt);

@@ -69,6 +69,7 @@ class SqlSession : public Session {
   Result<StatementResult> ShowPartitions(const sql::ShowPartitions& s);
   Result<StatementResult> ShowSystem(const sql::ShowSystem& s);
   Result<StatementResult> ShowNodes();
+  Result<StatementResult> DecommissionNode(const sql::DecommissionNode& s);
   // show_catalog.cpp: SHOW INDEX / TABLE STATUS / CREATE DATABASE / FULL COLUMNS from information_schema's rows.
   Result<StatementResult> ShowCatalogStatement(const sql::ShowCatalog& s);
   Result<StatementResult> ShowFullColumns(const sql::QualifiedName& name);

@@ -226,6 +226,10 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
             return a.RequireSystem("OPERATE", "SHOW NODES lists the servers of the cluster and their addresses; an "
                                               "administrator can run GRANT NODE ON SYSTEM TO USER ...");
           },
+          // As StarRocks' ALTER SYSTEM DECOMMISSION BACKEND: NODE on SYSTEM (cluster_admin, root).
+          [&](const sql::DecommissionNode&) -> Status {
+            return a.RequireSystem("NODE", "decommissioning moves a node's work to the other nodes");
+          },
           [&](const sql::AccountStatement&) { return Status::Ok(); },  // checked where it runs
           [&](const sql::Kill&) { return Status::Ok(); },  // the registry's kill policy (Engine::Open)
           // ADD / DROP PARTITION are ALTER TABLE, as in StarRocks (DROP PARTITION also deletes the rows).

@@ -126,8 +126,9 @@ void JobRegistry::AssignPartitions() {
   auto nodes = registry.List();
   if (!nodes.ok()) return;
   std::vector<std::string> alive;
+  // A decommissioned node is not among them: it gives up its shares, and the others take them.
   for (const auto& n : *nodes)
-    if (n.state == "alive") alive.push_back(n.name);
+    if (n.state == "alive" && !n.decommissioned) alive.push_back(n.name);
   std::sort(alive.begin(), alive.end());
   auto mine = std::find(alive.begin(), alive.end(), me);
   // Not (or no longer) alive in the cluster's eyes: acquire nothing; what it holds expires or is taken over.

@@ -202,6 +202,11 @@ struct Kill {
 
 // SHOW NODES: the nodes of the cluster (or the one local node), with their state and leases.
 struct ShowNodes {};
+// ALTER SYSTEM DECOMMISSION NODE 'name' / CANCEL DECOMMISSION NODE 'name' (StarRocks' ... BACKEND "host:port").
+struct DecommissionNode {
+  std::string name;
+  bool cancel = false;
+};
 
 struct PassThrough { std::string sql; };  // already translated for DuckDB
 
@@ -238,6 +243,7 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
                                ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
                                NoOpStatement, AlterTable, ShowCatalog, CreateExternalCatalog,
-                               ShowExternalCatalogs, ShowCreateCatalog, DropExternalCatalog, ShowNodes>;
+                               ShowExternalCatalogs, ShowCreateCatalog, DropExternalCatalog, ShowNodes,
+                               DecommissionNode>;
 
 }  // namespace sluice::sql

@@ -200,6 +200,25 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
       ts.Peek(4).IsIdentifier() && ts.Peek(5).IsSymbol(".") && ts.Peek(6).IsIdentifier() &&
       (ts.Peek(7).IsWord("EXECUTE") || ts.Peek(7).IsWord("SET")))
     return Statement{MakePassThrough(sql, session)};
+  // ALTER SYSTEM DECOMMISSION NODE 'name' / CANCEL DECOMMISSION NODE 'name'.
+  if ((first.IsWord("ALTER") && second.IsWord("SYSTEM")) || (first.IsWord("CANCEL") && second.IsWord("DECOMMISSION"))) {
+    DecommissionNode d;
+    d.cancel = first.IsWord("CANCEL");
+    ts.Next();
+    if (!d.cancel) {
+      ts.Next();  // SYSTEM
+      if (!ts.PeekWord("DECOMMISSION"))
+        return ts.NotSupportedAt(ts.Peek(), "ALTER SYSTEM takes DECOMMISSION NODE 'name' only");
+    }
+    ts.Next();  // DECOMMISSION
+    if (ts.PeekWord("BACKEND") || ts.PeekWord("BACKENDS"))
+      return ts.NotSupportedAt(ts.Peek(), "Sluice has nodes, not backends: write DECOMMISSION NODE 'name' (SHOW "
+                                          "NODES lists the names)");
+    if (!ts.AcceptWord("NODE")) return ts.ErrorExpecting({"NODE"});
+    ASSIGN_OR_RETURN(d.name, ts.ExpectString("the node's name in quotes, as SHOW NODES lists it"));
+    RETURN_IF_ERROR(ts.ExpectEnd());
+    return Statement{std::move(d)};
+  }
   if (IsAlterTablePartition(ts)) return ParseAlterTablePartition(ts);
   if (IsAlterTable(ts)) return ParseAlterTable(ts);
   if (IsShowPartitions(ts)) return ParseShowPartitions(ts);

@@ -352,6 +352,59 @@ def test_a_node_without_the_catalog_takes_no_share(t):
         c.done()
 
 
+@suite.test(timeout=240)
+def test_a_decommissioned_node_hands_its_partitions_over(t):
+    per = 100
+    total = PARTITIONS * per
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        key = shared_key(pg.root)
+        n1, n2 = (t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
+                                       str(TIMEOUT), "--cluster-key-file", key]).start() for name in ("n1", "n2"))
+        c1, c2 = n1.connect(), n2.connect()
+        setup_lake(c1, pg, s3)
+        define_catalog(c2, pg, s3)
+        produce_events(broker, "ev", ids_for(1, total // 3))
+        create_job(c1, broker)
+        jid = kh.show_job(c1, "d.ev_job")["Id"]
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6")
+
+        check("NODE" in _error(c2, "ALTER SYSTEM DECOMMISSION BACKEND 'n1'"), "BACKEND: Sluice names nodes")
+        check("Unknown node 'n9'" in _error(c2, "ALTER SYSTEM DECOMMISSION NODE 'n9'"), "an unknown node")
+        kh.query(c2, "CREATE USER op IDENTIFIED BY 'pw'")
+        op = n2.connect(user="op", password="pw")
+        err = _error(op, "ALTER SYSTEM DECOMMISSION NODE 'n1'")
+        check("1227" in err and "NODE" in err, f"a user without NODE on SYSTEM is refused: {err}")
+        op.close()
+
+        kh.query(c2, "ALTER SYSTEM DECOMMISSION NODE 'n1'")  # from the other node
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n2": 12}, 30, "n1's partitions move to n2")
+        rows = {r[0]: r for r in kh.query(c1, "SHOW NODES")}
+        eq(rows["n1"][7], "true", "SHOW NODES: n1 decommissioned")
+        eq((rows["n1"][2], rows["n2"][7]), ("alive", "false"), "n1 still alive, n2 not decommissioned")
+        produce_events(broker, "ev", ids_for(total // 3 + 1, 2 * total // 3))
+        eq(wait_count(c1, 2 * total // 3, 120), 2 * total // 3, "n2 loads everything while n1 is decommissioned")
+
+        # restarted, a decommissioned node stays so: it takes no share
+        n1.stop()
+        n1.start()
+        c1 = n1.connect()
+        time.sleep(TIMEOUT + 2)
+        eq(leases_by_node(pg, jid), {"n2": 12}, "after its restart n1 still takes nothing")
+
+        kh.query(c1, "CANCEL DECOMMISSION NODE 'n1'")
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6 again after CANCEL")
+        produce_events(broker, "ev", ids_for(2 * total // 3 + 1, total))
+        eq(wait_count(c1, total, 120), total, "every message loaded")
+        time.sleep(2)
+        c = Collector()
+        check_table(c, c1, pg, s3, total, "after decommission and cancel")
+        c1.close()
+        c2.close()
+        c.done()
+
+
 def main() -> int:
     return kh.run_suite(suite)
 

@@ -22,7 +22,7 @@ from harness import LOOPBACK, TestSuite, check, eq, expect_mysql_error  # noqa: 
 from pg_harness import Postgres  # noqa: E402
 
 suite = TestSuite("test_cluster_nodes")
-COLUMNS = ["Name", "Address", "State", "LastHeartbeat", "StartedAt", "Version", "Leases"]
+COLUMNS = ["Name", "Address", "State", "LastHeartbeat", "StartedAt", "Version", "Leases", "Decommissioned"]
 TIMEOUT = 3  # --node-timeout-seconds in these tests (the default is 10)
 
 
