@@ -82,14 +82,7 @@ Status RecordLoads(storage::Connection& con, const load::VolumeLoadTarget& t,
       r.target = t.db + "." + t.table;
       r.status = "LOADED";
       RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, r, end_ms));
-      catalog::LoadHistoryEntry h;
-      h.db = t.db;
-      h.table = t.table;
-      h.job = t.job;
-      h.job_kind = t.job_kind;
-      h.file_url = r.file_url;
-      h.start_ms = start_ms;
-      h.end_ms = end_ms;
+      catalog::LoadHistoryEntry h = load::FileLoadHistory(t, r.file_url, start_ms, end_ms);
       h.loaded_rows = r.rows_loaded;
       h.status = "LOADED";
       RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
@@ -143,8 +136,10 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
   for (const auto& f : table.metadata.CurrentSchema()->fields) {
     t.stage_columns.emplace_back(f.name, iceberg::DuckDbTypeName(f.type));
     names.push_back(f.name);
+    // A required column is NOT NULL in the stage too, so a file with a NULL there fails on its own (its
+    // transaction), not the commit of every file.
     stage_columns += (stage_columns.empty() ? "" : ", ") + sql::QuoteIdentifier(f.name) + " " +
-                     t.stage_columns.back().second;
+                     t.stage_columns.back().second + (f.required ? " NOT NULL" : "");
   }
   const std::string& url = volume.location.url;
   // Another load committing some of the same files between this one's listing and its commit sends it round
@@ -203,6 +198,12 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       out.loaded.emplace_back(file, *outcome);
     }
     if (out.loaded.empty()) return out;  // every file failed, changed or was left: nothing to commit
+    // Asked again in `prepare`; here too, so a pipe paused while its files were staged uploads nothing.
+    const auto moved_on = [&] {
+      return Status::Conflict(request.what + " moved on while its task ran (paused, altered or dropped); its files "
+                              "are not committed");
+    };
+    if (request.still_current && !request.still_current()) return moved_on();
     const std::string files_json = identities.dump();
     bool lost_race = false;
     AppendRequest append;
@@ -219,9 +220,7 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
             return Status::Conflict("another load committed some of the files to " + name + " first");
           }
       }
-      if (request.still_current && !request.still_current())
-        return Status::Conflict(request.what + " moved on while its task ran (paused, altered or dropped); its "
-                                "files are not committed");
+      if (request.still_current && !request.still_current()) return moved_on();
       iceberg::Summary summary = request.extra_summary;
       summary[request.files_key] = files_json;
       return summary;
@@ -279,13 +278,7 @@ Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connectio
   }
   ASSIGN_OR_RETURN(load::VolumeFilesCommit committed,
                    CommitVolumeFiles(*conn, con, target, *reader, volume, chosen, request.target, files, work_dir));
-  ResultSet rs;
-  rs.AddColumn("file");
-  rs.AddColumn("status");
-  rs.AddColumn("rows_loaded", ValueType::kBigInt);
-  rs.AddColumn("error_rows", ValueType::kBigInt);
-  rs.AddColumn("first_error");
-  rs.AddColumn("first_error_line", ValueType::kBigInt);
+  ResultSet rs = load::CopyResultColumns();
   for (const auto& [file, outcome] : committed.loaded)
     rs.rows.push_back({file.path, std::string("LOADED"), std::to_string(outcome.rows_loaded), std::string("0"),
                        std::nullopt, std::nullopt});

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 from s3_harness import ACCESS_ID, S3rver
 
@@ -75,3 +76,16 @@ def produce_events(broker, topic: str, ids_by_partition: dict[int, list[int]]):
     for p, ids in ids_by_partition.items():
         if ids:
             kh.produce(broker.bootstrap, topic, p, [event_message(i) for i in ids])
+
+
+def crash_at(server, point: str, timeout: float = 60.0):
+    """Waits for `server`, started with SLUICE_TEST_POINTS="<point>=crash", to kill itself there (failing the test
+    when it does not within `timeout`), then starts it again without test points on the same data directory."""
+    end = time.monotonic() + timeout
+    while server.alive() and time.monotonic() < end:
+        time.sleep(0.1)
+    if server.alive():
+        raise AssertionError(f"the server did not reach {point}")
+    server.kill_process()
+    server.extra_env = {}
+    server.start()

@@ -19,6 +19,7 @@ catalog), s3rver (the volume's files and the table's) and npm's icebird (a reade
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -28,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, icebird, query_error, setup_lake  # noqa: E402
+from iceberg_harness import BUCKET, crash_at, icebird, query_error, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
@@ -124,12 +125,19 @@ def landing_keys(s3: S3rver, prefix: str) -> list[str]:
     return sorted(part.split("</Key>")[0] for part in text.split("<Key>")[1:])
 
 
-@suite.test(timeout=400)
-def test_volume_pipe_into_iceberg(t):
+@contextlib.contextmanager
+def lake_and_server():
+    """PostgreSQL, s3rver and a server with the lake, the volume and database d set up: (pg, s3, server, conn)."""
     with Postgres() as pg, S3rver() as s3:
         server = suite.server().start()
         conn = server.connect()
         setup(conn, pg, s3)
+        yield pg, s3, server, conn
+
+
+@suite.test(timeout=400)
+def test_volume_pipe_into_iceberg(t):
+    with lake_and_server() as (pg, s3, server, conn):
 
         # privileges at CREATE PIPE: INSERT on the Iceberg table and USAGE on the volume, as for COPY INTO
         kh.query(conn, "CREATE USER reader IDENTIFIED BY 'pw'")
@@ -187,16 +195,23 @@ def test_volume_pipe_into_iceberg(t):
                             "job_name = 'vp' AND status = 'LOADED'"), [(6, 600)], "load_history")
         c.done()
 
-        # a file with a bad row: reported, nothing of it loaded; the other new files still load
+        # files with a bad row (a value that is not a number; NULL into the required id): reported, nothing of them
+        # loaded; the other new file still loads
         s3.put(LANDING, "in/b0.csv", b"601,n601,2024-05-01 00:00:00,1\nnot-a-number,x,2024-05-01 00:00:00,2\n")
         put_csv(s3, "b1.csv", list(range(611, 621)))
+        s3.put(LANDING, "in/b2.csv", b"621,n621,2024-05-01 00:00:00,1\n,no-id,2024-05-01 00:00:00,2\n")
         ids += list(range(611, 621))
-        eq(wait_count(conn, len(ids), 60), len(ids), "the good file loads beside the bad one")
-        err = kh.wait_until(lambda: pipe_row(conn, "vp")["last_error"], 30, "last_error to name the bad file")
+        eq(wait_count(conn, len(ids), 60), len(ids), "the good file loads beside the bad ones")
+        err = kh.wait_until(lambda: pipe_row(conn, "vp")["last_error"], 30, "last_error to name a bad file")
         check("b0.csv" in err, f"last_error: {err}")
         eq(pipe_row(conn, "vp")["status"], "RUNNING", "a bad file does not stop the pipe at once")
-        check(("s3://landing/in/b0.csv", "ERROR", 0) in pipe_files(conn, "vp"), "pipe_files has the bad file's ERROR")
+        errors = [f for f in pipe_files(conn, "vp") if f[1] == "ERROR"]
+        eq(sorted({f[0] for f in errors}), ["s3://landing/in/b0.csv", "s3://landing/in/b2.csv"],
+           "pipe_files has the bad files' ERROR rows")
+        time.sleep(1.5)
+        eq(count(conn), len(ids), "nothing of the bad files is loaded")
         s3.delete(LANDING, "in/b0.csv")
+        s3.delete(LANDING, "in/b2.csv")
         kh.wait_until(lambda: pipe_row(conn, "vp")["last_error"] == "", 30, "last_error to clear")
 
         # SUSPENDED loads nothing; resumed, it goes on
@@ -237,10 +252,7 @@ def test_volume_pipe_into_iceberg(t):
 
 @suite.test(timeout=400)
 def test_sigkill_volume_pipe(t):
-    with Postgres() as pg, S3rver() as s3:
-        server = suite.server().start()
-        conn = server.connect()
-        setup(conn, pg, s3)
+    with lake_and_server() as (pg, s3, server, conn):
         kh.query(conn, create_pipe("d.vk"))
         jid = pipe_id(conn, "vk")
         conn.close()
@@ -261,13 +273,7 @@ def test_sigkill_volume_pipe(t):
                 put_round(r)
                 server.extra_env = {"SLUICE_TEST_POINTS": f"{point}=crash"}
                 server.start()
-                end = time.monotonic() + 60
-                while server.alive() and time.monotonic() < end:
-                    time.sleep(0.1)
-                check(not server.alive(), f"the server did not reach {point}")
-                server.kill_process()
-                server.extra_env = {}
-                server.start()
+                crash_at(server, point)
             else:
                 put_round(r)
                 time.sleep(0.6)
