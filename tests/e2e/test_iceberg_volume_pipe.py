@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, crash_at, icebird, query_error, setup_lake  # noqa: E402
+from iceberg_harness import BUCKET, check_events, crash_at, icebird, metadata_location, query_error, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
@@ -58,10 +58,6 @@ def row(i: int) -> tuple:
 
 def put_csv(s3: S3rver, key: str, ids: list[int]):
     s3.put(LANDING, f"in/{key}", "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in map(row, ids)).encode())
-
-
-def metadata_location(pg: Postgres, table: str = "events") -> str:
-    return pg.psql(f"SELECT metadata_location FROM iceberg_tables WHERE table_name = '{table}'")[0][0]
 
 
 def count(conn, table: str = "lake.db.events") -> int:
@@ -93,14 +89,7 @@ def pipe_id(conn, name: str) -> int:
 
 
 def check_rows(c: Collector, conn, pg: Postgres, s3: S3rver, ids: list[int], what: str) -> dict:
-    n, distinct, sum_id, sum_amount = kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) "
-                                                     "FROM lake.db.events")[0]
-    c.eq((n, distinct), (len(ids), len(set(ids))), f"{what}: count(*), count(DISTINCT id) through Sluice")
-    c.eq((int(sum_id or 0), int(sum_amount or 0)), (sum(ids), sum(i % 97 for i in ids)), f"{what}: sums through Sluice")
-    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
-    bird = sorted(int(r["id"]) for r in got["rows"])
-    c.eq(bird, sorted(ids), f"{what}: icebird reads exactly these ids")
-    return got
+    return check_events(c, conn.cursor(), pg, s3, ids, what)
 
 
 def files_by_snapshot(conn, jid: int) -> list[list[str]]:
