@@ -100,6 +100,10 @@ Status ApplyProperty(RoutineLoadDefinition& def, const std::string& name, const 
   } else if (name == "ICEBERG_COMMIT_INTERVAL_IN_SECONDS") {
     // The routine load property iceberg.commit_interval_seconds: the least time between two commits of a task
     // group that caught up, so a trickle does not make a snapshot per batch.
+    if (p.volume)
+      return Status::InvalidArgument("pipe property ICEBERG_COMMIT_INTERVAL_IN_SECONDS applies to Kafka pipes; a "
+                                     "volume pipe commits once per listing, so BATCH_INTERVAL_IN_SECONDS paces its "
+                                     "commits");
     if (!def.iceberg_target())
       return Status::InvalidArgument("pipe property ICEBERG_COMMIT_INTERVAL_IN_SECONDS applies to pipes into Iceberg "
                                      "tables (COPY INTO catalog.db.table); table '" + def.table +
@@ -233,6 +237,9 @@ Result<RoutineLoadDefinition> BuildVolumePipe(const sql::CreatePipe& stmt, const
   def.db = db;
   def.name = stmt.name;
   def.table = stmt.table;
+  // COPY INTO catalog.db.table: each task's files commit in one snapshot of the Iceberg table.
+  def.lake_catalog = stmt.table_catalog;
+  if (def.iceberg_target()) def.lake_db = stmt.table_db;
   def.pipe = PipeSettings{};
   PipeSettings& p = *def.pipe;
   p.volume = VolumePipeSpec{};

@@ -131,7 +131,7 @@ Result<std::vector<Row>> PipeFileRows(InformationSchemaReader& r) {
     const auto& st = *p.status;
     if (st.kind != "volume_pipe") continue;
     using sql::QuoteLiteral;
-    ASSIGN_OR_RETURN(auto files, r.InternalQuery(std::string(kFileRowsSql) + "AND h.db = " + QuoteLiteral(st.db) +
+    ASSIGN_OR_RETURN(auto files, r.InternalQuery(std::string(kFileRowsSql) + "AND h.db = " + QuoteLiteral(st.target_db) +
                                                  " AND h.job_name = " + QuoteLiteral(st.name) +
                                                  " AND h.table_name = " + QuoteLiteral(st.table) +
                                                  " AND h.start_time >= " + std::to_string(st.create_time_ms) +

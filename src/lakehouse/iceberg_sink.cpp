@@ -8,6 +8,7 @@
 #include "iceberg/table_operations.h"
 #include "iceberg/types.h"
 #include "lakehouse/lake_append.h"
+#include "lakehouse/lake_volume_pipe.h"
 #include "load/task_plan.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -128,6 +129,12 @@ Result<load::LoadTarget> IcebergLoadTargets::Open(const catalog::RoutineLoadDefi
   }
   target.sink = std::make_shared<IcebergSink>(lakes_, std::move(ref), work_dir_);
   return target;
+}
+
+std::shared_ptr<load::VolumeFilesSink> IcebergLoadTargets::OpenVolumeFiles(const catalog::RoutineLoadDefinition& def,
+                                                                           int64_t job_id) {
+  return std::make_shared<LakeVolumeFiles>(lakes_, LakeTableRef{def.lake_catalog, def.lake_db, def.table}, job_id,
+                                           def.db + "." + def.name, work_dir_);
 }
 
 }  // namespace sluice::lakehouse

@@ -51,6 +51,9 @@ class IcebergLoadTargets final : public load::LoadTargets {
  public:
   IcebergLoadTargets(LakeCatalogs& lakes, std::string work_dir) : lakes_(lakes), work_dir_(std::move(work_dir)) {}
   Result<load::LoadTarget> Open(const catalog::RoutineLoadDefinition& def) override;
+  // A LakeVolumeFiles (lake_volume_pipe.h).
+  std::shared_ptr<load::VolumeFilesSink> OpenVolumeFiles(const catalog::RoutineLoadDefinition& def,
+                                                         int64_t job_id) override;
 
  private:
   LakeCatalogs& lakes_;

@@ -1,5 +1,7 @@
 #include "lakehouse/lake_volume_copy.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "catalog/load_history.h"
@@ -31,19 +33,37 @@ std::string IdentityKey(const source::VolumeFile& file, const std::string& locat
   return catalog::VolumeStore::FileIdentityKey(location_url + file.path, file.size, file.last_modified_ms, file.etag);
 }
 
-}  // namespace
+std::string IdentityKey(const catalog::FileLoadRecord& r) {
+  return catalog::VolumeStore::FileIdentityKey(r.file_url, r.size, r.last_modified_ms, r.etag);
+}
 
-Result<std::set<std::string>> FilesInTableHistory(const iceberg::TableMetadata& metadata) {
-  std::set<std::string> out;
+// A file a snapshot lists, and when that snapshot was committed.
+struct ListedFile {
+  catalog::FileLoadRecord record;  // file_url, size, last_modified_ms, etag, rows_loaded
+  int64_t committed_ms = 0;
+};
+
+// Every file listed under `key` (or, with `prefix`, any key starting with it) on the current snapshot's ancestry,
+// newest snapshot first.
+Result<std::vector<ListedFile>> ListedFiles(const iceberg::TableMetadata& metadata, const std::string& key,
+                                            bool prefix) {
+  std::vector<ListedFile> out;
   std::set<int64_t> seen;  // a malformed parent loop must not spin
   const iceberg::Snapshot* s = metadata.CurrentSnapshot();
   while (s != nullptr && seen.insert(s->snapshot_id).second) {
-    for (auto it = s->summary.lower_bound(kFilesSummaryPrefix);
-         it != s->summary.end() && it->first.rfind(kFilesSummaryPrefix, 0) == 0; ++it) {
+    for (auto it = s->summary.lower_bound(key);
+         it != s->summary.end() && (prefix ? it->first.rfind(key, 0) == 0 : it->first == key); ++it) {
       try {
-        for (const auto& f : nlohmann::json::parse(it->second))
-          out.insert(catalog::VolumeStore::FileIdentityKey(f.at("url").get<std::string>(), f.at("size").get<int64_t>(),
-                                                           f.value("mtime", int64_t{0}), f.value("etag", std::string())));
+        for (const auto& f : nlohmann::json::parse(it->second)) {
+          ListedFile l;
+          l.record.file_url = f.at("url").get<std::string>();
+          l.record.size = f.at("size").get<int64_t>();
+          l.record.last_modified_ms = f.value("mtime", int64_t{0});
+          l.record.etag = f.value("etag", std::string());
+          l.record.rows_loaded = f.value("rows", int64_t{0});
+          l.committed_ms = s->timestamp_ms;
+          out.push_back(std::move(l));
+        }
       } catch (const std::exception& e) {
         return Status::Internal("snapshot " + std::to_string(s->snapshot_id) + " holds " + it->first +
                                 ", which is not a JSON list of files {url, size, etag, mtime} (" + e.what() + ")");
@@ -54,45 +74,75 @@ Result<std::set<std::string>> FilesInTableHistory(const iceberg::TableMetadata& 
   return out;
 }
 
-Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connection& con, const LakeTableRef& target,
-                                         const load::VolumeCopyRequest& request, const std::string& work_dir) {
+// The local load records and LOADED load_history rows of files a commit holds, in one transaction.
+Status RecordLoads(storage::Connection& con, const load::VolumeLoadTarget& t,
+                   const std::vector<catalog::FileLoadRecord>& records, int64_t start_ms, int64_t end_ms) {
+  return storage::InTransaction(con, [&]() -> Status {
+    for (catalog::FileLoadRecord r : records) {
+      r.target = t.db + "." + t.table;
+      r.status = "LOADED";
+      RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, r, end_ms));
+      catalog::LoadHistoryEntry h = load::FileLoadHistory(t, r.file_url, start_ms, end_ms);
+      h.loaded_rows = r.rows_loaded;
+      h.status = "LOADED";
+      RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
+    }
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+Result<std::set<std::string>> FilesInTableHistory(const iceberg::TableMetadata& metadata) {
+  ASSIGN_OR_RETURN(auto listed, ListedFiles(metadata, kFilesSummaryPrefix, /*prefix=*/true));
+  std::set<std::string> out;
+  for (const auto& l : listed) out.insert(IdentityKey(l.record));
+  return out;
+}
+
+Status RecordMissingFileLoads(storage::Connection& con, const iceberg::TableMetadata& metadata,
+                              const std::string& files_key, const load::VolumeLoadTarget& t) {
+  ASSIGN_OR_RETURN(auto listed, ListedFiles(metadata, files_key, /*prefix=*/false));
+  if (listed.empty()) return Status::Ok();
+  ASSIGN_OR_RETURN(std::set<std::string> recorded,
+                   catalog::VolumeStore::LoadedFileKeys(con, "", t.db + "." + t.table));
+  // By commit, so each gets its snapshot's time (a later compaction may carry a list again: recorded once).
+  std::map<int64_t, std::vector<catalog::FileLoadRecord>> missing;
+  for (const auto& l : listed)
+    if (recorded.insert(IdentityKey(l.record)).second) missing[l.committed_ms].push_back(l.record);
+  for (const auto& [committed_ms, records] : missing) {
+    log::Info("pipe", "{}.{}: {} file(s) of a commit at {} had no local load records (the server stopped right "
+              "after the commit); recorded now", t.db, t.table, records.size(), committed_ms);
+    RETURN_IF_ERROR(RecordLoads(con, t, records, committed_ms, committed_ms));
+  }
+  return Status::Ok();
+}
+
+Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage::Connection& con,
+                                                  const LakeTableRef& target, source::VolumeReader& reader,
+                                                  const catalog::ResolvedVolume& volume,
+                                                  const std::vector<source::VolumeFile>& candidates,
+                                                  const load::VolumeLoadTarget& load_target,
+                                                  const LakeFilesRequest& request, const std::string& work_dir) {
   const std::string name = target.ToString();
-  if (request.target.continue_on_error)
-    return Status::NotSupported("COPY INTO " + name + " FROM VOLUME: ON_ERROR = CONTINUE is not supported yet for "
-                                "Iceberg tables; under ON_ERROR = ABORT (the default) a bad row fails the statement "
-                                "and nothing of it is committed");
-  ASSIGN_OR_RETURN(auto conn, lakes.Connect(target.catalog));
-  ASSIGN_OR_RETURN(iceberg::LoadedTable table, LoadLakeTable(*conn, target));
-  std::vector<std::pair<std::string, std::string>> columns;
+  ASSIGN_OR_RETURN(iceberg::LoadedTable table, LoadLakeTable(conn, target));
   std::vector<std::string> names;
   std::string stage_columns;
-  for (const auto& f : table.metadata.CurrentSchema()->fields) {
-    columns.emplace_back(f.name, iceberg::DuckDbTypeName(f.type));
-    names.push_back(f.name);
-    stage_columns += (stage_columns.empty() ? "" : ", ") + sql::QuoteIdentifier(f.name) + " " + columns.back().second;
-  }
-  const catalog::ResolvedVolume& volume = request.volume;
-  const std::string& url = volume.location.url;
-  ASSIGN_OR_RETURN(auto reader, source::OpenVolume(volume.location, volume.credentials));
-  ASSIGN_OR_RETURN(std::vector<source::VolumeFile> chosen, load::ChooseVolumeFiles(*reader, request));
-  std::set<std::string> recorded;
-  if (!request.force) {
-    ASSIGN_OR_RETURN(recorded, catalog::VolumeStore::LoadedFileKeys(con, url, name));
-  }
-  load::VolumeLoadTarget t = request.target;
-  t.db = target.catalog + "." + target.db;  // load_history names the table catalog.db.table
+  load::VolumeLoadTarget t = load_target;
+  t.db = target.catalog + "." + target.db;  // load_history and the load records name the table catalog.db.table
   t.table = target.table;
   t.stage_sql = std::string("temp.") + kStage;
-  t.stage_columns = columns;
-
-  ResultSet rs;
-  rs.AddColumn("file");
-  rs.AddColumn("status");
-  rs.AddColumn("rows_loaded", ValueType::kBigInt);
-  rs.AddColumn("error_rows", ValueType::kBigInt);
-  rs.AddColumn("first_error");
-  rs.AddColumn("first_error_line", ValueType::kBigInt);
-  // Another statement committing some of the same files between this one's listing and its commit sends it round
+  t.stage_columns.clear();
+  for (const auto& f : table.metadata.CurrentSchema()->fields) {
+    t.stage_columns.emplace_back(f.name, iceberg::DuckDbTypeName(f.type));
+    names.push_back(f.name);
+    // A required column is NOT NULL in the stage too, so a file with a NULL there fails on its own (its
+    // transaction), not the commit of every file.
+    stage_columns += (stage_columns.empty() ? "" : ", ") + sql::QuoteIdentifier(f.name) + " " +
+                     t.stage_columns.back().second + (f.required ? " NOT NULL" : "");
+  }
+  const std::string& url = volume.location.url;
+  // Another load committing some of the same files between this one's listing and its commit sends it round
   // again without them; a few rounds at most.
   constexpr int kRounds = 3;
   for (int round = 1; round <= kRounds; round++) {
@@ -101,32 +151,59 @@ Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connectio
       ASSIGN_OR_RETURN(in_table, FilesInTableHistory(table.metadata));
     }
     std::vector<source::VolumeFile> todo;
-    for (const auto& file : chosen) {
+    for (const auto& file : candidates) {
       const std::string key = IdentityKey(file, url);
-      if (!recorded.count(key) && !in_table.count(key)) todo.push_back(file);
+      if (request.force || (!request.recorded.count(key) && !in_table.count(key))) todo.push_back(file);
     }
-    if (todo.empty()) return rs;
+    load::VolumeFilesCommit out;
+    if (todo.empty()) return out;
     RETURN_IF_ERROR(con.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStage + " (" + stage_columns + ")"));
     StageTable stage{con};
     const int64_t start_ms = WallClockMs();
-    std::vector<load::FileLoadOutcome> outcomes;
     nlohmann::json identities = nlohmann::json::array();
     std::set<std::string> keys;
-    for (const auto& file : todo) {
-      auto outcome = load::LoadVolumeFile(con, *reader, volume, file, t, /*force=*/true);
-      if (outcome.ok() && outcome->status == load::kFileChanged) outcome = Status::NotFound(outcome->first_error);
+    for (size_t i = 0; i < todo.size(); i++) {
+      const source::VolumeFile& file = todo[i];
+      if (request.keep_going && !request.keep_going(i)) {
+        out.stopped_early = true;
+        break;
+      }
+      auto outcome = load::LoadVolumeFile(con, reader, volume, file, t, /*force=*/true);
+      if (outcome.ok() && outcome->status == load::kFileChanged) {
+        if (!request.stop_at_failed_file) {
+          // Gone or replaced since the listing: nothing of it was read; the next listing sees what is there then.
+          log::Info("pipe", "{}: {} changed since it was listed, left to the next listing: {}", request.what,
+                    file.path, outcome->first_error);
+          out.changed++;
+          continue;
+        }
+        outcome = Status::NotFound(outcome->first_error);
+      }
       if (!outcome.ok()) {
         const Status& st = outcome.status();
+        const bool store_fault = st.retriable() || st.code() == StatusCode::kAccessDenied;
+        // The store, not the file, under a pipe: the task ends and is tried again (or the pipe fails on a 403).
+        if (store_fault && !request.stop_at_failed_file) return load::VolumeStatus(volume, st);
         if (Status h = load::RecordFileLoadFailure(con, volume, file, t, st.message(), start_ms); !h.ok())
           log::Warn("copy", "could not record the failed load of {} in load_history: {}", file.path, h.message());
-        return Status(st.code(), "COPY INTO " + name + " stopped at file '" + file.path + "' of volume " +
-                                     volume.info.name + "; nothing of the statement was committed: " + st.message());
+        if (request.stop_at_failed_file)
+          return Status(st.code(), request.what + " stopped at file '" + file.path + "' of volume " +
+                                       volume.info.name + "; nothing of the statement was committed: " + st.message());
+        out.failed.emplace_back(file, st);
+        continue;
       }
-      outcomes.push_back(*outcome);
       identities.push_back({{"url", url + file.path}, {"size", file.size}, {"etag", file.etag},
-                            {"mtime", file.last_modified_ms}});
+                            {"mtime", file.last_modified_ms}, {"rows", outcome->rows_loaded}});
       keys.insert(IdentityKey(file, url));
+      out.loaded.emplace_back(file, *outcome);
     }
+    if (out.loaded.empty()) return out;  // every file failed, changed or was left: nothing to commit
+    // Asked again in `prepare`; here too, so a pipe paused while its files were staged uploads nothing.
+    const auto moved_on = [&] {
+      return Status::Conflict(request.what + " moved on while its task ran (paused, altered or dropped); its files "
+                              "are not committed");
+    };
+    if (request.still_current && !request.still_current()) return moved_on();
     const std::string files_json = identities.dump();
     bool lost_race = false;
     AppendRequest append;
@@ -140,62 +217,72 @@ Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connectio
         for (const auto& key : keys)
           if (now_in_table.count(key)) {
             lost_race = true;
-            return Status::Conflict("another statement committed some of the files to " + name + " first");
+            return Status::Conflict("another load committed some of the files to " + name + " first");
           }
       }
-      iceberg::Summary summary;
-      summary[kCopyFilesKey] = files_json;
+      if (request.still_current && !request.still_current()) return moved_on();
+      iceberg::Summary summary = request.extra_summary;
+      summary[request.files_key] = files_json;
       return summary;
     };
-    auto appended = AppendRows(*conn, target, con, append, work_dir);
+    auto appended = AppendRows(conn, target, con, append, work_dir);
     if (!appended.ok()) {
       if (lost_race && round < kRounds) {
-        ASSIGN_OR_RETURN(table, LoadLakeTable(*conn, target));
+        ASSIGN_OR_RETURN(table, LoadLakeTable(conn, target));
         continue;
       }
       return appended.status();
     }
-    log::Info("copy", "COPY INTO {} FROM VOLUME {}: {} file(s), {} row(s) in snapshot {}", name, volume.info.name,
-              todo.size(), appended->rows, appended->snapshot_id);
+    log::Info("copy", "{} FROM VOLUME {}: {} file(s), {} row(s) in snapshot {}", request.what, volume.info.name,
+              out.loaded.size(), appended->rows, appended->snapshot_id);
     RETURN_IF_ERROR(TestPoint("iceberg_load.after_commit"));
     // The table holds the truth now; the local records keep the files loaded once the snapshot that lists them
-    // has expired. If they cannot be written, the table's history still skips the files.
-    const int64_t now = WallClockMs();
-    Status local = storage::InTransaction(con, [&]() -> Status {
-      for (size_t i = 0; i < todo.size(); i++) {
-        catalog::FileLoadRecord r;
-        r.file_url = url + todo[i].path;
-        r.target = name;
-        r.size = todo[i].size;
-        r.last_modified_ms = todo[i].last_modified_ms;
-        r.etag = todo[i].etag;
-        r.rows_loaded = outcomes[i].rows_loaded;
-        r.status = "LOADED";
-        RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, r, now));
-        catalog::LoadHistoryEntry h;
-        h.db = t.db;
-        h.table = t.table;
-        h.job = t.job;
-        h.job_kind = t.job_kind;
-        h.file_url = r.file_url;
-        h.start_ms = start_ms;
-        h.end_ms = now;
-        h.loaded_rows = r.rows_loaded;
-        h.status = "LOADED";
-        RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
-      }
-      return Status::Ok();
-    });
-    if (!local.ok())
-      log::Warn("copy", "COPY INTO {}: committed, but the files' local load records were not written: {}", name,
+    // has expired. If they cannot be written, the table's history still skips the files (and a pipe's next task
+    // writes them: RecordMissingFileLoads).
+    std::vector<catalog::FileLoadRecord> records;
+    for (const auto& [file, outcome] : out.loaded) {
+      catalog::FileLoadRecord r;
+      r.file_url = url + file.path;
+      r.size = file.size;
+      r.last_modified_ms = file.last_modified_ms;
+      r.etag = file.etag;
+      r.rows_loaded = outcome.rows_loaded;
+      records.push_back(std::move(r));
+    }
+    if (Status local = RecordLoads(con, t, records, start_ms, WallClockMs()); !local.ok())
+      log::Warn("copy", "{}: committed, but the files' local load records were not written: {}", request.what,
                 local.message());
-    for (size_t i = 0; i < todo.size(); i++)
-      rs.rows.push_back({todo[i].path, std::string("LOADED"), std::to_string(outcomes[i].rows_loaded),
-                         std::string("0"), std::nullopt, std::nullopt});
-    return rs;
+    return out;
   }
-  return Status::Conflict("COPY INTO " + name + ": other statements kept committing the same files first; run it "
-                          "again to load what is left");
+  return Status::Conflict(request.what + ": other loads kept committing the same files first; the files left are "
+                          "loaded by the next try");
+}
+
+Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connection& con, const LakeTableRef& target,
+                                         const load::VolumeCopyRequest& request, const std::string& work_dir) {
+  const std::string name = target.ToString();
+  if (request.target.continue_on_error)
+    return Status::NotSupported("COPY INTO " + name + " FROM VOLUME: ON_ERROR = CONTINUE is not supported yet for "
+                                "Iceberg tables; under ON_ERROR = ABORT (the default) a bad row fails the statement "
+                                "and nothing of it is committed");
+  ASSIGN_OR_RETURN(auto conn, lakes.Connect(target.catalog));
+  const catalog::ResolvedVolume& volume = request.volume;
+  ASSIGN_OR_RETURN(auto reader, source::OpenVolume(volume.location, volume.credentials));
+  ASSIGN_OR_RETURN(std::vector<source::VolumeFile> chosen, load::ChooseVolumeFiles(*reader, request));
+  LakeFilesRequest files;
+  files.what = "COPY INTO " + name;
+  files.files_key = kCopyFilesKey;
+  files.force = request.force;
+  if (!request.force) {
+    ASSIGN_OR_RETURN(files.recorded, catalog::VolumeStore::LoadedFileKeys(con, volume.location.url, name));
+  }
+  ASSIGN_OR_RETURN(load::VolumeFilesCommit committed,
+                   CommitVolumeFiles(*conn, con, target, *reader, volume, chosen, request.target, files, work_dir));
+  ResultSet rs = load::CopyResultColumns();
+  for (const auto& [file, outcome] : committed.loaded)
+    rs.rows.push_back({file.path, std::string("LOADED"), std::to_string(outcome.rows_loaded), std::string("0"),
+                       std::nullopt, std::nullopt});
+  return rs;
 }
 
 }  // namespace sluice::lakehouse

@@ -25,6 +25,7 @@
 namespace sluice::load {
 
 struct TaskPlan;
+class VolumeFilesSink;  // load/volume_pipe_task.h
 
 // What the task, not the sink, decides about a batch: how many rows were good, whether the batch may commit at all
 // (max_filter_ratio, a pipe's max errors), and what it records beside the rows. The sink calls these at the moment
@@ -106,6 +107,10 @@ class LoadTargets {
   // The target of `def` (def.iceberg_target()); UnknownTable when it does not exist, NotFound for an unknown
   // catalog.
   virtual Result<LoadTarget> Open(const catalog::RoutineLoadDefinition& def) = 0;
+  // Where the tasks of volume pipe `job_id` (def.pipe->volume) commit their files: one commit per task, the files'
+  // identities in it. Does not look the table up (each task does).
+  virtual std::shared_ptr<VolumeFilesSink> OpenVolumeFiles(const catalog::RoutineLoadDefinition& def,
+                                                           int64_t job_id) = 0;
 };
 
 }  // namespace sluice::load

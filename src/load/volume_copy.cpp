@@ -93,20 +93,6 @@ constexpr const char* kRejectsTable = "__sluice_copy_rejects";
 constexpr const char* kRejectScans = "__sluice_copy_reject_scans";
 constexpr const char* kJsonStage = "__sluice_copy_json";
 
-// The load_history row of a file load (job and kind from the target).
-catalog::LoadHistoryEntry FileHistory(const VolumeLoadTarget& t, const std::string& file_url, int64_t start_ms,
-                                      int64_t end_ms) {
-  catalog::LoadHistoryEntry e;
-  e.db = t.db;
-  e.table = t.table;
-  e.job = t.job;
-  e.job_kind = t.job_kind;
-  e.file_url = file_url;
-  e.start_ms = start_ms;
-  e.end_ms = end_ms;
-  return e;
-}
-
 struct Counts {
   int64_t loaded = 0;
   std::vector<catalog::RejectedFileRow> rejected;
@@ -292,6 +278,30 @@ Result<Counts> LoadParquet(storage::Connection& con, const std::string& path, co
 }
 
 }  // namespace
+
+catalog::LoadHistoryEntry FileLoadHistory(const VolumeLoadTarget& t, const std::string& file_url, int64_t start_ms,
+                                          int64_t end_ms) {
+  catalog::LoadHistoryEntry e;
+  e.db = t.db;
+  e.table = t.table;
+  e.job = t.job;
+  e.job_kind = t.job_kind;
+  e.file_url = file_url;
+  e.start_ms = start_ms;
+  e.end_ms = end_ms;
+  return e;
+}
+
+ResultSet CopyResultColumns() {
+  ResultSet rs;
+  rs.AddColumn("file");
+  rs.AddColumn("status");
+  rs.AddColumn("rows_loaded", ValueType::kBigInt);
+  rs.AddColumn("error_rows", ValueType::kBigInt);
+  rs.AddColumn("first_error");
+  rs.AddColumn("first_error_line", ValueType::kBigInt);
+  return rs;
+}
 
 const std::vector<PropertySpec>& CsvCopyOptions() {
   static const std::vector<PropertySpec> kTable = {
@@ -595,7 +605,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
     if (staged) return Status::Ok();  // recorded by the caller once its commit holds the rows
     int64_t now = WallClockMs();
     RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, record, now));
-    catalog::LoadHistoryEntry h = FileHistory(t, record.file_url, start_ms, now);
+    catalog::LoadHistoryEntry h = FileLoadHistory(t, record.file_url, start_ms, now);
     h.loaded_rows = record.rows_loaded;
     h.error_rows = record.error_rows;
     h.first_error = record.first_error;
@@ -757,7 +767,7 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       records[i].error_rows = 0;
       records[i].status = "LOADED";
       RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, records[i], now));
-      catalog::LoadHistoryEntry h = FileHistory(t, records[i].file_url, start_ms, now);
+      catalog::LoadHistoryEntry h = FileLoadHistory(t, records[i].file_url, start_ms, now);
       h.loaded_rows = rows[i];
       h.status = "LOADED";
       RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
@@ -797,7 +807,7 @@ std::string ConciseLoadError(const std::string& message) {
 Status RecordFileLoadFailure(storage::Connection& con, const catalog::ResolvedVolume& volume,
                              const source::VolumeFile& file, const VolumeLoadTarget& target,
                              const std::string& error, int64_t start_ms) {
-  catalog::LoadHistoryEntry h = FileHistory(target, volume.location.url + file.path, start_ms, WallClockMs());
+  catalog::LoadHistoryEntry h = FileLoadHistory(target, volume.location.url + file.path, start_ms, WallClockMs());
   h.first_error = ConciseLoadError(error);
   h.status = "FAILED";
   return catalog::RecordFailedAttempt(con, h);
@@ -845,13 +855,7 @@ Result<ResultSet> CopyIntoFromVolume(storage::Connection& con, const VolumeCopyR
   }
   ASSIGN_OR_RETURN(auto reader, source::OpenVolume(req.volume.location, req.volume.credentials));
   ASSIGN_OR_RETURN(std::vector<source::VolumeFile> chosen, ChooseVolumeFiles(*reader, req));
-  ResultSet rs;
-  rs.AddColumn("file");
-  rs.AddColumn("status");
-  rs.AddColumn("rows_loaded", ValueType::kBigInt);
-  rs.AddColumn("error_rows", ValueType::kBigInt);
-  rs.AddColumn("first_error");
-  rs.AddColumn("first_error_line", ValueType::kBigInt);
+  ResultSet rs = CopyResultColumns();
   std::set<std::string> loaded;
   if (!req.force) {
     ASSIGN_OR_RETURN(loaded, catalog::VolumeStore::LoadedFileKeys(con, req.volume.location.url, t.db + "." + t.table));

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "catalog/load_history.h"
 #include "catalog/property_table.h"
 #include "catalog/volume_store.h"
 #include "load/volume_row_checks.h"
@@ -87,6 +88,13 @@ struct FileLoadOutcome {
 Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeReader& reader,
                                        const catalog::ResolvedVolume& volume, const source::VolumeFile& file,
                                        const VolumeLoadTarget& target, bool force);
+
+// The load_history row of a file load (job and kind from the target), without its outcome.
+catalog::LoadHistoryEntry FileLoadHistory(const VolumeLoadTarget& t, const std::string& file_url, int64_t start_ms,
+                                          int64_t end_ms);
+
+// COPY INTO's result columns, no rows: file, status, rows_loaded, error_rows, first_error, first_error_line.
+ResultSet CopyResultColumns();
 
 // `st` with the volume named in front ("volume landing (s3://bucket/in/, storage connection s3c): ..."), so an
 // error of the store says which volume and connection it is about. Keeps the code.

@@ -14,7 +14,8 @@ Result<VolumeLoadTarget> VolumePipeTarget(const catalog::RoutineLoadDefinition& 
   if (!def.pipe || !def.pipe->volume) return Status::Internal("not a volume pipe");
   const catalog::VolumePipeSpec& spec = *def.pipe->volume;
   VolumeLoadTarget t;
-  t.db = def.db;
+  // Into an Iceberg table, load_history and the load records name it catalog.db.table (as COPY INTO does).
+  t.db = def.iceberg_target() ? def.lake_catalog + "." + def.lake_db : def.db;
   t.table = def.table;
   t.file_columns = spec.file_columns;
   ASSIGN_OR_RETURN(t.format, BuildFileFormat(spec.format, spec.options));
@@ -30,9 +31,10 @@ Result<VolumeLoadTarget> VolumePipeTarget(const catalog::RoutineLoadDefinition& 
 Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const catalog::ResolvedVolume& volume,
                                                const catalog::VolumePipeSpec& spec, const VolumeLoadTarget& target,
                                                const VolumePipeLimits& limits,
-                                               const std::function<bool()>& still_current) {
+                                               const std::function<bool()>& still_current,
+                                               VolumeFilesSink* files_sink) {
   const auto started = std::chrono::steady_clock::now();
-  if (!con.TableExists(target.db, target.table))
+  if (!files_sink && !con.TableExists(target.db, target.table))
     return Status::UnknownTable("table '" + target.table + "' does not exist in database '" + target.db + "'");
   std::optional<std::regex> re;
   if (!spec.regexp.empty()) {
@@ -48,8 +50,12 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
   if (!listing.ok()) return VolumeStatus(volume, listing.status());
   auto listed = std::move(*listing);
   const std::string target_name = target.db + "." + target.table;
-  ASSIGN_OR_RETURN(std::set<std::string> loaded,
-                   catalog::VolumeStore::LoadedFileKeys(con, volume.location.url, target_name));
+  std::set<std::string> loaded;
+  if (files_sink) {
+    ASSIGN_OR_RETURN(loaded, files_sink->LoadedFiles(con, volume, target));
+  } else {
+    ASSIGN_OR_RETURN(loaded, catalog::VolumeStore::LoadedFileKeys(con, volume.location.url, target_name));
+  }
   const bool purge = spec.ingest_mode != "LIST";
   VolumePipeTaskResult r;
   std::vector<source::VolumeFile> todo, purge_again;
@@ -100,6 +106,28 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
     }
     if (purge) remove(f);
   };
+  auto within_limits = [&](size_t tried) {
+    return tried < limits.max_files && std::chrono::steady_clock::now() - started < limits.max_time;
+  };
+  if (files_sink) {
+    // All of the task's new files in one commit of the target (its records are written by the sink).
+    if (todo.empty()) return r;
+    ASSIGN_OR_RETURN(VolumeFilesCommit commit,
+                     files_sink->Commit(con, *reader, volume, todo, target,
+                                        [&](size_t tried) { return within_limits(tried) && still_current(); },
+                                        still_current));
+    for (const auto& [f, st] : commit.failed) {
+      std::string reason = "file '" + f.path + "' of volume " + volume.info.name + " could not be loaded: " +
+                           ConciseLoadError(st.message());
+      log::Warn("pipe", "pipe {}.{}: {}", target.db, target.job, reason);
+      if (r.failure.empty()) r.failure = reason;
+      r.failed_files++;
+    }
+    r.changed_files = commit.changed;
+    for (const auto& [f, outcome] : commit.loaded) loaded_one(f, outcome);
+    r.more = commit.stopped_early && still_current();
+    return r;
+  }
   // One file in its own transaction. False when the task must end (an error to return is put in `stop`).
   Status stop = Status::Ok();
   auto load_one = [&](const source::VolumeFile& f) -> bool {
@@ -140,9 +168,9 @@ Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const c
   const bool groups = GroupLoadFits(target);
   size_t next = 0;
   while (next < todo.size()) {
-    size_t budget =
-        limits.max_files - std::min<size_t>(limits.max_files, r.loaded_files + r.failed_files + r.changed_files);
-    if (budget == 0 || std::chrono::steady_clock::now() - started >= limits.max_time) {
+    size_t tried = r.loaded_files + r.failed_files + r.changed_files;
+    size_t budget = limits.max_files - std::min<size_t>(limits.max_files, tried);
+    if (!within_limits(tried)) {
       r.more = true;
       break;
     }

@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "catalog/routine_load_job.h"
 #include "catalog/volume_store.h"
@@ -48,13 +51,50 @@ struct VolumePipeTaskResult {
   bool more = false;            // stopped at a limit with files left: run again without waiting
 };
 
+// A volume pipe into a table outside DuckDB (an Iceberg table: lakehouse/lake_volume_pipe.h) loads all of a task's
+// new files in ONE commit of that target, which also holds the files' identities: the target is the truth of what
+// was loaded, and the local load records are written after its commit. The scheduler is handed one through
+// LoadTargets::OpenVolumeFiles; load/ does not know Iceberg.
+struct VolumeFilesCommit {
+  // The files committed, in the order given, each with its outcome.
+  std::vector<std::pair<source::VolumeFile, FileLoadOutcome>> loaded;
+  // Files that could not be loaded (nothing of them committed; each has a FAILED load_history row): the file and
+  // why.
+  std::vector<std::pair<source::VolumeFile, Status>> failed;
+  int64_t changed = 0;       // gone or replaced since the listing: left to the next listing
+  bool stopped_early = false;  // `keep_going` said stop while files were left: they wait for the next task
+};
+
+class VolumeFilesSink {
+ public:
+  virtual ~VolumeFilesSink() = default;
+  // For log lines and errors: "Iceberg table lake.db.t".
+  virtual std::string Describe() const = 0;
+  // FileIdentityKey of every file of `volume` loaded into the target, by this pipe or any other load. UnknownTable
+  // when the target was dropped.
+  virtual Result<std::set<std::string>> LoadedFiles(storage::Connection& con, const catalog::ResolvedVolume& volume,
+                                                    const VolumeLoadTarget& target) = 0;
+  // Loads `files` (none of them loaded yet) and commits those that loaded in one commit. `keep_going(n)` is asked
+  // before the n-th file (0-based): false leaves it and the rest to the next task. `still_current` is asked before
+  // the commit: false commits nothing (Conflict). A store that cannot be reached or refuses access fails it all
+  // (the error names the volume), as does a failed commit; a file that cannot be loaded is left out (failed).
+  virtual Result<VolumeFilesCommit> Commit(storage::Connection& con, source::VolumeReader& reader,
+                                           const catalog::ResolvedVolume& volume,
+                                           const std::vector<source::VolumeFile>& files,
+                                           const VolumeLoadTarget& target,
+                                           const std::function<bool(size_t)>& keep_going,
+                                           const std::function<bool()>& still_current) = 0;
+};
+
 // `still_current` is asked before each file: false (the pipe was paused, altered or dropped) stops the task.
 // Errors: the table was dropped (UnknownTable), the volume cannot be listed or a file fetched: retriable when the
 // store is unreachable, times out, answers 5xx or breaks off a download (after S3Client's own retries);
 // AccessDenied when it refuses the credentials. Files loaded before the error stay loaded (and purged).
+// With `files_sink` the new files go to it (one commit per task) instead of into the DuckDB table target.db.table.
 Result<VolumePipeTaskResult> RunVolumePipeTask(storage::Connection& con, const catalog::ResolvedVolume& volume,
                                                const catalog::VolumePipeSpec& spec, const VolumeLoadTarget& target,
                                                const VolumePipeLimits& limits,
-                                               const std::function<bool()>& still_current);
+                                               const std::function<bool()>& still_current,
+                                               VolumeFilesSink* files_sink = nullptr);
 
 }  // namespace sluice::load

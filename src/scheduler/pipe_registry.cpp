@@ -222,7 +222,9 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   }
   RETURN_IF_ERROR(CheckPipeCap());
   std::vector<std::string> columns;
-  if (iceberg) {
+  if (iceberg && stmt.volume_copy) {
+    // Checked below, once the statement itself is (a volume pipe needs no columns to be built).
+  } else if (iceberg) {
     // The Iceberg table's columns, from its current schema in the catalog.
     if (!options_.load_targets)
       return Status::NotSupported("loads into tables of external catalogs are not available in this server");
@@ -246,6 +248,10 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
   if (def.pipe->volume) {
     RETURN_IF_ERROR(CheckVolumePipe(def));  // the volume exists, the format's OPTIONS are valid
+    if (iceberg) {
+      ASSIGN_OR_RETURN(load::LoadTarget lake, options_.load_targets->Open(def));  // the table exists
+      (void)lake;
+    }
     int64_t now = WallClockMs();
     def.pipe->modified_time_ms = now;
     ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
@@ -476,7 +482,9 @@ Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, b
     ASSIGN_OR_RETURN(auto r, con->Query(
         "SELECT count(*) FILTER (WHERE status IN ('LOADED', 'PARTIALLY_LOADED')), coalesce(sum(loaded_rows), 0), "
         "coalesce(sum(error_rows), 0), count(*) FILTER (WHERE status = 'FAILED') FROM __sluice.load_history WHERE "
-        "job_kind = 'PIPE' AND job_name = " + sql::QuoteLiteral(d.name) + " AND db = " + sql::QuoteLiteral(d.db) +
+        "job_kind = 'PIPE' AND job_name = " + sql::QuoteLiteral(d.name) + " AND db = " +
+        // Into an Iceberg table the rows name it catalog.db.table (db = catalog.db).
+        sql::QuoteLiteral(d.iceberg_target() ? d.lake_catalog + "." + d.lake_db : d.db) +
         " AND table_name = " + sql::QuoteLiteral(d.table) + " AND start_time >= " +
         std::to_string(s.stored.create_time_ms)));
     const Row& row = r.result_set->rows.at(0);

@@ -204,8 +204,8 @@ Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, 
   if (def.iceberg_target()) {
     if (!options_.load_targets)
       return Status::NotSupported("loads into tables of external catalogs are not available in this server");
-    if (def.pipe && def.pipe->volume)
-      return Status::NotSupported("volume pipes into Iceberg tables are not supported yet");
+    // A volume pipe has no Kafka task plan: its tasks commit through LoadTargets::OpenVolumeFiles.
+    if (def.pipe && def.pipe->volume) return Status::Internal("a volume pipe has no Kafka task plan");
     ASSIGN_OR_RETURN(load::LoadTarget target, options_.load_targets->Open(def));
     return load::MakeTaskPlan(job_id, def, target.table, std::move(target.sink));
   }

@@ -7,6 +7,7 @@
 #include "catalog/volume_store.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "load/commit_sink.h"
 #include "load/volume_pipe_task.h"
 #include "scheduler/job_registry.h"
 
@@ -14,12 +15,28 @@ namespace sluice::scheduler {
 
 using catalog::JobState;
 
+namespace {
+
+// db.table, or catalog.db.table for an Iceberg table.
+std::string TargetTableName(const catalog::RoutineLoadDefinition& def) {
+  return def.iceberg_target() ? def.TargetName() : def.db + "." + def.table;
+}
+
+}  // namespace
+
 Status JobRegistry::CheckVolumePipe(const catalog::RoutineLoadDefinition& def) {
   if (!options_.volumes) return Status::NotSupported("volume pipes need the volume catalog, which this server lacks");
   ASSIGN_OR_RETURN(auto volume, options_.volumes->Resolve(def.pipe->volume->volume));
   (void)volume;
   ASSIGN_OR_RETURN(auto target, load::VolumePipeTarget(def, options_.scratch_dir));  // checks the format's OPTIONS
-  (void)target;
+  if (def.iceberg_target()) {
+    if (!options_.load_targets)
+      return Status::NotSupported("loads into tables of external catalogs are not available in this server");
+    if (target.continue_on_error)
+      return Status::NotSupported("a volume pipe into Iceberg table " + def.TargetName() + " takes ON_ERROR = ABORT "
+                                  "(the default) only for now: a file with a bad row is not loaded, is reported in "
+                                  "last_error and load_history, and the pipe's other files still load");
+  }
   if (!def.pipe->volume->regexp.empty()) {
     try {
       std::regex re(def.pipe->volume->regexp, std::regex::ECMAScript);
@@ -40,20 +57,36 @@ void JobRegistry::ScheduleVolumePipe(std::shared_ptr<JobRuntime> job) {
     version = job->version;
   }
   Status st = Status::Ok();
-  auto table = catalog_.DescribeTable(def.db, def.table);
-  if (!table.ok()) st = table.status();
-  else st = CheckVolumePipe(def);
+  if (def.iceberg_target()) {
+    st = CheckVolumePipe(def);
+    // The Iceberg table, in its catalog (which may not answer yet after a restart: tried again with backoff).
+    if (st.ok()) {
+      auto target = options_.load_targets->Open(def);
+      if (!target.ok()) st = target.status();
+    }
+  } else {
+    auto table = catalog_.DescribeTable(def.db, def.table);
+    st = table.ok() ? CheckVolumePipe(def) : table.status();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   job->scheduling = false;
   cv_.notify_all();
   if (job->version != version || job->stored.state != JobState::kNeedSchedule) return;
   if (!st.ok()) {
-    if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase)
-      SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
-    else
+    if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
+      SetStateLocked(*job, JobState::kCancelled, "the target table " + TargetTableName(def) + " was dropped");
+    } else if (st.retriable()) {
+      job->schedule_backoff_seconds = std::min(options_.max_retry_backoff_seconds,
+                                               job->schedule_backoff_seconds <= 0 ? 1.0 : job->schedule_backoff_seconds * 2);
+      job->next_schedule_attempt = Clock::now() + Seconds(job->schedule_backoff_seconds);
+      job->other_msg = st.message() + "; retrying in " +
+                       std::to_string(static_cast<int>(job->schedule_backoff_seconds)) + " s";
+      log::Warn("scheduler", "pipe {}.{}: {}", def.db, def.name, job->other_msg);
+    } else {
       SetStateLocked(*job, JobState::kPaused, "cannot start the pipe: " + st.message() +
                                                   "; fix the cause, then ALTER PIPE " + def.name +
                                                   " SET PIPE_EXECUTION_PAUSED = false");
+    }
     return;
   }
   auto first_run = Clock::now();
@@ -89,7 +122,11 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
                                  : Result<catalog::ResolvedVolume>(Status::NotSupported("no volume catalog"));
   const auto task_started = Clock::now();
   auto target = load::VolumePipeTarget(def, options_.scratch_dir);
-  if (target.ok() && target->continue_on_error) {
+  // Into an Iceberg table, the task's files commit through the table's sink (one snapshot per task).
+  std::shared_ptr<load::VolumeFilesSink> files_sink;
+  if (def.iceberg_target() && options_.load_targets)
+    files_sink = options_.load_targets->OpenVolumeFiles(def, job->stored.id);
+  if (target.ok() && target->continue_on_error && !def.iceberg_target()) {
     // Read at each task, so a task after ALTER TABLE checks the table as it is; an unknown table is the task's
     // own error.
     if (auto table = catalog_.DescribeTable(def.db, def.table); table.ok())
@@ -97,8 +134,9 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
   }
   if (!volume.ok()) outcome = volume.status();
   else if (!target.ok()) outcome = target.status();
+  else if (def.iceberg_target() && !files_sink) outcome = Status::NotSupported("no Iceberg load targets");
   else outcome = load::RunVolumePipeTask(con, *volume, *def.pipe->volume, *target, load::VolumePipeLimits{},
-                                         still_current);
+                                         still_current, files_sink.get());
 
   std::lock_guard<std::mutex> lock(mu_);
   bool replaced = EndTaskLocked(*job, group);
@@ -141,7 +179,7 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
       job->other_msg = group->message;
       log::Warn("scheduler", "pipe {}: {}", def.name, group->message);
     } else if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
-      SetStateLocked(*job, JobState::kCancelled, "the target table " + def.db + "." + def.table + " was dropped");
+      SetStateLocked(*job, JobState::kCancelled, "the target table " + TargetTableName(def) + " was dropped");
     } else if (st.code() == StatusCode::kAccessDenied) {
       // Refused credentials do not heal by retrying (and retrying floods the store's audit log): the pipe fails
       // until someone fixes the connection or the bucket's policy and resumes it.

@@ -141,13 +141,9 @@ Status ParseVolumeCopy(TokenStream& ts, CreatePipe* s) {
                                    "COPY INTO; choose files with SUBDIRECTORY or REGEXP");
   if (st->force)
     return Status::InvalidArgument("a volume pipe loads each file once: FORCE is for one-shot COPY INTO");
-  if (!st->catalog.empty())
-    // A pipe's tasks would record the files they load in the snapshot summary as one-shot COPY INTO does; until
-    // they do, say what works.
-    return Status::NotSupported("volume pipes into Iceberg tables are not supported yet: a volume pipe loads a "
-                                "table of the server's own databases (COPY INTO db.table). One-shot COPY INTO " +
-                                st->catalog + "." + st->db + "." + st->table + " FROM VOLUME ... loads the files "
-                                "exactly once; Kafka pipes and routine loads load Iceberg tables too");
+  // INTO catalog.db.table: each task commits its files in one snapshot of the Iceberg table, their identities in
+  // its summary, as one-shot COPY INTO does.
+  s->table_catalog = st->catalog;
   s->table_db = st->db;
   s->table = st->table;
   s->copy_text = std::string(ts.SourceText(copy, *last));

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 from s3_harness import ACCESS_ID, S3rver
 
@@ -75,3 +76,35 @@ def produce_events(broker, topic: str, ids_by_partition: dict[int, list[int]]):
     for p, ids in ids_by_partition.items():
         if ids:
             kh.produce(broker.bootstrap, topic, p, [event_message(i) for i in ids])
+
+
+def crash_at(server, point: str, timeout: float = 60.0):
+    """Waits for `server`, started with SLUICE_TEST_POINTS="<point>=crash", to kill itself there (failing the test
+    when it does not within `timeout`), then starts it again without test points on the same data directory."""
+    end = time.monotonic() + timeout
+    while server.alive() and time.monotonic() < end:
+        time.sleep(0.1)
+    if server.alive():
+        raise AssertionError(f"the server did not reach {point}")
+    server.kill_process()
+    server.extra_env = {}
+    server.start()
+
+
+def metadata_location(pg, table: str = "events") -> str:
+    """The current metadata.json of lake.db.<table>, as the JDBC catalog in `pg` holds it."""
+    return pg.psql(f"SELECT metadata_location FROM iceberg_tables WHERE table_name = '{table}'")[0][0]
+
+
+def check_events(c, cur, pg, s3: S3rver, ids: list[int], what: str) -> dict:
+    """Checks on Collector `c` that lake.db.events (setup_lake's table, amount = id % 97) holds exactly `ids`, read
+    through Sluice on the pymysql cursor `cur` and by icebird; icebird's answer is returned."""
+    count, distinct, sum_id, sum_amount = q(cur, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) "
+                                                 "FROM lake.db.events")[0]
+    c.eq((count, distinct), (len(ids), len(set(ids))), f"{what}: count(*), count(DISTINCT id) through Sluice")
+    c.eq((int(sum_id or 0), int(sum_amount or 0)), (sum(ids), sum(i % 97 for i in ids)), f"{what}: sums through Sluice")
+    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
+    bird = sorted(int(r["id"]) for r in got["rows"])
+    c.eq(bird, sorted(ids), f"{what}: icebird reads exactly these ids")
+    c.eq(sum(int(r["amount"]) for r in got["rows"]), sum(i % 97 for i in ids), f"{what}: icebird's sum(amount)")
+    return got

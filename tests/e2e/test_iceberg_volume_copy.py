@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import error_of, icebird, q  # noqa: E402
+from iceberg_harness import check_events, error_of, q  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
@@ -59,20 +59,8 @@ def put_json(s3: S3rver, key: str, ids: list[int]):
     s3.put(LANDING, f"in/{key}", ("\n".join(lines) + "\n").encode())
 
 
-def metadata_location(pg: Postgres) -> str:
-    return pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'events'")[0][0]
-
-
 def check_rows(c: Collector, cur, pg: Postgres, s3: S3rver, ids: list[int], what: str) -> dict:
-    count, distinct, sum_id, sum_amount = q(cur, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) "
-                                                 "FROM lake.db.events")[0]
-    c.eq((count, distinct), (len(ids), len(set(ids))), f"{what}: count(*), count(DISTINCT id) through Sluice")
-    c.eq((int(sum_id or 0), int(sum_amount or 0)), (sum(ids), sum(i % 97 for i in ids)), f"{what}: sums through Sluice")
-    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
-    bird = sorted(int(r["id"]) for r in got["rows"])
-    c.eq(bird, sorted(ids), f"{what}: icebird reads exactly these ids")
-    c.eq(sum(int(r["amount"]) for r in got["rows"]), sum(i % 97 for i in ids), f"{what}: icebird's sum(amount)")
-    return got
+    return check_events(c, cur, pg, s3, ids, what)
 
 
 def snapshots(cur) -> int:
