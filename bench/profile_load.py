@@ -25,8 +25,9 @@ REPO = os.path.normpath(os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 
 from harness import SluiceServer  # noqa: E402
-from benchlib import (TABLE_DDL, Broker, partition_payloads, pipe_sql, proc_cpu_seconds, produce_topic,  # noqa: E402
-                      routine_load_sql)
+import avro_harness as ah  # noqa: E402  (tests/e2e/avro_harness.py: the schema-registry fixture)
+from benchlib import (ORDERS_AVRO_SCHEMA, REGISTRY_URL, TABLE_DDL, Broker, partition_payloads, pipe_sql,  # noqa: E402
+                      proc_cpu_seconds, produce_avro_topic, produce_topic, routine_load_sql)
 
 
 class WrappedServer(SluiceServer):
@@ -38,9 +39,24 @@ class WrappedServer(SluiceServer):
         return self.wrapper + super().command()
 
 
+def callgrind_total(prefix: str, suffix: str = "") -> int:
+    """Instructions in the callgrind files `prefix`.<pid>`suffix` (all dumps when suffix is empty), summed."""
+    total = 0
+    for f in glob.glob(prefix + ".[0-9]*"):
+        if suffix and not f.endswith(suffix):
+            continue
+        count = 0
+        with open(f) as fh:
+            for line in fh:
+                if line.startswith("summary:") or line.startswith("totals:"):
+                    count = max(count, int(line.split()[1]))
+        total += count
+    return total
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--format", default="json", choices=["csv", "json", "pipe"])
+    ap.add_argument("--format", default="json", choices=["csv", "json", "avro", "pipe"])
     ap.add_argument("--rows", type=int, default=200000)
     ap.add_argument("--partitions", type=int, default=32)
     ap.add_argument("--concurrency", type=int, default=4)
@@ -54,6 +70,10 @@ def main() -> int:
                     help="max_batch_interval / BATCH_INTERVAL_IN_SECONDS (default as bench: 0.5 / 1); under callgrind "
                          "a long one keeps the batches as large as at full speed")
     ap.add_argument("--server-arg", action="append", default=[], help="extra argument for `sluice serve`")
+    ap.add_argument("--with-close", action="store_true",
+                    help="under callgrind: no background checkpoints during the load, and the count goes on through "
+                         "the server's clean stop, whose checkpoint stores (compresses) the loaded rows once; so a "
+                         "count includes DuckDB's storage work whatever the load's wall time")
     ap.add_argument("--threads", action="store_true",
                     help="print each thread's CPU seconds every second during the load (/proc/PID/task/*/stat)")
     ap.add_argument("--keep-log", default=None, metavar="PATH", help="copy the server's log to PATH")
@@ -69,10 +89,20 @@ def main() -> int:
         for f in glob.glob(args.out + ".[0-9]*"):
             os.unlink(f)
         wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={args.out}.%p"]
-    srv = WrappedServer(args.sluice, wrapper, extra_args=(args.server_arg if any(a.startswith("--log-level") for a in args.server_arg) else ["--log-level", "warn"] + args.server_arg))
+    server_args = list(args.server_arg)
+    if args.with_close:
+        server_args += ["--checkpoint-interval-seconds", "0", "--checkpoint-wal-mb", str(1 << 20)]
+    srv = WrappedServer(args.sluice, wrapper, extra_args=(server_args if any(a.startswith("--log-level") for a in server_args) else ["--log-level", "warn"] + server_args))
+    registry = None
     try:
         payloads, _ = partition_payloads(args.rows, args.partitions, topic_fmt)
-        produce_topic(broker.bootstrap, topic, payloads, parallel=4)
+        if topic_fmt == "avro":
+            registry = ah.SchemaRegistry({1: ORDERS_AVRO_SCHEMA}).__enter__()
+            REGISTRY_URL["url"] = registry.url()
+            avroproducer = os.path.join(os.path.dirname(args.testbroker), "..", "avroproducer", "avroproducer")
+            produce_avro_topic(avroproducer, broker.bootstrap, topic, payloads, parallel=4)
+        else:
+            produce_topic(broker.bootstrap, topic, payloads, parallel=4)
         srv.start(timeout=300) if args.wrap == "callgrind" else srv.start()
         conn = srv.connect(read_timeout=3600)
         with conn.cursor() as cur:
@@ -112,28 +142,31 @@ def main() -> int:
             sampler.terminate()
             sampler.wait(10)
         if args.wrap == "callgrind":
-            subprocess.run(["callgrind_control", "-i", "off", str(pid)], check=True, stdout=subprocess.DEVNULL)
+            if not args.with_close:
+                subprocess.run(["callgrind_control", "-i", "off", str(pid)], check=True, stdout=subprocess.DEVNULL)
             subprocess.run(["callgrind_control", "-d", str(pid)], check=True, stdout=subprocess.DEVNULL)
         if perf is not None:
             perf.send_signal(2)
             perf.wait(60)
         print(f"{args.format}: {args.rows} rows in {secs:.2f} s, server CPU {cpu:.2f} s "
               f"({cpu / args.rows * 1e6:.2f} s per M rows), load average {os.getloadavg()[0]:.1f}")
-        if args.wrap == "callgrind":
-            total = 0
-            for f in glob.glob(args.out + ".[0-9]*"):
-                with open(f) as fh:
-                    for line in fh:
-                        if line.startswith("summary:") or line.startswith("totals:"):
-                            total = max(total, int(line.split()[1]))
+        if args.wrap == "callgrind" and not args.with_close:
+            total = callgrind_total(args.out)
             print(f"callgrind: {total:,} instructions in the load, {total / args.rows:,.0f} per row "
                   f"(files {args.out}.*)")
     finally:
         srv.stop(timeout=300)
+        if args.wrap == "callgrind" and args.with_close:
+            load = callgrind_total(args.out, ".1")
+            total = callgrind_total(args.out)
+            print(f"callgrind: {load:,} instructions in the load ({load / args.rows:,.0f} per row), {total:,} with "
+                  f"the stop's checkpoint ({total / args.rows:,.0f} per row; files {args.out}.*)")
         if args.keep_log:
             shutil.copy(srv.log_path, args.keep_log)
         srv.cleanup()
         broker.stop()
+        if registry is not None:
+            registry.__exit__(None, None, None)
     return 0
 
 

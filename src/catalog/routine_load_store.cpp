@@ -208,26 +208,43 @@ Status RoutineLoadStore::ResetProgressLocked(int64_t job_id, const std::vector<i
 Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_id,
                                          const std::map<int32_t, int64_t>& from, const std::map<int32_t, int64_t>& to,
                                          const TaskCounts& counts) {
-  bool first = true;
+  if (from.empty()) return Status::Ok();
+  // One UPDATE for all of the task's partitions (DuckDB plans each statement anew, about 1.2 M instructions, which
+  // one statement per partition paid for every partition of every task). Each partition moves only if it is still
+  // at the offset the task started from, and the task's counts go to its first partition's row, as before.
+  std::string values;
   for (const auto& [p, start] : from) {
     auto it = to.find(p);
-    int64_t next = it == to.end() ? start : it->second;
-    std::string stats;
-    if (first) {
-      stats = ", loaded_rows = loaded_rows + " + Str(counts.loaded_rows) + ", error_rows = error_rows + " +
-              Str(counts.error_rows) + ", unselected_rows = unselected_rows + " + Str(counts.unselected_rows) +
-              ", received_bytes = received_bytes + " + Str(counts.received_bytes) +
-              ", committed_tasks = committed_tasks + 1, task_execute_ms = task_execute_ms + " + Str(counts.execute_ms);
-      first = false;
-    }
-    ASSIGN_OR_RETURN(auto r, con.Query("UPDATE __sluice.routine_load_progress SET next_offset = " + Str(next) + stats +
-                                       " WHERE job_id = " + Str(job_id) + " AND kafka_partition = " + Str(p) +
-                                       " AND next_offset = " + Str(start)));
-    if (r.affected_rows != 1)
-      return Status::Conflict("partition " + Str(p) + " is no longer at offset " + Str(start) +
-                              ": another task already committed it");
+    const int64_t next = it == to.end() ? start : it->second;
+    values += (values.empty() ? "(" : ", (") + Str(p) + ", " + Str(start) + ", " + Str(next) + ")";
   }
-  return Status::Ok();
+  const std::string first = Str(from.begin()->first);
+  auto add = [&](const char* column, int64_t value) {
+    return std::string(column) + " = " + column + " + CASE WHEN __sluice_v.kafka_partition = " + first + " THEN " +
+           Str(value) + " ELSE 0 END";
+  };
+  ASSIGN_OR_RETURN(auto r, con.Query("UPDATE __sluice.routine_load_progress SET next_offset = __sluice_v.next_offset, " +
+                                     add("loaded_rows", counts.loaded_rows) + ", " +
+                                     add("error_rows", counts.error_rows) + ", " +
+                                     add("unselected_rows", counts.unselected_rows) + ", " +
+                                     add("received_bytes", counts.received_bytes) + ", " +
+                                     add("committed_tasks", 1) + ", " + add("task_execute_ms", counts.execute_ms) +
+                                     " FROM (VALUES " + values + ") AS __sluice_v(kafka_partition, start_offset, "
+                                     "next_offset) WHERE routine_load_progress.job_id = " + Str(job_id) +
+                                     " AND routine_load_progress.kafka_partition = __sluice_v.kafka_partition"
+                                     " AND routine_load_progress.next_offset = __sluice_v.start_offset"));
+  if (r.affected_rows == from.size()) return Status::Ok();
+  // Some partition moved on (the transaction rolls back): name the first one, as the task's error.
+  for (const auto& [p, start] : from) {
+    ASSIGN_OR_RETURN(auto at, con.Query("SELECT count(*) FROM __sluice.routine_load_progress WHERE job_id = " +
+                                        Str(job_id) + " AND kafka_partition = " + Str(p) + " AND next_offset = " +
+                                        Str(start)));
+    if (at.result_set && !at.result_set->rows.empty() && at.result_set->rows[0][0] == std::optional<std::string>("1"))
+      continue;
+    return Status::Conflict("partition " + Str(p) + " is no longer at offset " + Str(start) +
+                            ": another task already committed it");
+  }
+  return Status::Conflict("the task's partitions are no longer where it started: another task already committed them");
 }
 
 Status RoutineLoadStore::RecordRejectedRows(storage::Connection& con, int64_t job_id, int64_t task_id,

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "format/avro_flat_record.h"
 #include "format/json_path.h"
 #include "format/quoted_bytes.h"
 #include "format/rejected_row.h"
@@ -331,6 +333,7 @@ struct SchemaEntry {
   bool has_value = false;
   std::string error;                  // non-empty: messages with this id are error rows with this reason
   std::vector<int> field_of_column;   // without jsonpaths: the record's field index for each column, -1 for none
+  std::optional<AvroFlatRecord> flat;  // a record of primitive fields: read without avro-c (avro_flat_record.h)
 
   SchemaEntry() = default;
   SchemaEntry(const SchemaEntry&) = delete;
@@ -387,6 +390,8 @@ class AvroDecoder::Impl {
       return Status::Ok();
     }
 
+    // The common shape in one pass; a body it does not take goes the general way, which says what is wrong.
+    if (entry->flat && entry->flat->Read(bytes + 5, bytes + message.size(), origin, out)) return Status::Ok();
     const std::string_view body = message.substr(5);
     std::string problem = BodyCheck(bytes + 5, bytes + message.size()).Check(entry->schema);
     if (problem.empty()) {
@@ -456,6 +461,7 @@ class AvroDecoder::Impl {
       }
       e.field_of_column.push_back(exact >= 0 ? exact : folded);
     }
+    e.flat = AvroFlatRecord::Plan(top, e.field_of_column, options_.json_text_columns);
   }
 
   static bool Walk(avro_value_t v, const JsonPath& path, avro_value_t& out) {

@@ -44,6 +44,46 @@ TEST(BatchTableFunctionTest, TransformRunsOverTheBatchInPlace) {
   EXPECT_EQ(batch.origin(7).offset, 107);
 }
 
+// Strings of up to 12 bytes are written into DuckDB's vectors directly (inlined), longer ones through the C API:
+// both must compare, group, measure and store like strings DuckDB made itself, whatever bytes came before them in
+// the vector.
+TEST(BatchTableFunctionTest, ShortAndLongStringsAreDuckDbsOwn) {
+  auto db = Database::Open("");
+  auto con = (*db)->Connect();
+  ASSERT_TRUE(RegisterBatchTableFunction(**con).ok());
+  const std::vector<std::string> values = {"", "a", "abcdefghijkl", "abcdefghijklm", "héllo wörld!", "0123456789"};
+  TextBatch batch({"v"});
+  for (int i = 0; i < 3000; i++) {  // several vectors: each row slot is written again by later chunks
+    batch.BeginRow();
+    if (i % 7 == 6) batch.SetNull(0); else batch.SetField(0, values[i % values.size()]);
+    batch.FinishRow({0, i});
+  }
+  BatchHandle handle(batch);
+  const std::string from = " FROM sluice_batch(" + std::to_string(handle.id()) + ")";
+  ASSERT_TRUE((*con)->Execute("CREATE TABLE s AS SELECT v, __sluice_row AS r" + from).ok());
+  for (const std::string& v : values) {
+    size_t expected = 0;
+    for (int i = 0; i < 3000; i++) expected += (i % 7 != 6 && values[i % values.size()] == v);
+    // Equality against a literal, on the scan and on the stored table, and the byte length.
+    for (const std::string& table : {from, std::string(" FROM s")}) {
+      auto res = (*con)->Query("SELECT count(*), min(strlen(v)), max(strlen(v)) " + table + " WHERE v = '" + v + "'");
+      ASSERT_TRUE(res.ok()) << res.status().ToString();
+      EXPECT_EQ(*res->result_set->rows[0][0], std::to_string(expected)) << v << table;
+      EXPECT_EQ(*res->result_set->rows[0][1], std::to_string(v.size())) << v << table;
+    }
+  }
+  auto groups = (*con)->Query("SELECT count(DISTINCT v), count(v), count(*) FROM s");
+  ASSERT_TRUE(groups.ok());
+  EXPECT_EQ(*groups->result_set->rows[0][0], std::to_string(values.size()));
+  EXPECT_EQ(*groups->result_set->rows[0][2], "3000");
+  auto order = (*con)->Query("SELECT string_agg(DISTINCT v, '|' ORDER BY v) FROM s");
+  ASSERT_TRUE(order.ok());
+  EXPECT_EQ(*order->result_set->rows[0][0], "|0123456789|a|abcdefghijkl|abcdefghijklm|héllo wörld!");
+  auto text = (*con)->Query("SELECT v FROM s WHERE r = 3");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text->result_set->rows[0][0], "abcdefghijklm");
+}
+
 TEST(BatchTableFunctionTest, UnknownBatchIsAnError) {
   auto db = Database::Open("");
   auto con = (*db)->Connect();
