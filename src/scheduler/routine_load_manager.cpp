@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sstream>
 
+#include "catalog/server_settings.h"
 #include "common/egress_policy.h"
 #include "common/ascii.h"
 #include "common/clock.h"
@@ -231,13 +232,16 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
     def.custom_properties.emplace_back("group.id", def.name + "_" + suffix);
   }
   {
+    const int64_t cap = options_.settings ? options_.settings->MaxRoutineLoadJobNum() : options_.max_jobs;
     std::lock_guard<std::mutex> lock(mu_);
-    int live = 0;
+    int64_t live = 0;
     for (auto& [id, j] : jobs_)
       live += !j->stored.def.pipe && j->stored.state != JobState::kStopped && j->stored.state != JobState::kCancelled;
-    if (live >= options_.max_jobs)
+    if (live >= cap)
       return Status::InvalidArgument("there are already " + std::to_string(live) +
-                                     " routine loads (max_routine_load_job_num); STOP one first");
+                                     " routine loads and max_routine_load_job_num is " + std::to_string(cap) +
+                                     "; STOP one first, or raise the cap with SET GLOBAL max_routine_load_job_num = " +
+                                     std::to_string(std::max<int64_t>(cap * 2, live + 1)));
   }
   ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallClockMs()));
   log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, job->stored.id);
