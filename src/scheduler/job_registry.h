@@ -141,7 +141,10 @@ class JobRegistry {
   void SetStateLocked(JobRuntime& job, catalog::JobState state, std::string reason, bool persist = true);
   void PersistLocked(const JobRuntime& job);
   source::KafkaClientConfig SourceConfig(const catalog::RoutineLoadDefinition& def) const;
-  Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def);
+  // `described`: the DuckDB target table as the caller just read it (CREATE PIPE reads it for its columns), so the
+  // catalog is not asked twice; null: read here.
+  Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
+                                                     const catalog::TableMeta* described = nullptr);
   std::string ErrorLogUrl(const JobRuntime& job) const;
   Status ValidateTimezone(const std::string& tz);
 

@@ -184,7 +184,8 @@ source::KafkaClientConfig JobRegistry::SourceConfig(const catalog::RoutineLoadDe
   return c;
 }
 
-Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def) {
+Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
+                                                               const catalog::TableMeta* described) {
   if (def.iceberg_target()) {
     if (!options_.load_targets)
       return Status::NotSupported("loads into tables of external catalogs are not available in this server");
@@ -192,6 +193,11 @@ Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, 
       return Status::NotSupported("volume pipes into Iceberg tables are not supported yet");
     ASSIGN_OR_RETURN(load::LoadTarget target, options_.load_targets->Open(def));
     return load::MakeTaskPlan(job_id, def, target.table, std::move(target.sink));
+  }
+  if (described) {
+    if (described->is_view)
+      return Status::InvalidArgument("'" + def.table + "' is a view; a routine load needs a table");
+    return load::MakeTaskPlan(job_id, def, *described);
   }
   auto table = catalog_.DescribeTable(def.db, def.table);
   if (!table.ok()) {
