@@ -96,8 +96,8 @@ class JobRegistry {
   // whether the group was replaced meanwhile (regrouping, a timed-out task), whose task then changes nothing.
   bool EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group);
   // `before_start`: per partition resolved here, the messages still in Kafka below the starting offset.
+  // Watermarks come from the shared metadata clients; a consumer is created only for a starting time.
   Result<std::map<int32_t, int64_t>> ResolveStartOffsets(const catalog::RoutineLoadDefinition& def,
-                                                         source::KafkaSource& source,
                                                          const std::vector<int32_t>& partitions,
                                                          const std::map<int32_t, catalog::PartitionProgress>& progress,
                                                          storage::Connection& con,
