@@ -132,7 +132,7 @@ def freshness(args) -> dict:
             cur.execute(FRESH_DDL)
             cur.execute(
                 "CREATE ROUTINE LOAD bench.fresh_job ON fresh PROPERTIES (\"format\" = \"json\", "
-                "\"desired_concurrent_number\" = \"4\", \"max_batch_interval\" = \"0.5\") FROM KAFKA "
+                f"\"desired_concurrent_number\" = \"4\", \"max_batch_interval\" = \"{args.fresh_interval}\") FROM KAFKA "
                 f"(\"kafka_broker_list\" = \"{broker.bootstrap}\", \"kafka_topic\" = \"fresh\", "
                 "\"property.kafka_default_offsets\" = \"OFFSET_BEGINNING\")")
         deadline = time.monotonic() + 30
@@ -208,7 +208,8 @@ def freshness(args) -> dict:
         return {"rate": args.fresh_rate, "seconds": args.fresh_seconds, "messages": total,
                 "achieved_rate": total / produce_s, "poll_ms": args.fresh_poll * 1000,
                 "p50_ms": percentile(lat, 0.50), "p99_ms": percentile(lat, 0.99), "max_ms": lat[-1],
-                "cpu_percent": cpu / produce_s * 100}
+                "cpu_percent": cpu / produce_s * 100, "cpu_s_per_m": cpu / total * 1e6,
+                "interval": args.fresh_interval, "load_avg": os.getloadavg()[0]}
     finally:
         if srv is not None:
             srv.stop()
@@ -218,10 +219,13 @@ def freshness(args) -> dict:
 
 def render_freshness(r: dict) -> str:
     return "\n".join([
-        "| messages/s (achieved) | seconds | messages | poll every | p50 | p99 | max | Sluice CPU |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {r['rate']:,} ({r['achieved_rate']:,.0f}) | {r['seconds']} | {r['messages']:,} | {r['poll_ms']:.0f} ms | "
-        f"{r['p50_ms']:.0f} ms | **{r['p99_ms']:.0f} ms** | {r['max_ms']:.0f} ms | {r['cpu_percent']:.0f}% of a core |"])
+        "| messages/s (achieved) | max_batch_interval | seconds | messages | poll every | p50 | p99 | max | Sluice CPU "
+        "| CPU s per M rows | load average |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {r['rate']:,} ({r['achieved_rate']:,.0f}) | {r.get('interval', '0.5')} s | {r['seconds']} | "
+        f"{r['messages']:,} | {r['poll_ms']:.0f} ms | {r['p50_ms']:.0f} ms | **{r['p99_ms']:.0f} ms** | "
+        f"{r['max_ms']:.0f} ms | {r['cpu_percent']:.0f}% of a core | {r.get('cpu_s_per_m', float('nan')):.2f} | "
+        f"{r.get('load_avg', float('nan')):.1f} |"])
 
 
 # ---- idle jobs --------------------------------------------------------------------------------------------------

@@ -392,7 +392,7 @@ SCENARIO_TEXT = {
         "",
         f"A producer (one `kcat -P`, linger.ms=5) writes {a.fresh_rate:,} JSON messages/s for {a.fresh_seconds:g} s "
         "into a 4-partition topic, 1% of a second's messages at a time; each message carries its sequence number and "
-        "the wall-clock time it was handed to kcat. The routine load has `max_batch_interval` 0.5 s and 4 tasks. A "
+        f"the wall-clock time it was handed to kcat. The routine load has `max_batch_interval` {a.fresh_interval} s and 4 tasks. A "
         f"poller reads the new rows every {a.fresh_poll * 1000:.0f} ms over the MySQL protocol; a message's latency "
         "is the time the poller first saw its row minus its stamp (so it includes producer batching and up to one "
         "poll interval). For comparison: StarRocks documents `max_batch_interval` >= 5 s (default 10 s), so its "
@@ -480,6 +480,7 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh-rate", type=int, default=None, help="messages/s for freshness (10000)")
     ap.add_argument("--fresh-seconds", type=float, default=None, help="seconds of producing for freshness (60)")
     ap.add_argument("--fresh-poll", type=float, default=0.02, help="seconds between freshness polls (0.02)")
+    ap.add_argument("--fresh-interval", default="0.5", help="max_batch_interval of the freshness job (0.5)")
     ap.add_argument("--idle-jobs", type=int, default=None, help="routine loads for idle (500)")
     ap.add_argument("--idle-pipes", type=int, default=None, help="Kafka pipes for idle, beside the routine loads (500)")
     ap.add_argument("--idle-seconds", type=float, default=None, help="seconds idle CPU is measured (60)")
