@@ -26,8 +26,8 @@ inline constexpr const char* kQueryTimeout = "query_timeout";
 inline constexpr const char* kMaxPipeNum = "max_pipe_num";
 inline constexpr int64_t kDefaultMaxPipeNum = 100;
 // StarRocks' max_routine_load_job_num (an FE setting there, a SET GLOBAL one here): routine loads that are not
-// STOPPED/CANCELLED. The default keeps a server that was not sized for more within its threads and memory; one
-// server runs 1,000 idle jobs in under 100 threads (docs/benchmarks.md), so raising it is safe for idle jobs.
+// STOPPED/CANCELLED. The default keeps a server nobody sized for more within its CPU and memory; 1,000 idle jobs
+// (500 routine loads, 500 pipes) ran in 21 threads and about 110 MiB (docs/benchmarks.md).
 inline constexpr const char* kMaxRoutineLoadJobNum = "max_routine_load_job_num";
 inline constexpr int64_t kDefaultMaxRoutineLoadJobNum = 100;
 
