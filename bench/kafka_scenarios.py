@@ -116,7 +116,7 @@ def freshness(args) -> dict:
             cur.execute(FRESH_DDL)
             cur.execute(
                 "CREATE ROUTINE LOAD bench.fresh_job ON fresh PROPERTIES (\"format\" = \"json\", "
-                "\"desired_concurrent_number\" = \"4\", \"max_batch_interval\" = \"0.5\") FROM KAFKA "
+                f"\"desired_concurrent_number\" = \"4\", \"max_batch_interval\" = \"{args.fresh_interval}\") FROM KAFKA "
                 f"(\"kafka_broker_list\" = \"{broker.bootstrap}\", \"kafka_topic\" = \"fresh\", "
                 "\"property.kafka_default_offsets\" = \"OFFSET_BEGINNING\")")
         deadline = time.monotonic() + 30
@@ -192,7 +192,8 @@ def freshness(args) -> dict:
         return {"rate": args.fresh_rate, "seconds": args.fresh_seconds, "messages": total,
                 "achieved_rate": total / produce_s, "poll_ms": args.fresh_poll * 1000,
                 "p50_ms": percentile(lat, 0.50), "p99_ms": percentile(lat, 0.99), "max_ms": lat[-1],
-                "cpu_percent": cpu / produce_s * 100}
+                "cpu_percent": cpu / produce_s * 100, "cpu_s_per_m": cpu / total * 1e6,
+                "interval": args.fresh_interval, "load_avg": os.getloadavg()[0]}
     finally:
         if srv is not None:
             srv.stop()
@@ -202,48 +203,106 @@ def freshness(args) -> dict:
 
 def render_freshness(r: dict) -> str:
     return "\n".join([
-        "| messages/s (achieved) | seconds | messages | poll every | p50 | p99 | max | Sluice CPU |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {r['rate']:,} ({r['achieved_rate']:,.0f}) | {r['seconds']} | {r['messages']:,} | {r['poll_ms']:.0f} ms | "
-        f"{r['p50_ms']:.0f} ms | **{r['p99_ms']:.0f} ms** | {r['max_ms']:.0f} ms | {r['cpu_percent']:.0f}% of a core |"])
+        "| messages/s (achieved) | max_batch_interval | seconds | messages | poll every | p50 | p99 | max | Sluice CPU "
+        "| CPU s per M rows | load average |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {r['rate']:,} ({r['achieved_rate']:,.0f}) | {r.get('interval', '0.5')} s | {r['seconds']} | "
+        f"{r['messages']:,} | {r['poll_ms']:.0f} ms | {r['p50_ms']:.0f} ms | **{r['p99_ms']:.0f} ms** | "
+        f"{r['max_ms']:.0f} ms | {r['cpu_percent']:.0f}% of a core | {r.get('cpu_s_per_m', float('nan')):.2f} | "
+        f"{r.get('load_avg', float('nan')):.1f} |"])
 
 
 # ---- idle jobs --------------------------------------------------------------------------------------------------
 
+def _kafka_extra(args) -> str:
+    return "".join(f', "{kv.split("=", 1)[0]}" = "{kv.split("=", 1)[1]}"' for kv in args.kafka_property)
+
+
+class _PeakSampler(threading.Thread):
+    """Samples a process's thread count every 0.2 s, keeping the highest (the peak while many jobs start)."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.stop_event = pid, 0, threading.Event()
+
+    def run(self):
+        while not self.stop_event.is_set():
+            try:
+                self.peak = max(self.peak, len(os.listdir(f"/proc/{self.pid}/task")))
+            except OSError:
+                return
+            self.stop_event.wait(0.2)
+
+
 def idle_jobs(args) -> dict:
-    """args.idle_jobs routine loads on a topic with no new data: after each loaded the few existing messages, the
-    server's CPU over args.idle_seconds, as % of one core."""
+    """args.idle_jobs routine loads and args.idle_pipes Kafka pipes on one server, on a topic with 10 messages and
+    nothing new after them. Start: from the first CREATE until every job has loaded the 10 messages (one shared
+    table, so count(*) = 10 x jobs). Then, once the first rounds of empty tasks are past, the server's CPU over
+    args.idle_seconds as % of one core, its threads and RSS. The caps (max_routine_load_job_num, max_pipe_num) are
+    raised with SET GLOBAL when the counts need it."""
+    routine, pipes = args.idle_jobs, args.idle_pipes
+    jobs = routine + pipes
     broker = Broker(args.testbroker, {"idle": 1}).start()
     srv = None
     try:
         payloads, _ = partition_payloads(10, 1, "json")
         produce_topic(broker.bootstrap, "idle", payloads, parallel=1)
         srv, conn = start_server(args)
-        with conn.cursor() as cur:
-            cur.execute(TABLE_DDL.format(table="idle"))
-            for j in range(args.idle_jobs):
-                cur.execute(
-                    f"CREATE ROUTINE LOAD bench.idle_{j} ON idle PROPERTIES (\"format\" = \"json\", "
-                    f"\"max_batch_interval\" = \"{args.idle_interval}\") FROM KAFKA (\"kafka_broker_list\" = "
-                    f"\"{broker.bootstrap}\", \"kafka_topic\" = \"idle\", "
-                    "\"property.kafka_default_offsets\" = \"OFFSET_BEGINNING\""
-                    + "".join(f', "{kv.split("=", 1)[0]}" = "{kv.split("=", 1)[1]}"' for kv in args.kafka_property)
-                    + ")")
-        wait_for_count(srv, conn, "idle", 10 * args.idle_jobs, 120, poll=0.5)
-        time.sleep(max(2.0, min(10.0, float(args.idle_interval))))  # past the first round of empty tasks
         pid = srv.proc.pid
+        load0 = os.getloadavg()[0]
+        with conn.cursor() as cur:
+            if routine > 100:
+                cur.execute(f"SET GLOBAL max_routine_load_job_num = {routine}")
+            if pipes > 100:
+                cur.execute(f"SET GLOBAL max_pipe_num = {pipes}")
+            cur.execute(TABLE_DDL.format(table="idle"))
+        sampler = _PeakSampler(pid)
+        sampler.start()
         cpu0 = proc_cpu_seconds(pid)
         t0 = time.monotonic()
+        with conn.cursor() as cur:
+            # Interleaved, so neither kind starts with the server to itself.
+            for j in range(max(routine, pipes)):
+                if j < routine:
+                    cur.execute(
+                        f"CREATE ROUTINE LOAD bench.idle_{j} ON idle PROPERTIES (\"format\" = \"json\", "
+                        f"\"max_batch_interval\" = \"{args.idle_interval}\") FROM KAFKA (\"kafka_broker_list\" = "
+                        f"\"{broker.bootstrap}\", \"kafka_topic\" = \"idle\", "
+                        "\"property.kafka_default_offsets\" = \"OFFSET_BEGINNING\"" + _kafka_extra(args) + ")")
+                if j < pipes:
+                    cur.execute(
+                        f"CREATE PIPE bench.idle_pipe_{j} BATCH_INTERVAL_IN_SECONDS = '{args.idle_interval}' "
+                        "RESET_KAFKA_GROUP_OFFSETS = 'earliest' AS COPY INTO idle FROM (SELECT "
+                        "left(value::STRING, 10), NULL, NULL, NULL, NULL FROM READ_KAFKA("
+                        f"'{broker.bootstrap}', 'idle', '', 'idle_g{j}', '', '', '', '', 'raw', 'raw', 0, map()))")
+        create_s = time.monotonic() - t0
+        started = wait_for_count(srv, conn, "idle", 10 * jobs, 60 + jobs * 0.5, poll=0.2)
+        start_s = started - t0
+        start_cpu = proc_cpu_seconds(pid) - cpu0
+        # Past the first round of empty tasks, and past the point where idle groups close their consumers (5 s
+        # without data) and the threads librdkafka needs for them have ended.
+        time.sleep(max(6.0, min(15.0, float(args.idle_interval) + 5)))
+        sampler.stop_event.set()
+        sampler.join(2)
+        load1 = os.getloadavg()[0]
+        cpu0 = proc_cpu_seconds(pid)
+        t1 = time.monotonic()
         time.sleep(args.idle_seconds)
         cpu = proc_cpu_seconds(pid) - cpu0
-        secs = time.monotonic() - t0
+        secs = time.monotonic() - t1
+        load2 = os.getloadavg()[0]
         threads = len(os.listdir(f"/proc/{pid}/task"))
         rss = proc_status_kib(pid, "VmRSS") / 1024
+        hwm = proc_status_kib(pid, "VmHWM") / 1024
         running = sum(1 for row in _show_all(conn) if row == "RUNNING")
-        if running != args.idle_jobs:
-            raise RuntimeError(f"idle: {running} of {args.idle_jobs} jobs are RUNNING:\n{srv.log_tail(20)}")
-        return {"jobs": args.idle_jobs, "interval": args.idle_interval, "seconds": secs,
-                "cpu_percent": cpu / secs * 100, "threads": threads, "rss_mib": rss}
+        running_pipes = sum(1 for row in _show_pipes(conn) if row == "RUNNING")
+        if running != routine or running_pipes != pipes:
+            raise RuntimeError(f"idle: {running} of {routine} routine loads and {running_pipes} of {pipes} pipes are "
+                               f"RUNNING:\n{srv.log_tail(20)}")
+        return {"jobs": jobs, "routine_loads": routine, "pipes": pipes, "interval": args.idle_interval,
+                "create_s": create_s, "start_s": start_s, "start_cpu_s": start_cpu, "seconds": secs,
+                "cpu_percent": cpu / secs * 100, "threads": threads, "peak_threads": sampler.peak,
+                "rss_mib": rss, "peak_rss_mib": hwm, "load_avg": [load0, load1, load2]}
     finally:
         if srv is not None:
             srv.stop()
@@ -258,12 +317,23 @@ def _show_all(conn) -> list[str]:
         return [dict(zip(names, row))["State"] for row in cur.fetchall()]
 
 
+def _show_pipes(conn) -> list[str]:
+    with conn.cursor() as cur:
+        cur.execute("SHOW PIPES FROM bench")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row))["status"] for row in cur.fetchall()]
+
+
 def render_idle(r: dict) -> str:
+    la = r.get("load_avg", [float("nan")] * 3)
     return "\n".join([
-        "| idle jobs | max_batch_interval | measured for | server CPU | threads | RSS |",
-        "|---:|---:|---:|---:|---:|---:|",
-        f"| {r['jobs']} | {r['interval']} s | {r['seconds']:.0f} s | **{r['cpu_percent']:.1f}% of one core** | "
-        f"{r['threads']} | {r['rss_mib']:.0f} MiB |"])
+        "| idle jobs | max_batch_interval | start (CREATEs / all loaded) | CPU to start | measured for | server CPU "
+        "| load average (start / idle / end) | threads (peak while starting) | RSS (peak) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {r['jobs']} ({r['routine_loads']} routine loads, {r['pipes']} pipes) | {r['interval']} s | "
+        f"{r['create_s']:.1f} s / **{r['start_s']:.1f} s** | {r['start_cpu_s']:.1f} s | {r['seconds']:.0f} s | "
+        f"**{r['cpu_percent']:.1f}% of one core** | {la[0]:.1f} / {la[1]:.1f} / {la[2]:.1f} | "
+        f"**{r['threads']}** ({r['peak_threads']}) | **{r['rss_mib']:.0f} MiB** ({r['peak_rss_mib']:.0f} MiB) |"])
 
 
 # ---- backlog memory ---------------------------------------------------------------------------------------------

@@ -392,7 +392,7 @@ SCENARIO_TEXT = {
         "",
         f"A producer (one `kcat -P`, linger.ms=5) writes {a.fresh_rate:,} JSON messages/s for {a.fresh_seconds:g} s "
         "into a 4-partition topic, 1% of a second's messages at a time; each message carries its sequence number and "
-        "the wall-clock time it was handed to kcat. The routine load has `max_batch_interval` 0.5 s and 4 tasks. A "
+        f"the wall-clock time it was handed to kcat. The routine load has `max_batch_interval` {a.fresh_interval} s and 4 tasks. A "
         f"poller reads the new rows every {a.fresh_poll * 1000:.0f} ms over the MySQL protocol; a message's latency "
         "is the time the poller first saw its row minus its stamp (so it includes producer batching and up to one "
         "poll interval). For comparison: StarRocks documents `max_batch_interval` >= 5 s (default 10 s), so its "
@@ -401,8 +401,13 @@ SCENARIO_TEXT = {
     "idle": lambda a: [
         "### Idle jobs",
         "",
-        f"{a.idle_jobs} routine loads on a topic with no new data (each first loads the topic's 10 messages), "
-        f"`max_batch_interval` {a.idle_interval} s; the server's CPU (utime+stime) over {a.idle_seconds:g} s.",
+        f"{a.idle_jobs} routine loads and {a.idle_pipes} Kafka pipes (created interleaved; max_routine_load_job_num "
+        "and max_pipe_num raised with SET GLOBAL where the counts need it) on a one-partition topic with 10 messages "
+        f"and nothing new after them, `max_batch_interval` / BATCH_INTERVAL_IN_SECONDS {a.idle_interval} s. Start: "
+        "from the first CREATE until every job has loaded the 10 messages (one shared table, count(*) = 10 x jobs). "
+        f"Then, past the first rounds of empty tasks, the server's CPU (utime+stime) over {a.idle_seconds:g} s, its "
+        "threads and RSS. The peak thread count is sampled every 0.2 s while the jobs start. CPU figures on a shared "
+        "machine are inflated by contention; the load average stands beside them (threads and RSS are not affected).",
     ],
     "volume": lambda a: [
         "### Volume files against DuckDB's own readers",
@@ -477,7 +482,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh-rate", type=int, default=None, help="messages/s for freshness (10000)")
     ap.add_argument("--fresh-seconds", type=float, default=None, help="seconds of producing for freshness (60)")
     ap.add_argument("--fresh-poll", type=float, default=0.02, help="seconds between freshness polls (0.02)")
-    ap.add_argument("--idle-jobs", type=int, default=None, help="routine loads for idle (100)")
+    ap.add_argument("--fresh-interval", default="0.5", help="max_batch_interval of the freshness job (0.5)")
+    ap.add_argument("--idle-jobs", type=int, default=None, help="routine loads for idle (500)")
+    ap.add_argument("--idle-pipes", type=int, default=None, help="Kafka pipes for idle, beside the routine loads (500)")
     ap.add_argument("--idle-seconds", type=float, default=None, help="seconds idle CPU is measured (60)")
     ap.add_argument("--idle-interval", default="10", help="max_batch_interval of the idle jobs (10, the default)")
     ap.add_argument("--volume-mb", type=float, default=None, help="MB of files per format for volume (100)")
@@ -520,7 +527,7 @@ def main(argv=None) -> int:
     if args.partitions is None:
         args.partitions = 4 if args.smoke else 32
     smoke_or = {"ch_rows": (20000, 1000000), "ch_runs": (1, args.runs), "scale_rows": (2000, 30000), "fresh_rate": (2000, 10000), "fresh_seconds": (5, 60),
-                "idle_jobs": (10, 100), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
+                "idle_jobs": (5, 500), "idle_pipes": (5, 500), "idle_seconds": (5, 60), "backlog_rows": (50000, 5000000),
                 "backlog_partitions": (4, 128),
                 "volume_mb": (2, 100), "volume_files": (4, 20), "sandbox_rows": (20000, 300000),
                 "iceberg_rows": (5000, 300000), "iceberg_runs": (1, args.runs),

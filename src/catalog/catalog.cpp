@@ -345,18 +345,27 @@ Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::strin
 
 Result<TableMeta> Catalog::DescribeTableLocked(const std::string& db, const std::string& name) {
   RETURN_IF_ERROR(RequireDatabaseLocked(db));
-  if (name.rfind(kDroppedPrefix, 0) == 0 || !TableExistsLocked(db, name))
+  if (name.rfind(kDroppedPrefix, 0) == 0)
+    return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");
+  // Whether the name is a table or a view (case-insensitively, as TableExistsLocked) and a view's SQL (exact name)
+  // in one query: duckdb_views() lists DuckDB's internal views too and costs milliseconds per call, and every
+  // CREATE ROUTINE LOAD / CREATE PIPE and every job's scheduling describes its table.
+  ASSIGN_OR_RETURN(auto found, con_->Query(
+      "SELECT NULL, NULL FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = " +
+      QuoteLiteral(db) + " AND lower(table_name) = lower(" + QuoteLiteral(name) + ") UNION ALL SELECT view_name, sql "
+      "FROM duckdb_views() WHERE database_name = current_database() AND schema_name = " + QuoteLiteral(db) +
+      " AND lower(view_name) = lower(" + QuoteLiteral(name) + ")"));
+  if (!found.result_set || found.result_set->rows.empty())
     return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");
   ASSIGN_OR_RETURN(auto stored, LoadMetaLocked(db, name));
   TableMeta meta = stored ? *stored : TableMeta{};
   meta.db = db;
   meta.name = name;
-  ASSIGN_OR_RETURN(auto view, con_->Query("SELECT sql FROM duckdb_views() WHERE database_name = current_database() AND "
-                                          "schema_name = " + QuoteLiteral(db) + " AND view_name = " + QuoteLiteral(name)));
-  auto view_sql = Column(view);
-  if (!view_sql.empty()) {
+  for (const auto& row : found.result_set->rows) {
+    if (row.size() < 2 || !row[0] || *row[0] != name) continue;
     meta.is_view = true;
-    meta.view_sql = view_sql[0];
+    meta.view_sql = row[1].value_or("");
+    break;
   }
   ASSIGN_OR_RETURN(auto cols, con_->Query("SELECT column_name, data_type, is_nullable, column_default FROM duckdb_columns() "
                                           "WHERE database_name = current_database() AND schema_name = " + QuoteLiteral(db) +

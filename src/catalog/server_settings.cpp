@@ -25,6 +25,7 @@ constexpr SettingSpec kSpecs[] = {
     // StarRocks' name, default and upper bound (3 days).
     {kQueryTimeout, "300", 1, 259200, "seconds"},
     {kMaxPipeNum, "100", 0, 100000, "pipes"},
+    {kMaxRoutineLoadJobNum, "100", 0, 100000, "routine loads"},
 };
 
 const SettingSpec* FindSpec(std::string_view name) {
@@ -114,6 +115,11 @@ int64_t ServerSettings::QueryTimeoutSeconds() const {
 int64_t ServerSettings::MaxPipeNum() const {
   auto n = Get(kMaxPipeNum);
   return n ? std::stoll(*n) : kDefaultMaxPipeNum;
+}
+
+int64_t ServerSettings::MaxRoutineLoadJobNum() const {
+  auto n = Get(kMaxRoutineLoadJobNum);
+  return n ? std::stoll(*n) : kDefaultMaxRoutineLoadJobNum;
 }
 
 }  // namespace sluice::catalog

@@ -98,8 +98,8 @@ class JobRegistry {
   // whether the group was replaced meanwhile (regrouping, a timed-out task), whose task then changes nothing.
   bool EndTaskLocked(JobRuntime& job, const std::shared_ptr<TaskGroup>& group);
   // `before_start`: per partition resolved here, the messages still in Kafka below the starting offset.
+  // Watermarks come from the shared metadata clients; a consumer is created only for a starting time.
   Result<std::map<int32_t, int64_t>> ResolveStartOffsets(const catalog::RoutineLoadDefinition& def,
-                                                         source::KafkaSource& source,
                                                          const std::vector<int32_t>& partitions,
                                                          const std::map<int32_t, catalog::PartitionProgress>& progress,
                                                          storage::Connection& con,
@@ -164,7 +164,10 @@ class JobRegistry {
   void SetStateLocked(JobRuntime& job, catalog::JobState state, std::string reason, bool persist = true);
   void PersistLocked(JobRuntime& job);
   source::KafkaClientConfig SourceConfig(const catalog::RoutineLoadDefinition& def) const;
-  Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def);
+  // `described`: the DuckDB target table as the caller just read it (CREATE PIPE reads it for its columns), so the
+  // catalog is not asked twice; null: read here.
+  Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
+                                                     const catalog::TableMeta* described = nullptr);
   std::string ErrorLogUrl(const JobRuntime& job) const;
   Status ValidateTimezone(const std::string& tz);
 

@@ -258,10 +258,18 @@ void JobRegistry::SchedulerLoop() {
 }
 
 Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
-    const catalog::RoutineLoadDefinition& def, source::KafkaSource& source, const std::vector<int32_t>& partitions,
+    const catalog::RoutineLoadDefinition& def, const std::vector<int32_t>& partitions,
     const std::map<int32_t, catalog::PartitionProgress>& progress, storage::Connection& con,
     std::map<int32_t, int64_t>* before_start) {
   std::map<int32_t, int64_t> out;
+  const source::KafkaClientConfig config = SourceConfig(def);
+  auto watermark = [&](int32_t p, bool high) -> Result<int64_t> {
+    auto w = high ? kafka_metadata_.HighWatermarks(config, {p}, kKafkaTimeout)
+                  : kafka_metadata_.LowWatermarks(config, {p}, kKafkaTimeout);
+    if (!w.ok()) return w.status();
+    return w->at(p);
+  };
+  std::unique_ptr<source::KafkaSource> source;  // only to search offsets by time
   for (int32_t p : partitions) {
     auto known = progress.find(p);
     if (known != progress.end() && known->second.next_offset >= 0) continue;
@@ -272,14 +280,14 @@ Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
         out[p] = spec.value;
         break;
       case catalog::OffsetSpec::Kind::kBeginning: {
-        ASSIGN_OR_RETURN(auto w, source.QueryWatermarks(p, kKafkaTimeout));
-        out[p] = w.low;
+        ASSIGN_OR_RETURN(out[p], watermark(p, false));
         break;
       }
       case catalog::OffsetSpec::Kind::kEnd: {
-        ASSIGN_OR_RETURN(auto w, source.QueryWatermarks(p, kKafkaTimeout));
-        out[p] = w.high;
-        (*before_start)[p] = std::max<int64_t>(0, w.high - w.low);
+        ASSIGN_OR_RETURN(int64_t low, watermark(p, false));
+        ASSIGN_OR_RETURN(int64_t high, watermark(p, true));
+        out[p] = high;
+        (*before_start)[p] = std::max<int64_t>(0, high - low);
         break;
       }
       case catalog::OffsetSpec::Kind::kTime: {
@@ -288,7 +296,10 @@ Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
                                            ", CAST(" + sql::QuoteLiteral(spec.text) + " AS TIMESTAMP)))"));
         if (!r.result_set || r.result_set->rows.empty() || !r.result_set->rows[0][0])
           return Status::InvalidArgument("cannot read \"" + spec.text + "\" as a time in " + def.Property("timezone"));
-        ASSIGN_OR_RETURN(out[p], source.OffsetForTimestamp(p, std::stoll(*r.result_set->rows[0][0]), kKafkaTimeout));
+        if (!source) {
+          ASSIGN_OR_RETURN(source, source::KafkaSource::Create(config));
+        }
+        ASSIGN_OR_RETURN(out[p], source->OffsetForTimestamp(p, std::stoll(*r.result_set->rows[0][0]), kKafkaTimeout));
         break;
       }
     }
@@ -345,12 +356,14 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     }
     return;
   }
-  auto source = source::KafkaSource::Create(SourceConfig(def));
-  if (!source.ok()) {
-    finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, source.status().message()); });
+  // The shared metadata client answers the partitions and the starting watermarks: a client of its own per job
+  // would start librdkafka's threads and a broker connection for each of them (1,000 jobs start at once after a
+  // restart). Settings librdkafka refuses pause the job with its message, as the job's own consumer would.
+  auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout);
+  if (!all.ok() && all.status().code() == StatusCode::kInvalidArgument) {
+    finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, all.status().message()); });
     return;
   }
-  auto all = (*source)->Partitions(kKafkaTimeout);
   if (!all.ok()) {
     if (all.status().retriable()) return retry_later(all.status());
     finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, TopicProblemReason(def, all.status())); });
@@ -386,7 +399,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     }
   }
   std::map<int32_t, int64_t> before_start;
-  auto starts = ResolveStartOffsets(def, **source, partitions, *progress, con, &before_start);
+  auto starts = ResolveStartOffsets(def, partitions, *progress, con, &before_start);
   if (!starts.ok()) {
     if (starts.status().retriable()) return retry_later(starts.status());
     finish([&](JobRuntime& j) {

@@ -222,6 +222,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   }
   RETURN_IF_ERROR(CheckPipeCap());
   std::vector<std::string> columns;
+  std::optional<catalog::TableMeta> described;  // the DuckDB table, kept for the plan below
   if (iceberg && stmt.volume_copy) {
     // Checked below, once the statement itself is (a volume pipe needs no columns to be built).
   } else if (iceberg) {
@@ -243,6 +244,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
     }
     if (table->is_view) return Status::InvalidArgument("'" + stmt.table + "' is a view; a pipe loads into a table");
     for (const auto& c : table->columns) columns.push_back(c.name);
+    described = std::move(table).value();
   }
   ASSIGN_OR_RETURN(auto def, catalog::BuildPipe(stmt, db, columns));
   RETURN_IF_ERROR(CheckVclusterExists(def.pipe->virtual_cluster));
@@ -260,7 +262,8 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
     cv_.notify_all();
     return Status::Ok();
   }
-  ASSIGN_OR_RETURN(auto plan, Plan(0, def));  // checks the SELECT list and WHERE against the table now
+  // Checks the SELECT list and WHERE against the table now.
+  ASSIGN_OR_RETURN(auto plan, Plan(0, def, described ? &*described : nullptr));
   ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates the settings
   probe.reset();
   RETURN_IF_ERROR(CheckRegistryEgress(def));

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sstream>
 
+#include "catalog/server_settings.h"
 #include "common/egress_policy.h"
 #include "common/ascii.h"
 #include "common/clock.h"
@@ -200,7 +201,8 @@ source::KafkaClientConfig JobRegistry::SourceConfig(const catalog::RoutineLoadDe
   return c;
 }
 
-Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def) {
+Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
+                                                               const catalog::TableMeta* described) {
   if (def.iceberg_target()) {
     if (!options_.load_targets)
       return Status::NotSupported("loads into tables of external catalogs are not available in this server");
@@ -208,6 +210,11 @@ Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, 
     if (def.pipe && def.pipe->volume) return Status::Internal("a volume pipe has no Kafka task plan");
     ASSIGN_OR_RETURN(load::LoadTarget target, options_.load_targets->Open(def));
     return load::MakeTaskPlan(job_id, def, target.table, std::move(target.sink));
+  }
+  if (described) {
+    if (described->is_view)
+      return Status::InvalidArgument("'" + def.table + "' is a view; a routine load needs a table");
+    return load::MakeTaskPlan(job_id, def, *described);
   }
   auto table = catalog_.DescribeTable(def.db, def.table);
   if (!table.ok()) {
@@ -255,13 +262,16 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
     def.custom_properties.emplace_back("group.id", def.name + "_" + suffix);
   }
   {
+    const int64_t cap = options_.settings ? options_.settings->MaxRoutineLoadJobNum() : options_.max_jobs;
     std::lock_guard<std::mutex> lock(mu_);
-    int live = 0;
+    int64_t live = 0;
     for (auto& [id, j] : jobs_)
       live += !j->stored.def.pipe && j->stored.state != JobState::kStopped && j->stored.state != JobState::kCancelled;
-    if (live >= options_.max_jobs)
+    if (live >= cap)
       return Status::InvalidArgument("there are already " + std::to_string(live) +
-                                     " routine loads (max_routine_load_job_num); STOP one first");
+                                     " routine loads and max_routine_load_job_num is " + std::to_string(cap) +
+                                     "; STOP one first, or raise the cap with SET GLOBAL max_routine_load_job_num = " +
+                                     std::to_string(std::max<int64_t>(cap * 2, live + 1)));
   }
   ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallClockMs()));
   log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, job->stored.id);

@@ -46,9 +46,11 @@ struct SchedulerOptions {
   int worker_threads = 4;
   // StarRocks' max_routine_load_task_concurrent_num: tasks one job may run at once.
   int max_task_concurrent_per_job = 5;
-  // StarRocks' max_routine_load_job_num: routine loads (pipes not counted) that are not STOPPED/CANCELLED.
+  // StarRocks' max_routine_load_job_num: routine loads (pipes not counted) that are not STOPPED/CANCELLED, when
+  // there are no `settings` (with them, the server setting of that name is the cap).
   int max_jobs = 100;
-  // Where max_pipe_num (SET GLOBAL) is read at each CREATE PIPE; null: catalog::kDefaultMaxPipeNum.
+  // Where max_pipe_num and max_routine_load_job_num (SET GLOBAL) are read at each CREATE PIPE / CREATE ROUTINE
+  // LOAD; null: catalog::kDefaultMaxPipeNum and max_jobs.
   const catalog::ServerSettings* settings = nullptr;
   // Longest wait between retries of a job whose source keeps failing.
   double max_retry_backoff_seconds = 300;

@@ -100,11 +100,23 @@ Result<std::vector<int32_t>> KafkaMetadataClients::Partitions(const KafkaClientC
 Result<std::map<int32_t, int64_t>> KafkaMetadataClients::HighWatermarks(const KafkaClientConfig& config,
                                                                        const std::vector<int32_t>& partitions,
                                                                        std::chrono::milliseconds timeout) {
+  return Watermarks(config, partitions, RD_KAFKA_OFFSET_END, timeout);
+}
+
+Result<std::map<int32_t, int64_t>> KafkaMetadataClients::LowWatermarks(const KafkaClientConfig& config,
+                                                                      const std::vector<int32_t>& partitions,
+                                                                      std::chrono::milliseconds timeout) {
+  return Watermarks(config, partitions, RD_KAFKA_OFFSET_BEGINNING, timeout);
+}
+
+Result<std::map<int32_t, int64_t>> KafkaMetadataClients::Watermarks(const KafkaClientConfig& config,
+                                                                   const std::vector<int32_t>& partitions,
+                                                                   int64_t query, std::chrono::milliseconds timeout) {
   std::map<int32_t, int64_t> out;
   if (partitions.empty()) return out;
   ASSIGN_OR_RETURN(auto client, Get(config));
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  ListOffsetsAnswer answer = ListOffsets(client->rk.get(), config.topic, partitions, RD_KAFKA_OFFSET_END, deadline);
+  ListOffsetsAnswer answer = ListOffsets(client->rk.get(), config.topic, partitions, query, deadline);
   std::string what = fmt::format("cannot read the offsets of topic '{}' within {} ms", config.topic, timeout.count());
   if (answer.err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaStatus(answer.err, what);
   for (int32_t p : partitions) {

@@ -37,12 +37,20 @@ class KafkaMetadataClients {
                                                     const std::vector<int32_t>& partitions,
                                                     std::chrono::milliseconds timeout);
 
+  // The low watermarks (earliest offset still kept) of these partitions, the same way.
+  Result<std::map<int32_t, int64_t>> LowWatermarks(const KafkaClientConfig& config,
+                                                   const std::vector<int32_t>& partitions,
+                                                   std::chrono::milliseconds timeout);
+
   size_t size() const;  // clients open now
 
  private:
   struct Client;
   // The client for config's connection setup, created on first use. Invalid properties -> InvalidArgument.
   Result<std::shared_ptr<Client>> Get(const KafkaClientConfig& config);
+  // `query`: RD_KAFKA_OFFSET_END or RD_KAFKA_OFFSET_BEGINNING.
+  Result<std::map<int32_t, int64_t>> Watermarks(const KafkaClientConfig& config, const std::vector<int32_t>& partitions,
+                                                int64_t query, std::chrono::milliseconds timeout);
 
   const std::chrono::seconds unused_for_;
   mutable std::mutex mu_;
