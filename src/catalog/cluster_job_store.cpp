@@ -108,18 +108,14 @@ Result<std::vector<StoredJob>> ClusterJobStore::LoadJobs() {
                                     "FROM sluice_routine_loads ORDER BY id"));
   std::vector<StoredJob> out;
   for (const auto& row : r.rows) {
-    StoredJob j;
-    j.id = std::stoll(*row[0]);
-    auto def = UnsealDefinition(*secrets_, *row[1]);
-    if (!def.ok())
-      return Status::Internal("cluster routine load " + *row[0] + " cannot be read: " + def.status().message() +
-                              " (every node needs the same --cluster-key-file)");
-    j.def = std::move(def).value();
-    j.state = ParseJobState(*row[2]).value_or(JobState::kPaused);
-    j.reason = row[3].value_or("");
-    j.create_time_ms = std::stoll(*row[4]);
-    j.pause_time_ms = std::stoll(*row[5]);
-    j.end_time_ms = std::stoll(*row[6]);
+    auto unseal = [&](const std::string& stored) -> Result<RoutineLoadDefinition> {
+      auto def = UnsealDefinition(*secrets_, stored);
+      if (!def.ok())
+        return Status::Internal("cluster routine load " + row[0].value_or("?") + " cannot be read: " +
+                                def.status().message() + " (every node needs the same --cluster-key-file)");
+      return def;
+    };
+    ASSIGN_OR_RETURN(StoredJob j, StoredJobFromRow(row, unseal));
     out.push_back(std::move(j));
   }
   return out;

@@ -6,6 +6,8 @@
 //   into Iceberg tables on a node started with --cluster, which every node of the cluster sees and runs.
 // Both store a definition the same way: JSON with secret properties sealed (SealDefinition below).
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +44,10 @@ class JobStore {
 std::string SealDefinition(const SecretBox& secrets, const RoutineLoadDefinition& def);
 // Back from SealDefinition's text; fails when a sealed value was sealed under another key.
 Result<RoutineLoadDefinition> UnsealDefinition(const SecretBox& secrets, const std::string& stored);
+
+// A job from a stored row (id, definition, state, reason, create_time, pause_time, end_time), as both stores select
+// it; `definition` reads the stored definition text back.
+Result<StoredJob> StoredJobFromRow(const std::vector<std::optional<std::string>>& row,
+                                   const std::function<Result<RoutineLoadDefinition>(const std::string&)>& definition);
 
 }  // namespace sluice::catalog

@@ -40,6 +40,21 @@ std::string SealDefinition(const SecretBox& secrets, const RoutineLoadDefinition
   return DefinitionToJson(sealed);
 }
 
+Result<StoredJob> StoredJobFromRow(const std::vector<std::optional<std::string>>& row,
+                                   const std::function<Result<RoutineLoadDefinition>(const std::string&)>& definition) {
+  if (row.size() < 7 || !row[0] || !row[1] || !row[4] || !row[5] || !row[6])
+    return Status::Internal("a stored routine load row is incomplete");
+  StoredJob j;
+  j.id = std::stoll(*row[0]);
+  ASSIGN_OR_RETURN(j.def, definition(*row[1]));
+  j.state = ParseJobState(*row[2]).value_or(JobState::kPaused);
+  j.reason = row[3].value_or("");
+  j.create_time_ms = std::stoll(*row[4]);
+  j.pause_time_ms = std::stoll(*row[5]);
+  j.end_time_ms = std::stoll(*row[6]);
+  return j;
+}
+
 Result<RoutineLoadDefinition> UnsealDefinition(const SecretBox& secrets, const std::string& stored) {
   ASSIGN_OR_RETURN(RoutineLoadDefinition def, DefinitionFromJson(stored));
   for (auto& [key, value] : def.custom_properties) {
@@ -132,14 +147,8 @@ Result<std::vector<StoredJob>> RoutineLoadStore::LoadJobs() {
                                        "FROM __sluice.routine_loads ORDER BY id"));
   std::vector<StoredJob> out;
   for (const auto& row : r.result_set->rows) {
-    StoredJob j;
-    j.id = std::stoll(*row[0]);
-    ASSIGN_OR_RETURN(j.def, LoadedDefinition(*row[1]));
-    j.state = ParseJobState(*row[2]).value_or(JobState::kPaused);
-    j.reason = row[3].value_or("");
-    j.create_time_ms = std::stoll(*row[4]);
-    j.pause_time_ms = std::stoll(*row[5]);
-    j.end_time_ms = std::stoll(*row[6]);
+    ASSIGN_OR_RETURN(StoredJob j,
+                     StoredJobFromRow(row, [&](const std::string& stored) { return LoadedDefinition(stored); }));
     out.push_back(std::move(j));
   }
   return out;

@@ -2,8 +2,10 @@
 maps s3:// to the s3rver endpoint given)."""
 from __future__ import annotations
 
+import glob
 import json
 import os
+import shutil
 import subprocess
 import time
 
@@ -23,6 +25,26 @@ def icebird(s3: S3rver, table_location: str, metadata_location: str) -> dict:
     if r.returncode != 0:
         raise AssertionError(f"icebird failed: {r.stderr}")
     return json.loads(r.stdout)
+
+
+def cache_dir(server) -> str:
+    """The server's read cache of Iceberg data files (under its data directory)."""
+    found = glob.glob(os.path.join(server.data_dir, "**", "iceberg-cache"), recursive=True)
+    if len(found) != 1:
+        raise AssertionError(f"one read cache folder under the data directory: {found}")
+    return found[0]
+
+
+def fetched(server, cur, sql: str) -> tuple[list[tuple], int, str]:
+    """Runs `sql` on a pymysql cursor with an empty read cache: its rows, how many data files it fetched, and its
+    note in SHOW WARNINGS (what pruning skipped)."""
+    folder = cache_dir(server)
+    shutil.rmtree(folder)
+    os.makedirs(folder)
+    rows = q(cur, sql)
+    notes = q(cur, "SHOW WARNINGS")
+    count = len([f for f in os.listdir(folder) if ".part-" not in f])
+    return rows, count, " | ".join(n[2] for n in notes)
 
 
 def q(cur, sql: str) -> list[tuple]:

@@ -63,30 +63,15 @@ class Postgres:
         last = ""
         for _ in range(3):
             self.port = free_port()
-            log = open(self.log_path, "ab")
-            self.proc = subprocess.Popen(
-                self._cmd([f"{PG_BIN}/postgres", "-D", self.data_dir, "-k", self.root, "-p", str(self.port),
-                           "-h", LOOPBACK, "-c", "fsync=off", "-c", "max_connections=50"]),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-            log.close()
             _live.add(self)
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline and self.proc.poll() is None:
-                r = subprocess.run([f"{PG_BIN}/pg_isready", "-h", LOOPBACK, "-p", str(self.port)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                if r.returncode == 0:
-                    return self
-                time.sleep(0.1)
-            last = open(self.log_path, "rb").read().decode("utf-8", "replace")[-2000:]
+            if self._spawn_and_wait(timeout):
+                return self
+            last = self._log_tail()
             self._kill()
         raise RuntimeError(f"postgres did not start: {last}")
 
-    def down(self):
-        """PostgreSQL goes away (fast shutdown); its directory and port stay for up()."""
-        self._kill()
-
-    def up(self, timeout: float = 30.0):
-        """Starts a PostgreSQL that went down again, on the same port and data directory."""
+    def _spawn_and_wait(self, timeout: float) -> bool:
+        """Starts postgres on self.port; whether it accepts connections within `timeout`."""
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             self._cmd([f"{PG_BIN}/postgres", "-D", self.data_dir, "-k", self.root, "-p", str(self.port),
@@ -94,14 +79,25 @@ class Postgres:
             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
         log.close()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self.proc.poll() is None:
             r = subprocess.run([f"{PG_BIN}/pg_isready", "-h", LOOPBACK, "-p", str(self.port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if r.returncode == 0:
-                return
+                return True
             time.sleep(0.1)
-        raise RuntimeError("postgres did not start again: " +
-                           open(self.log_path, "rb").read().decode("utf-8", "replace")[-2000:])
+        return False
+
+    def _log_tail(self) -> str:
+        return open(self.log_path, "rb").read().decode("utf-8", "replace")[-2000:]
+
+    def down(self):
+        """PostgreSQL goes away (fast shutdown); its directory and port stay for up()."""
+        self._kill()
+
+    def up(self, timeout: float = 30.0):
+        """Starts a PostgreSQL that went down again, on the same port and data directory."""
+        if not self._spawn_and_wait(timeout):
+            raise RuntimeError(f"postgres did not start again: {self._log_tail()}")
 
     def psql(self, sql: str) -> list[list[str]]:
         """Runs SQL as the superuser; rows as lists of text (unaligned, tab-separated)."""

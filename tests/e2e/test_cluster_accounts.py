@@ -19,6 +19,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kafka_harness as kh  # noqa: E402
 from harness import TestSuite, check, eq  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 
@@ -30,18 +31,8 @@ def node(name: str, pg: Postgres):
     return suite.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds", "3"])
 
 
-def wait_until(what: str, fn, timeout: float = SYNC, interval: float = 0.25):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = fn()
-            if last:
-                return last
-        except Exception as e:  # noqa: BLE001 -- keep polling, report the last answer
-            last = repr(e)
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {what}; last: {last}")
+def wait_until(what: str, fn, timeout: float = SYNC):
+    return kh.wait_until(fn, timeout, what, interval=0.25)
 
 
 def q(server, sql: str, **kw) -> list[tuple]:

@@ -318,6 +318,24 @@ def test_a_frozen_node_does_not_commit(t):
         c.done()
 
 
+def two_nodes(t, pg: Postgres):
+    """Nodes n1 and n2 of a cluster on `pg`, sharing the key that seals job secrets."""
+    key = shared_key(pg.root)
+    return (t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds", str(TIMEOUT),
+                                 "--cluster-key-file", key]).start() for name in ("n1", "n2"))
+
+
+def all_loaded_once(c1, c2, pg: Postgres, s3: S3rver, total: int, what: str):
+    """Every one of the `total` messages is in the table once (Sluice and icebird); closes both connections."""
+    eq(wait_count(c1, total, 120), total, "every message loaded")
+    time.sleep(2)
+    c = Collector()
+    check_table(c, c1, pg, s3, total, what)
+    c1.close()
+    c2.close()
+    c.done()
+
+
 @suite.test(timeout=240)
 def test_a_node_without_the_catalog_takes_no_share(t):
     per = 100
@@ -325,9 +343,7 @@ def test_a_node_without_the_catalog_takes_no_share(t):
     broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
     with Postgres() as pg, S3rver() as s3:
         s3.create_bucket(BUCKET)
-        key = shared_key(pg.root)
-        n1, n2 = (t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
-                                       str(TIMEOUT), "--cluster-key-file", key]).start() for name in ("n1", "n2"))
+        n1, n2 = two_nodes(t, pg)
         c1, c2 = n1.connect(), n2.connect()
         setup_lake(c1, pg, s3)
         kh.query(c2, "CREATE DATABASE d")  # but no catalog lake on n2
@@ -343,13 +359,7 @@ def test_a_node_without_the_catalog_takes_no_share(t):
         define_catalog(c2, pg, s3, database=False)
         kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6 once n2 can run the job")
         produce_events(broker, "ev", ids_for(total // 2 + 1, total))
-        eq(wait_count(c1, total, 120), total, "every message loaded")
-        time.sleep(2)
-        c = Collector()
-        check_table(c, c1, pg, s3, total, "after n2 joined in")
-        c1.close()
-        c2.close()
-        c.done()
+        all_loaded_once(c1, c2, pg, s3, total, "after n2 joined in")
 
 
 @suite.test(timeout=240)
@@ -359,9 +369,7 @@ def test_a_decommissioned_node_hands_its_partitions_over(t):
     broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
     with Postgres() as pg, S3rver() as s3:
         s3.create_bucket(BUCKET)
-        key = shared_key(pg.root)
-        n1, n2 = (t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
-                                       str(TIMEOUT), "--cluster-key-file", key]).start() for name in ("n1", "n2"))
+        n1, n2 = two_nodes(t, pg)
         c1, c2 = n1.connect(), n2.connect()
         setup_lake(c1, pg, s3)
         define_catalog(c2, pg, s3)
@@ -396,13 +404,7 @@ def test_a_decommissioned_node_hands_its_partitions_over(t):
         kh.query(c1, "CANCEL DECOMMISSION NODE 'n1'")
         kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6 again after CANCEL")
         produce_events(broker, "ev", ids_for(2 * total // 3 + 1, total))
-        eq(wait_count(c1, total, 120), total, "every message loaded")
-        time.sleep(2)
-        c = Collector()
-        check_table(c, c1, pg, s3, total, "after decommission and cancel")
-        c1.close()
-        c2.close()
-        c.done()
+        all_loaded_once(c1, c2, pg, s3, total, "after decommission and cancel")
 
 
 def main() -> int:

@@ -12,20 +12,17 @@ icebird (a reader Sluice did not write):
 from __future__ import annotations
 
 import collections
-import glob
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq  # noqa: E402
-from iceberg_harness import error_of, icebird, q  # noqa: E402
+from iceberg_harness import error_of, fetched, icebird, q, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
-from s3_harness import ACCESS_ID, S3rver  # noqa: E402
+from s3_harness import S3rver  # noqa: E402
 
 suite = TestSuite("test_iceberg_bucket")
 BUCKET = "lake"
-SECRET = "S3RVER"  # s3rver accepts only its own key pair
 MAX_INT = 2147483647
 
 # The Iceberg spec's appendix B: 32-bit murmur3 hashes of single values. With N = 2^31 - 1 the bucket is the hash's
@@ -38,21 +35,6 @@ SPEC_HASHES = [
     ("'2017-11-16 22:31:08'", "timestamp", -2047944441),
     ("'iceberg'", "string", 1210000089),
 ]
-
-
-def cache_dir(server) -> str:
-    found = glob.glob(os.path.join(server.data_dir, "**", "iceberg-cache"), recursive=True)
-    check(len(found) == 1, f"one read cache folder under the data directory: {found}")
-    return found[0]
-
-
-def fetched(server, cur, sql: str) -> tuple[list[tuple], int]:
-    """Runs `sql` with an empty read cache: its rows and how many data files it fetched."""
-    folder = cache_dir(server)
-    shutil.rmtree(folder)
-    os.makedirs(folder)
-    rows = q(cur, sql)
-    return rows, len([f for f in os.listdir(folder) if ".part-" not in f])
 
 
 @suite.test(timeout=300)
@@ -72,12 +54,7 @@ def bucket_partitions(t):
            [((-2047944441 & 0x7fffffff) % MAX_INT,)], "the spec's hash of a timestamptz")
         eq(q(cur, "SELECT sluice_iceberg_bucket(NULL, 'long', 4)"), [(None,)], "NULL has no bucket")
 
-        cur.execute(f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
-            "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
-            "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
-            "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
-            "aws.s3.enable_path_style_access" = "true")""")
-        cur.execute("CREATE DATABASE lake.db")
+        setup_lake(con, pg, s3, job_database=None)  # catalog lake, database lake.db
         err = error_of(cur, "CREATE TABLE lake.db.bad (x DOUBLE) PARTITION BY (bucket(4, x))")
         check("bucket" in err and "double" in err, f"bucket of a DOUBLE is refused: {err}")
 
@@ -113,12 +90,12 @@ def bucket_partitions(t):
         files_of_id_bucket = collections.Counter(k[0] for k in written)
         for row_id in (0, 7, 34, 99, 150, 199):
             b = q(cur, f"SELECT sluice_iceberg_bucket('{row_id}', 'long', 4)")[0][0]
-            rows, count = fetched(server, cur, f"SELECT count(*), min(amount) FROM lake.db.b WHERE id = {row_id}")
+            rows, count, _ = fetched(server, cur, f"SELECT count(*), min(amount) FROM lake.db.b WHERE id = {row_id}")
             eq(rows[0][0], 1, f"the row with id {row_id} is found")
             # column bounds may skip some of the bucket's files too, never a file of another bucket
             check(1 <= count <= files_of_id_bucket[b],
                   f"WHERE id = {row_id} reads {count} file(s), of bucket {b}'s {files_of_id_bucket[b]} only")
-        rows, count = fetched(server, cur, "SELECT count(*) FROM lake.db.b WHERE name = 'n7'")
+        rows, count, _ = fetched(server, cur, "SELECT count(*) FROM lake.db.b WHERE name = 'n7'")
         eq((rows, count < len(files)), ([(1,)], True), "pruning by a string bucket")
         con.close()
 

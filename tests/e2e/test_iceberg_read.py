@@ -12,15 +12,13 @@ PostgreSQL 15 (the JDBC catalog), s3rver (the files) and npm's icebird (a reader
 """
 from __future__ import annotations
 
-import glob
 import os
-import shutil
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import TestSuite, check, eq  # noqa: E402
-from iceberg_harness import error_of, icebird, q  # noqa: E402
+from iceberg_harness import error_of, fetched, icebird, q  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, S3rver  # noqa: E402
 
@@ -28,23 +26,6 @@ suite = TestSuite("test_iceberg_read")
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUCKET = "lake"
 SECRET = "S3RVER"  # s3rver accepts only its own key pair
-
-
-def cache_dir(server) -> str:
-    found = glob.glob(os.path.join(server.data_dir, "**", "iceberg-cache"), recursive=True)
-    check(len(found) == 1, f"one read cache folder under the data directory: {found}")
-    return found[0]
-
-
-def fetched(server, cur, sql: str) -> tuple[list[tuple], int, str]:
-    """Runs `sql` with an empty read cache: its rows, how many data files it fetched, and its note."""
-    folder = cache_dir(server)
-    shutil.rmtree(folder)
-    os.makedirs(folder)
-    rows = q(cur, sql)
-    notes = q(cur, "SHOW WARNINGS")
-    count = len([f for f in os.listdir(folder) if ".part-" not in f])
-    return rows, count, " | ".join(n[2] for n in notes)
 
 
 def s3_keys(s3: S3rver, prefix: str) -> list[str]:

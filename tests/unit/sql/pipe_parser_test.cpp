@@ -43,10 +43,13 @@ TEST(PipeParserTest, KafkaPipeIntoACatalogTableKeepsTheCatalog) {
   auto own = ParseAs<CreatePipe>("CREATE PIPE d.p AS COPY INTO default_catalog.d.t" + from);
   EXPECT_EQ(own.table_catalog, "");
   EXPECT_EQ(own.table_db, "d");
-  // volume loads into Iceberg tables are refused, saying what works
-  EXPECT_NE(ParseError("CREATE PIPE p AS COPY INTO lake.ns.t FROM VOLUME v USING CSV").message().find(
-                "volume pipes into Iceberg tables are not supported yet"),
-            std::string::npos);
+  // a volume pipe into an Iceberg table keeps the catalog too
+  auto volume = ParseAs<CreatePipe>("CREATE PIPE p AS COPY INTO lake.ns.t FROM VOLUME v USING CSV");
+  EXPECT_EQ(volume.table_catalog, "lake");
+  EXPECT_EQ(volume.table_db, "ns");
+  EXPECT_EQ(volume.table, "t");
+  ASSERT_NE(volume.volume_copy, nullptr);
+  EXPECT_EQ(volume.volume_copy->volume, "v");
 }
 
 TEST(PipeParserTest, CreateVolumePipe) {
