@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import time
 
+import kafka_harness as kh
 from s3_harness import ACCESS_ID, S3rver
 
 BUCKET = "lake"
@@ -64,7 +65,6 @@ def error_of(cur, sql: str) -> str:
 
 def query_error(conn, sql: str) -> str:
     """The error `sql` fails with on a connection of kafka_harness; a statement that succeeds fails the test."""
-    import kafka_harness as kh
     try:
         kh.query(conn, sql)
     except Exception as e:  # noqa: BLE001
@@ -116,6 +116,19 @@ def crash_at(server, point: str, timeout: float = 60.0):
 def metadata_location(pg, table: str = "events") -> str:
     """The current metadata.json of lake.db.<table>, as the JDBC catalog in `pg` holds it."""
     return pg.psql(f"SELECT metadata_location FROM iceberg_tables WHERE table_name = '{table}'")[0][0]
+
+
+def wait_count(conn, want: int, timeout: float, table: str = "lake.db.events") -> int:
+    """Polls count(*) of `table` until it reaches `want` or `timeout` seconds pass; returns the last count."""
+    import kafka_harness as kh
+    end = time.monotonic() + timeout
+    n = -1
+    while time.monotonic() < end:
+        n = kh.scalar(conn, f"SELECT count(*) FROM {table}")
+        if n >= want:
+            return n
+        time.sleep(0.3)
+    return n
 
 
 def check_events(c, cur, pg, s3: S3rver, ids: list[int], what: str) -> dict:

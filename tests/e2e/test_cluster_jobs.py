@@ -30,7 +30,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, SECRET, icebird, produce_events, setup_lake  # noqa: E402
+from iceberg_harness import (  # noqa: E402
+    BUCKET, SECRET, icebird, metadata_location, produce_events, setup_lake, wait_count,
+)
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, S3rver  # noqa: E402
 
@@ -111,31 +113,16 @@ def wait_same(conns: dict, name: str, state: str, timeout: float = 30, keys=SAME
         raise AssertionError(f"{e}\n  last answers: {last.get('views')}") from None
 
 
-def current_metadata(pg: Postgres) -> str:
-    return pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'events'")[0][0]
-
-
 def check_table(c: Collector, conn, pg, s3, total: int, what: str) -> dict:
     count, distinct, sum_id = kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id) FROM lake.db.events")[0]
     c.eq(count, total, f"{what}: count(*) through Sluice")
     c.eq(distinct, total, f"{what}: count(DISTINCT id) through Sluice")
     c.eq(int(sum_id or 0), total * (total + 1) // 2, f"{what}: sum(id) through Sluice")
-    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", current_metadata(pg))
+    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
     ids = [int(r["id"]) for r in got["rows"]]
     c.eq(len(ids), total, f"{what}: icebird's row count")
     c.eq(len(set(ids)), total, f"{what}: icebird's distinct ids")
     return got
-
-
-def wait_count(conn, want: int, timeout: float) -> int:
-    end = time.monotonic() + timeout
-    n = -1
-    while time.monotonic() < end:
-        n = kh.scalar(conn, "SELECT count(*) FROM lake.db.events")
-        if n >= want:
-            return n
-        time.sleep(0.5)
-    return n
 
 
 def ids_for(first: int, last: int) -> dict:

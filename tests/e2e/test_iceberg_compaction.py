@@ -32,17 +32,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, event_message, icebird, query_error, setup_lake  # noqa: E402
+from iceberg_harness import (  # noqa: E402
+    BUCKET, event_message, icebird, metadata_location, query_error, setup_lake, wait_count,
+)
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import S3rver  # noqa: E402
 
 suite = TestSuite("test_iceberg_compaction")
 
 
-
-
-def current_metadata(pg: Postgres) -> str:
-    return pg.psql("SELECT metadata_location FROM iceberg_tables WHERE table_name = 'events'")[0][0]
 
 
 def s3_data_keys(s3: S3rver) -> list[str]:
@@ -109,7 +107,7 @@ def test_rewrite_after_inserts(t):
                             "summary['total-data-files'], summary['total-records'] FROM lake.db.events$snapshots "
                             "ORDER BY committed_at DESC, snapshot_id LIMIT 1"),
              [("replace", "3", "18", "3", "1200")], "the replace snapshot's summary")
-        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", current_metadata(pg))
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
         c.eq(bird_totals(got), want, "icebird reads the same rows")
         c.eq(got["summary"].get("operation"), "replace", "icebird sees a replace snapshot")
         c.eq(len(live_files(got)), 3, "icebird: 3 live data files")
@@ -129,7 +127,7 @@ def test_rewrite_after_inserts(t):
         eq((r[0][0], r[0][3]), (6, 18), f"6 snapshots expired, the 18 small files deleted: {r}")
         eq(len(s3_data_keys(s3)), 3, "only the merged files are left in S3")
         eq(totals(conn), want, "the rows after expire_snapshots")
-        eq(bird_totals(icebird(s3, f"s3://{BUCKET}/wh/db/events", current_metadata(pg))), want,
+        eq(bird_totals(icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))), want,
            "icebird after expire_snapshots")
 
 
@@ -146,13 +144,6 @@ def test_rewrite_beside_routine_load(t):
         for p in range(partitions):
             kh.produce(broker.bootstrap, "ev", p, [event_message(i) for i in ids if i % partitions == p])
 
-    def wait_count(want: int, timeout: float) -> int:
-        end = time.monotonic() + timeout
-        n = -1
-        while time.monotonic() < end:
-            n = kh.scalar(conn, "SELECT count(*) FROM lake.db.events")
-            if n >= want:
-                return n
             time.sleep(0.3)
         return n
 
@@ -170,7 +161,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         kh.wait_state(conn, "d.ev_job", "RUNNING", 60)
         for _ in range(6):  # six rounds, each committed on its own: many small files per day
             produce_round(300)
-            eq(wait_count(next_id[0] - 1, 60), next_id[0] - 1, "a round loaded")
+            eq(wait_count(conn, next_id[0] - 1, 60), next_id[0] - 1, "a round loaded")
             time.sleep(1.2)
         files_before = kh.scalar(conn, "SELECT count(*) FROM lake.db.events$files")
         check(files_before >= 15, f"{files_before} small files before the rewrite")
@@ -190,7 +181,7 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
         worker.start()
         time.sleep(1.0)  # the rewrite is reading and writing files, then stalls before its commit
         produce_round(300)
-        loaded_during = wait_count(next_id[0] - 1, 30)
+        loaded_during = wait_count(conn, next_id[0] - 1, 30)
         worker.join(90)
         check(not worker.is_alive(), "the rewrite finished")
         check("error" not in outcome, f"the rewrite succeeded: {outcome}")
@@ -210,13 +201,13 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
               f"its summary holds the job's offsets: {carried}")
         produce_round(300)
         total = next_id[0] - 1
-        eq(wait_count(total, 60), total, "the load goes on after the rewrite")
+        eq(wait_count(conn, total, 60), total, "the load goes on after the rewrite")
         time.sleep(1.5)
         ids = range(1, total + 1)
         want = (total, total, sum(ids), sum(i % 97 for i in ids))
         c = Collector()
         c.eq(totals(conn), want, "count = distinct = produced, sums, through Sluice")
-        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", current_metadata(pg))
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
         c.eq(bird_totals(got), want, "the same through icebird")
         files_after = kh.scalar(conn, "SELECT count(*) FROM lake.db.events$files")
         c.check(files_after < files_before, f"fewer files: {files_before} before, {files_after} after")

@@ -25,7 +25,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, icebird, produce_events, query_error, setup_lake  # noqa: E402
+from iceberg_harness import (  # noqa: E402
+    BUCKET, icebird, metadata_location, produce_events, query_error, setup_lake, wait_count,
+)
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import S3rver  # noqa: E402
 
@@ -38,21 +40,6 @@ PARTITIONS = 4
 
 
 
-def current_metadata(pg: Postgres, table: str) -> str:
-    return pg.psql(f"SELECT metadata_location FROM iceberg_tables WHERE table_name = '{table}'")[0][0]
-
-
-def wait_count(conn, want: int, timeout: float) -> int:
-    end = time.monotonic() + timeout
-    n = -1
-    while time.monotonic() < end:
-        n = kh.scalar(conn, "SELECT count(*) FROM lake.db.events")
-        if n >= want:
-            return n
-        time.sleep(0.5)
-    return n
-
-
 def check_table(c: Collector, conn, pg, s3, total: int, what: str):
     count, distinct, sum_id, sum_amount = kh.query(
         conn, "SELECT count(*), count(DISTINCT id), sum(id), sum(amount) FROM lake.db.events")[0]
@@ -61,7 +48,7 @@ def check_table(c: Collector, conn, pg, s3, total: int, what: str):
     c.eq(distinct, total, f"{what}: count(DISTINCT id) through Sluice")
     c.eq(int(sum_id or 0), sum(ids), f"{what}: sum(id) through Sluice")
     c.eq(int(sum_amount or 0), sum(i % 97 for i in ids), f"{what}: sum(amount) through Sluice")
-    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", current_metadata(pg, "events"))
+    got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
     bird_ids = [int(r["id"]) for r in got["rows"]]
     c.eq(len(bird_ids), total, f"{what}: icebird's row count")
     c.eq(len(set(bird_ids)), total, f"{what}: icebird's distinct ids")

@@ -29,7 +29,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, check_events, crash_at, icebird, metadata_location, query_error, setup_lake  # noqa: E402
+from iceberg_harness import (  # noqa: E402
+    BUCKET, check_events, crash_at, icebird, metadata_location, query_error, setup_lake, wait_count,
+)
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 
@@ -62,17 +64,6 @@ def put_csv(s3: S3rver, key: str, ids: list[int]):
 
 def count(conn, table: str = "lake.db.events") -> int:
     return kh.scalar(conn, f"SELECT count(*) FROM {table}")
-
-
-def wait_count(conn, want: int, timeout: float, table: str = "lake.db.events") -> int:
-    end = time.monotonic() + timeout
-    n = -1
-    while time.monotonic() < end:
-        n = count(conn, table)
-        if n >= want:
-            return n
-        time.sleep(0.3)
-    return n
 
 
 def pipe_row(conn, name: str) -> dict:
