@@ -129,6 +129,12 @@ def error_of(conn, sql: str) -> str:
     return ""
 
 
+def unreachable(c: Collector, err: str, what: str):
+    """`err` is an error saying the cluster's PostgreSQL (or the JDBC catalog in it) cannot be reached."""
+    c.check(err and ("cannot be reached" in err or "cannot connect to the cluster" in err), f"{what}: {err}")
+    c.check("password" not in err.lower(), f"{what}: no secret in the message")
+
+
 def loaded_once(conn, pg, s3, ids: list[int], timeout: float, what: str):
     """Every produced id is in the table exactly once, read through Sluice and by icebird."""
     n = kh.wait_until(lambda: (lambda k: k if k >= len(ids) else None)(
@@ -243,15 +249,15 @@ def test_postgres_outages_make_jobs_wait(t):
                 time.sleep(0.5)
                 # Statements that need PostgreSQL say so; everything else keeps working.
                 for n in names:
-                    err = error_of(conns[n], "SHOW NODES")
-                    c.check("cannot be reached" in err or "unreachable" in err or "does not answer" in err,
-                            f"{n}: SHOW NODES during the outage: {err}")
+                    unreachable(c, error_of(conns[n], "SHOW NODES"), f"{n}: SHOW NODES during the outage")
                     c.eq(kh.scalar(conns[n], "SELECT 40 + 2"), 42, f"{n}: a statement during the outage")
-                err = error_of(conns["n2"], "CREATE ROUTINE LOAD d.other ON lake.db.events COLUMNS (id) PROPERTIES "
-                                            f"(\"format\" = \"json\") FROM KAFKA (\"kafka_broker_list\" = "
-                                            f"\"{broker.bootstrap}\", \"kafka_topic\" = \"ev\")")
-                c.check(err and ("cannot be reached" in err or "unreachable" in err or "does not answer" in err),
-                        f"CREATE ROUTINE LOAD during the outage: {err}")
+                # A PAUSE PostgreSQL does not take is an error, not a pause the next read of the cluster undoes.
+                unreachable(c, error_of(conns["n1"], "PAUSE ROUTINE LOAD FOR d.ev_job"), "PAUSE during the outage")
+                unreachable(c, error_of(conns["n2"], "CREATE ROUTINE LOAD d.other ON lake.db.events COLUMNS (id) "
+                                                     f"PROPERTIES (\"format\" = \"json\") FROM KAFKA "
+                                                     f"(\"kafka_broker_list\" = \"{broker.bootstrap}\", "
+                                                     f"\"kafka_topic\" = \"ev\")"),
+                            "CREATE ROUTINE LOAD into an Iceberg table during the outage")
                 time.sleep(max(0.0, outage - (time.monotonic() - down_at)))
                 pg.up()
                 up_at = time.monotonic()
