@@ -251,6 +251,8 @@ def test_postgres_outages_make_jobs_wait(t):
                 for n in names:
                     unreachable(c, error_of(conns[n], "SHOW NODES"), f"{n}: SHOW NODES during the outage")
                     c.eq(kh.scalar(conns[n], "SELECT 40 + 2"), 42, f"{n}: a statement during the outage")
+                unreachable(c, error_of(conns["n2"], "SELECT count(*) FROM lake.db.events"),
+                            "a query of the Iceberg table (its JDBC catalog is in PostgreSQL) during the outage")
                 # A PAUSE PostgreSQL does not take is an error, not a pause the next read of the cluster undoes.
                 unreachable(c, error_of(conns["n1"], "PAUSE ROUTINE LOAD FOR d.ev_job"), "PAUSE during the outage")
                 unreachable(c, error_of(conns["n2"], "CREATE ROUTINE LOAD d.other ON lake.db.events COLUMNS (id) "
