@@ -13,6 +13,9 @@ time; a watcher polls SHOW ROUTINE LOAD on every live node and records any answe
   more, and started again on the same port and data directory. The job stays RUNNING on both nodes (no RESUME
   needed), statements that need PostgreSQL say the cluster database cannot be reached, the nodes come back alive in
   SHOW NODES, and the load ends with count = distinct = produced, no duplicates.
+- test_a_commit_in_flight_when_postgres_goes_away_lands_once: a node's commit stalls after its upload (test point
+  iceberg_load.after_upload) while PostgreSQL is down past the node timeout; once it goes on, the fence, the job's
+  version or the table's offsets decide, and every message is in the table exactly once.
 
     /usr/bin/python3 tests/e2e/test_cluster_operations.py --server build/sluice \
         --testbroker build/tools/testbroker/testbroker
@@ -290,6 +293,51 @@ def test_postgres_outages_make_jobs_wait(t):
         loaded_once(conns["n1"], pg, s3, ids, 120, "after two PostgreSQL outages")
         for conn in conns.values():
             conn.close()
+
+
+@suite.test(timeout=240)
+def test_a_commit_in_flight_when_postgres_goes_away_lands_once(t):
+    timeout = 4
+    stall_ms = 9000  # n2's first commit waits after its upload: PostgreSQL goes away and comes back meanwhile
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        key = shared_key(pg.root)
+        n1 = cluster_node(t, pg, "n1", key, timeout).start()
+        n2 = cluster_node(t, pg, "n2", key, timeout)
+        n2.extra_env = {"SLUICE_TEST_POINTS": f"iceberg_load.after_upload=sleep:{stall_ms}:1"}
+        n2.start()
+        c1, c2 = n1.connect(), n2.connect()
+        setup_lake(c1, pg, s3)
+        define_catalog(c2, pg, s3)
+        create_job(c1, broker)
+        jid = str(kh.show_job(c1, "d.ev_job")["Id"])
+        wait_spread(pg, jid, {"n1": 6, "n2": 6}, 60, "the start")
+        ids = list(range(1, 1201))
+        for p in range(PARTITIONS):
+            kh.produce(broker.bootstrap, "ev", p, [event_message(i) for i in ids if i % PARTITIONS == p])
+        kh.wait_until(lambda: "test point iceberg_load.after_upload fired" in n2.log_text(), 60,
+                      "n2's first commit stalled after its upload")
+        pg.down()
+        time.sleep(timeout + 2)  # past the node timeout: every lease has expired on PostgreSQL's clock
+        pg.up()
+        kh.wait_until(lambda: "test point iceberg_load.after_upload woke up" in n2.log_text(), 30,
+                      "n2's stalled commit went on")
+        more = list(range(1201, 2401))
+        for p in range(PARTITIONS):
+            kh.produce(broker.bootstrap, "ev", p, [event_message(i) for i in more if i % PARTITIONS == p])
+        wait_spread(pg, jid, {"n1": 6, "n2": 6}, 60, "6/6 after the outage")
+        eq(kh.show_job(c1, "d.ev_job")["State"], "RUNNING", "the job after the outage")
+        log = n2.log_text()
+        guards = {"the lease fence": "was taken over by another node", "the job's version": "the job moved on",
+                  "the table's offsets": "another task already committed it"}
+        refused_by = [g for g, x in guards.items() if x in log]
+        print(f"  n2's commit in flight during the outage: " +
+              (f"refused by {refused_by}" if refused_by else "landed, under leases renewed at the same epochs"),
+              flush=True)
+        loaded_once(c1, pg, s3, ids + more, 120, "after a commit in flight during an outage")
+        c1.close()
+        c2.close()
 
 
 def main() -> int:
