@@ -170,7 +170,15 @@ Result<JdbcCatalog::QueryResult> JdbcCatalog::Exec(const std::string& sql, const
   std::vector<const char*> values;
   for (const auto& p : params) values.push_back(p.c_str());
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (PQstatus(conn_) != CONNECTION_OK) PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      PQreset(conn_);
+      // Still no connection (PostgreSQL down, restarting, cut off): say so with libpq's reason, not the "no
+      // connection to the server" a statement on a dead connection would answer.
+      if (PQstatus(conn_) != CONNECTION_OK) {
+        return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {} cannot be reached: {}; retry once its "
+                                               "PostgreSQL answers", where_, Oneline(PQerrorMessage(conn_))));
+      }
+    }
     PGresult* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
                                nullptr, 0);
     ExecStatusType st = PQresultStatus(r);
@@ -323,14 +331,19 @@ Result<CommitOutcome> JdbcCatalog::CommitTable(const TableIdent& table, const st
                         {new_metadata_location, expected_metadata_location, catalog_name_, table.NamespaceString(),
                          table.name}));
   if (r.affected == 1) return CommitOutcome::kCommitted;
-  // Nothing updated: another writer moved the table on, or the table is gone.
-  ASSIGN_OR_RETURN(QueryResult exists, Exec("SELECT 1 FROM iceberg_tables WHERE catalog_name = $1 AND "
-                                            "table_namespace = $2 AND table_name = $3",
-                                            {catalog_name_, table.NamespaceString(), table.name}));
-  if (exists.rows.empty()) {
+  // Nothing updated: another writer moved the table on, or the table is gone -- or this very swap landed and its
+  // answer was lost with the connection (PostgreSQL went away after the commit), and Exec's retry found the table
+  // already at new_metadata_location. Metadata file names are unique (a UUID each), so a table that points at
+  // ours was swapped by us: that is a commit, and calling it a conflict would make the caller delete the
+  // metadata the table now points to.
+  ASSIGN_OR_RETURN(QueryResult current, Exec("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = $1 "
+                                             "AND table_namespace = $2 AND table_name = $3",
+                                             {catalog_name_, table.NamespaceString(), table.name}));
+  if (current.rows.empty()) {
     return Status::UnknownTable(fmt::format("Iceberg table {} was dropped from catalog {} during the commit",
                                             table.ToString(), catalog_name_));
   }
+  if (current.rows[0][0] && *current.rows[0][0] == new_metadata_location) return CommitOutcome::kCommitted;
   return CommitOutcome::kConflict;
 }
 

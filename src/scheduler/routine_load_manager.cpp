@@ -356,22 +356,45 @@ Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::stri
   if (final)
     return Status::InvalidArgument("routine load '" + stmt.job_name + "' is " + catalog::JobStateName(state) +
                                    ", which is final; create a new job to load again");
+  // A cluster job's state is the cluster's: it is written to PostgreSQL first, and a write PostgreSQL did not take
+  // fails the statement. Changed here only, the state would be undone by this node's next read of the cluster's
+  // jobs (a PAUSE answered OK during an outage would silently resume once PostgreSQL is back).
+  auto change = [&](JobState to, const std::string& reason) -> Status {
+    if (!job->cluster) {
+      SetStateLocked(*job, to, reason);
+      return Status::Ok();
+    }
+    catalog::StoredJob next = job->stored;
+    next.state = to;
+    next.reason = reason;
+    if (to == JobState::kPaused) next.pause_time_ms = WallClockMs();
+    if (to == JobState::kStopped) next.end_time_ms = WallClockMs();
+    job->local_write = ++cluster_writes_;
+    if (Status st = cluster_store_->UpdateJob(next); !st.ok())
+      return Status(st.code(), "routine load '" + stmt.job_name + "' belongs to the cluster, whose state is kept in "
+                               "PostgreSQL: " + st.message() + "; nothing changed, run the statement again once "
+                               "PostgreSQL answers");
+    job->shared_state = to;
+    SetStateLocked(*job, to, reason, /*persist=*/false);
+    job->stored.pause_time_ms = next.pause_time_ms;
+    job->stored.end_time_ms = next.end_time_ms;
+    return Status::Ok();
+  };
   switch (stmt.action) {
     case Action::kPause:
       // A job the storage gate paused stays paused once the user has paused it too.
       if (state != JobState::kPaused || job->paused_for_storage)
-        SetStateLocked(*job, JobState::kPaused, "paused by the user (PAUSE ROUTINE LOAD)");
+        return change(JobState::kPaused, "paused by the user (PAUSE ROUTINE LOAD)");
       break;
     case Action::kResume:
       if (state == JobState::kPaused) {
+        RETURN_IF_ERROR(change(JobState::kNeedSchedule, ""));
         job->window_rows = job->window_errors = 0;
         job->other_msg.clear();
-        SetStateLocked(*job, JobState::kNeedSchedule, "");
       }
       break;
     case Action::kStop:
-      SetStateLocked(*job, JobState::kStopped, "stopped by the user (STOP ROUTINE LOAD)");
-      break;
+      return change(JobState::kStopped, "stopped by the user (STOP ROUTINE LOAD)");
   }
   return Status::Ok();
 }
