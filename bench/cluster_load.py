@@ -338,7 +338,7 @@ def render_cluster_load(r: dict) -> str:
     lines = [
         f"JSON routine load into an Iceberg table, {r['rows']:,} messages over {r['partitions']} partitions produced "
         f"before the job, desired_concurrent_number {r['concurrency']} (cluster-wide), "
-        f"`iceberg.commit_interval_seconds` = {r['commit_interval']}; {r["runs"]} run(s), medians (min–max); "
+        f"`iceberg.commit_interval_seconds` = {r['commit_interval']}; {r['runs']} run(s), medians (min–max); "
         f"load average {r['load_start']:.1f} at the start, {r['load_end']:.1f} at the end.",
         "",
         "| nodes | rows/s | seconds | CPU s / M rows, all nodes | rows/s against 1 node | rows loaded per node "
