@@ -161,9 +161,11 @@ def _throughput_once(args, pg, s3, bootstrap: str, nodes: int, run: int) -> dict
         cpu = cluster.cpu_seconds() - cpu0
         per_node = {n: _loaded_rows(c, job) for n, c in cluster.conns.items()}
         with n1.cursor() as cur:
+            cur.execute(f"SELECT count(*) FROM {table}$snapshots")
+            commits = int(cur.fetchone()[0])
             cur.execute(f"STOP ROUTINE LOAD FOR bench.{job}")
         return {"nodes": nodes, "seconds": secs, "rows_per_s": rows / secs, "cpu_s_per_m": cpu / rows * 1e6,
-                "loaded_by_node": per_node, "load": load0}
+                "commits": commits, "loaded_by_node": per_node, "load": load0}
     finally:
         cluster.close()
 
@@ -341,17 +343,18 @@ def render_cluster_load(r: dict) -> str:
         f"`iceberg.commit_interval_seconds` = {r['commit_interval']}; {r['runs']} run(s), medians (min–max); "
         f"load average {r['load_start']:.1f} at the start, {r['load_end']:.1f} at the end.",
         "",
-        "| nodes | rows/s | seconds | CPU s / M rows, all nodes | rows/s against 1 node | rows loaded per node "
-        "(last run) | load avg |",
-        "|---:|---:|---:|---:|---:|---|---:|",
+        "| nodes | rows/s | seconds | CPU s / M rows, all nodes | rows/s against 1 node | commits | "
+        "thousands of rows loaded by n1/n2/n3, per run | load avg |",
+        "|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for nodes, xs in sorted(by_nodes.items()):
         rate = statistics.median(x["rows_per_s"] for x in xs)
         rel = f"{rate / one:.2f}" if one else "-"
-        share = ", ".join(f"{n} {v:,}" for n, v in xs[-1]["loaded_by_node"].items())
+        share = "; ".join("/".join(f"{v / 1000:.0f}" for v in x["loaded_by_node"].values()) for x in xs)
         lines.append(f"| {nodes} | {_median_spread([x['rows_per_s'] for x in xs], 0)} | "
                      f"{_median_spread([x['seconds'] for x in xs], 2)} | "
-                     f"{_median_spread([x['cpu_s_per_m'] for x in xs], 2)} | {rel} | {share} | "
+                     f"{_median_spread([x['cpu_s_per_m'] for x in xs], 2)} | {rel} | "
+                     f"{_median_spread([x['commits'] for x in xs], 0)} | {share} | "
                      f"{_median_spread([x['load'] for x in xs], 1)} |")
     by_timeout: dict[int, list[dict]] = {}
     for x in r["takeover"]:
