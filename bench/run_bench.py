@@ -518,13 +518,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cluster-rows", type=int, default=None,
                     help="messages for cluster's 1/2/3-node loads (360000 over 12 partitions; 2400 smoke)")
     ap.add_argument("--cluster-runs", type=int, default=None, help="runs of cluster (--runs; 1 smoke)")
-    ap.add_argument("--cluster-nodes", default=None, help="node counts of cluster's loads (1,2,3; 1,3 smoke)")
+    ap.add_argument("--cluster-nodes", default=None, help="node counts of cluster's loads (1,2,3; 2 smoke)")
     ap.add_argument("--cluster-timeouts", default=None,
-                    help="--node-timeout-seconds values of cluster's takeover (10,3; 3 smoke; 10 is the default)")
+                    help="--node-timeout-seconds values of cluster's takeover (10,3; 2 smoke; 10 is the default)")
     ap.add_argument("--cluster-steady-rate", type=int, default=None,
                     help="messages/s written during cluster's takeover (1200; 240 smoke)")
     ap.add_argument("--cluster-warmup", type=float, default=None,
-                    help="seconds of loading on three nodes before the kill (3; 1 smoke)")
+                    help="seconds of loading on three nodes before the kill (3; 0.5 smoke)")
     ap.add_argument("--cluster-concurrency", type=int, default=6,
                     help="desired_concurrent_number of cluster's jobs, cluster-wide (6: 6 task groups on 1, 2 or 3 nodes)")
     ap.add_argument("--metrics-jobs", type=int, default=None, help="jobs for metrics (1000)")
@@ -558,8 +558,8 @@ def main(argv=None) -> int:
                 "iceberg_rows": (5000, 300000), "iceberg_runs": (1, args.runs),
                 "iceberg_steady_rate": (200, 2000), "iceberg_steady_seconds": (3, 60),
                 "metrics_jobs": (20, 1000), "metrics_scrapes": (10, 50),
-                "cluster_rows": (2400, 360000), "cluster_runs": (1, args.runs), "cluster_nodes": ("1,3", "1,2,3"),
-                "cluster_timeouts": ("3", "10,3"), "cluster_steady_rate": (240, 1200), "cluster_warmup": (1, 3)}
+                "cluster_rows": (2400, 360000), "cluster_runs": (1, args.runs), "cluster_nodes": ("2", "1,2,3"),
+                "cluster_timeouts": ("2", "10,3"), "cluster_steady_rate": (240, 1200), "cluster_warmup": (0.5, 3)}
     for key, (small, full) in smoke_or.items():
         if getattr(args, key) is None:
             setattr(args, key, small if args.smoke else full)
