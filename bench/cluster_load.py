@@ -237,10 +237,12 @@ def _takeover_once(args, pg, s3, bootstrap: str, topic: str, node_timeout: int, 
         with n1.cursor() as cur:
             cur.execute(_job_sql(args, job, table, bootstrap, topic))
         job_id = str(_job_row(n1, job)["Id"])
-        even = {"n1": 4, "n2": 4, "n3": 4}
-        spread = lambda: (lambda held: held if len(held) == PARTITIONS and {  # noqa: E731
-            n: list(held.values()).count(n) for n in set(held.values())} == even else None)(cluster.leases(job_id))
-        held = cluster.wait(spread, 60, "12 partitions leased 4/4/4")
+
+        def spread_evenly():
+            held = cluster.leases(job_id)
+            per_node = {n: list(held.values()).count(n) for n in set(held.values())}
+            return held if per_node == {"n1": 4, "n2": 4, "n3": 4} else None
+        held = cluster.wait(spread_evenly, 60, "12 partitions leased 4/4/4")
         time.sleep(args.cluster_warmup)  # rows flowing on every node
         with n1.cursor() as cur:
             cur.execute(f"SELECT count(*) FROM {table}")
@@ -251,7 +253,8 @@ def _takeover_once(args, pg, s3, bootstrap: str, topic: str, node_timeout: int, 
         killed = time.monotonic()
         cluster.servers["n3"].kill_process()  # SIGKILL
         # A commit n3 had sent just before its death may still land in PostgreSQL; a second later none can, and
-        # no survivor can hold n3's partitions yet (its leases were renewed at most a second before the kill).
+        # with a node timeout of 2 s or more no survivor holds n3's partitions yet (their leases were renewed at
+        # most a second before the kill and last the node timeout).
         time.sleep(max(0.0, killed + 1.0 - time.monotonic()))
         baseline = _counts_by_partition(n1, table, victim)
         held_s = first_s = all_s = None
