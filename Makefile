@@ -46,7 +46,7 @@ demo: build
 
 # Kafka routine loads against kcat and ClickHouse, scale, freshness, idle jobs and backlog memory (bench/README.md).
 # bench rewrites the generated part of docs/benchmarks.md (~20 minutes); bench-smoke runs the same at a tiny size
-# (< 2 minutes; `make test` runs it as the ctest bench/smoke).
+# (about 4 minutes on a shared 2-core machine; `make test` runs it as the ctest bench/smoke).
 .PHONY: bench bench-smoke
 BENCH = /usr/bin/python3 bench/run_bench.py --sluice $(BUILD_DIR)/sluice --testbroker $(BUILD_DIR)/tools/testbroker/testbroker
 bench: build

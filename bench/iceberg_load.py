@@ -38,17 +38,25 @@ def _s3_objects(s3: S3rver, prefix: str) -> int:
     return n
 
 
-def _create_target(cur, iceberg: bool, name: str, pg: Postgres, s3: S3rver) -> str:
+def define_lake(cur, pg: Postgres, s3: S3rver) -> None:
+    """The jobs' database `bench` and the external catalog `lake` (JDBC catalog in `pg`, files in `s3`) on one
+    server; catalogs are per node, so a cluster runs this on every node."""
     cur.execute("CREATE DATABASE IF NOT EXISTS bench")
     cur.execute("USE bench")
-    if not iceberg:
-        cur.execute(TABLE_DDL.format(table=name))
-        return f"bench.{name}"
     cur.execute(f"""CREATE EXTERNAL CATALOG IF NOT EXISTS lake PROPERTIES (
         "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
         "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
         "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "S3RVER",
         "aws.s3.enable_path_style_access" = "true")""")
+
+
+def _create_target(cur, iceberg: bool, name: str, pg: Postgres, s3: S3rver) -> str:
+    if not iceberg:
+        cur.execute("CREATE DATABASE IF NOT EXISTS bench")
+        cur.execute("USE bench")
+        cur.execute(TABLE_DDL.format(table=name))
+        return f"bench.{name}"
+    define_lake(cur, pg, s3)
     cur.execute("CREATE DATABASE IF NOT EXISTS lake.bench")
     cur.execute(TABLE_DDL.format(table=name).replace("bench.", "lake.bench.", 1))
     return f"lake.bench.{name}"

@@ -396,3 +396,7 @@ SCENARIOS["metrics"] = (metrics_scrape, render_metrics_scrape)
 from iceberg_load import iceberg_load, render_iceberg_load  # noqa: E402
 
 SCENARIOS["iceberg"] = (iceberg_load, render_iceberg_load)
+
+from cluster_load import cluster_load, render_cluster_load  # noqa: E402
+
+SCENARIOS["cluster"] = (cluster_load, render_cluster_load)

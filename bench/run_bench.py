@@ -368,6 +368,19 @@ SCENARIO_TEXT = {
         "snapshot. s3rver is a Node.js process on the same cores, so the Iceberg figure includes its competition for "
         "CPU.",
     ],
+    "cluster": lambda a: [
+        "### One, two and three cluster nodes on the same topic, and a killed node's partitions",
+        "",
+        "A routine load into an Iceberg table run by 1, 2 and 3 `sluice serve --cluster` nodes (bench/cluster_load.py): "
+        "a PostgreSQL 15 the bench starts (a fresh cluster database per configuration; the JDBC catalog in the same "
+        "server), s3rver, the test broker, all on loopback; a fresh cluster and table per run. The clock runs from "
+        "CREATE ROUTINE LOAD on n1 until `SELECT count(*)` on n1 equals the produced rows; CPU is utime+stime of all "
+        "node processes together (PostgreSQL and s3rver not counted). **On a 2-core machine every node shares the same "
+        "two cores, so more nodes cannot load faster: the 2- and 3-node figures show what coordination costs (leases, "
+        "regrouping, more and smaller commits), not a speed-up.** The takeover: three nodes on a topic a producer keeps "
+        "writing to, n3 killed with SIGKILL; seconds until every partition it held is leased to n1 or n2 "
+        "(`sluice_leases`, PostgreSQL's clock) and until rows of those partitions are committed again.",
+    ],
     "clickhouse": lambda a: [
         "### Against ClickHouse's Kafka engine",
         "",
@@ -502,6 +515,18 @@ def main(argv=None) -> int:
                     help="messages/s of iceberg's steady phase (2000; 200 smoke)")
     ap.add_argument("--iceberg-steady-seconds", type=float, default=None,
                     help="seconds of iceberg's steady phase (60; 3 smoke)")
+    ap.add_argument("--cluster-rows", type=int, default=None,
+                    help="messages for cluster's 1/2/3-node loads (360000 over 12 partitions; 2400 smoke)")
+    ap.add_argument("--cluster-runs", type=int, default=None, help="runs of cluster (--runs; 1 smoke)")
+    ap.add_argument("--cluster-nodes", default=None, help="node counts of cluster's loads (1,2,3; 2 smoke)")
+    ap.add_argument("--cluster-timeouts", default=None,
+                    help="--node-timeout-seconds values of cluster's takeover (10,3; 2 smoke; 10 is the default)")
+    ap.add_argument("--cluster-steady-rate", type=int, default=None,
+                    help="messages/s written during cluster's takeover (1200; 240 smoke)")
+    ap.add_argument("--cluster-warmup", type=float, default=None,
+                    help="seconds of loading on three nodes before the kill (3; 0.5 smoke)")
+    ap.add_argument("--cluster-concurrency", type=int, default=6,
+                    help="desired_concurrent_number of cluster's jobs, cluster-wide (6: 6 task groups on 1, 2 or 3 nodes)")
     ap.add_argument("--metrics-jobs", type=int, default=None, help="jobs for metrics (1000)")
     ap.add_argument("--metrics-scrapes", type=int, default=None, help="scrapes for metrics (50)")
     ap.add_argument("--concurrency", type=int, default=4, help="desired_concurrent_number (default 4)")
@@ -532,7 +557,9 @@ def main(argv=None) -> int:
                 "volume_mb": (2, 100), "volume_files": (4, 20), "sandbox_rows": (20000, 300000),
                 "iceberg_rows": (5000, 300000), "iceberg_runs": (1, args.runs),
                 "iceberg_steady_rate": (200, 2000), "iceberg_steady_seconds": (3, 60),
-                "metrics_jobs": (20, 1000), "metrics_scrapes": (10, 50)}
+                "metrics_jobs": (20, 1000), "metrics_scrapes": (10, 50),
+                "cluster_rows": (2400, 360000), "cluster_runs": (1, args.runs), "cluster_nodes": ("2", "1,2,3"),
+                "cluster_timeouts": ("2", "10,3"), "cluster_steady_rate": (240, 1200), "cluster_warmup": (0.5, 3)}
     for key, (small, full) in smoke_or.items():
         if getattr(args, key) is None:
             setattr(args, key, small if args.smoke else full)
