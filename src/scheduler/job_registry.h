@@ -69,6 +69,7 @@ class JobRegistry {
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
   // job_status.cpp: every job's runtime state and activity, copied under the lock without any DuckDB or Kafka call.
   std::vector<JobStatus> Statuses(bool definitions = false);
+  uint64_t kafka_metadata_requests() const { return kafka_metadata_.requests_sent(); }
   void TargetDropped(const std::string& db, const std::string& table);
   // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
   // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
