@@ -320,11 +320,14 @@ Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
 void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con) {
   catalog::RoutineLoadDefinition def;
   int64_t version, id;
+  std::optional<catalog::TableMeta> described;  // as CREATE described it, for a job's first scheduling
   {
     std::lock_guard<std::mutex> lock(mu_);
     def = job->stored.def;
     version = job->version;
     id = job->stored.id;
+    described = std::move(job->table_at_create);
+    job->table_at_create.reset();
   }
   // Every outcome below ends the scheduling attempt under the lock, unless the job changed meanwhile.
   auto finish = [&](const std::function<void(JobRuntime&)>& apply) {
@@ -342,7 +345,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     });
   };
 
-  auto plan = Plan(id, def);
+  auto plan = Plan(id, def, described && !def.iceberg_target() ? &*described : nullptr);
   if (!plan.ok() && job->cluster && plan.status().code() != StatusCode::kUnknownTable) {
     // A cluster job this node cannot plan (its catalog is not defined here, or cannot be reached): the other
     // nodes may well run it, so this node keeps trying instead of pausing the job for the whole cluster.

@@ -303,7 +303,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   }
   int64_t now = WallClockMs();
   def.pipe->modified_time_ms = now;
-  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
+  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now, std::move(described)));
   log::Info("scheduler", "pipe {}.{} created (job id {}){}", db, stmt.name, job->stored.id,
             previous ? " resuming group '" + job->stored.def.group_id() + "'" : std::string());
   cv_.notify_all();
