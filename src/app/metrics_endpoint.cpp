@@ -65,7 +65,10 @@ metrics::ServerSample GatherServerSample(const MetricsSources& sources) {
     s.queries_by_kind = c.StatementsByKind();
     s.errors_by_code = c.ErrorsByCode();
   }
-  if (sources.engine) s.sessions_open = static_cast<int64_t>(sources.engine->open_sessions());
+  if (sources.engine) {
+    s.sessions_open = static_cast<int64_t>(sources.engine->open_sessions());
+    s.kafka_metadata_requests = sources.engine->routine_loads().KafkaMetadataRequests();
+  }
   if (!sources.database_file.empty()) {
     s.duckdb_file_bytes = FileBytes(sources.database_file);
     s.duckdb_wal_bytes = FileBytes(sources.database_file + ".wal");

@@ -347,14 +347,17 @@ Result<TableMeta> Catalog::DescribeTableLocked(const std::string& db, const std:
   RETURN_IF_ERROR(RequireDatabaseLocked(db));
   if (name.rfind(kDroppedPrefix, 0) == 0)
     return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");
-  // Whether the name is a table or a view (case-insensitively, as TableExistsLocked) and a view's SQL (exact name)
-  // in one query: duckdb_views() lists DuckDB's internal views too and costs milliseconds per call, and every
-  // CREATE ROUTINE LOAD / CREATE PIPE and every job's scheduling describes its table.
+  // Whether the name is a table (case-insensitively, as TableExistsLocked); only when it is not, whether it is a
+  // view and its SQL (exact name): duckdb_views() lists DuckDB's internal views too and costs milliseconds per
+  // call, and every CREATE ROUTINE LOAD / CREATE PIPE and every job's scheduling describes its table.
   ASSIGN_OR_RETURN(auto found, con_->Query(
       "SELECT NULL, NULL FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = " +
-      QuoteLiteral(db) + " AND lower(table_name) = lower(" + QuoteLiteral(name) + ") UNION ALL SELECT view_name, sql "
-      "FROM duckdb_views() WHERE database_name = current_database() AND schema_name = " + QuoteLiteral(db) +
-      " AND lower(view_name) = lower(" + QuoteLiteral(name) + ")"));
+      QuoteLiteral(db) + " AND lower(table_name) = lower(" + QuoteLiteral(name) + ")"));
+  if (!found.result_set || found.result_set->rows.empty()) {
+    ASSIGN_OR_RETURN(found, con_->Query(
+        "SELECT view_name, sql FROM duckdb_views() WHERE database_name = current_database() AND schema_name = " +
+        QuoteLiteral(db) + " AND lower(view_name) = lower(" + QuoteLiteral(name) + ")"));
+  }
   if (!found.result_set || found.result_set->rows.empty())
     return Status::UnknownTable("Table '" + db + "." + name + "' doesn't exist");
   ASSIGN_OR_RETURN(auto stored, LoadMetaLocked(db, name));
@@ -367,9 +370,11 @@ Result<TableMeta> Catalog::DescribeTableLocked(const std::string& db, const std:
     meta.view_sql = row[1].value_or("");
     break;
   }
-  ASSIGN_OR_RETURN(auto cols, con_->Query("SELECT column_name, data_type, is_nullable, column_default FROM duckdb_columns() "
-                                          "WHERE database_name = current_database() AND schema_name = " + QuoteLiteral(db) +
-                                          " AND table_name = " + QuoteLiteral(name) + " ORDER BY column_index"));
+  // pragma_table_info binds the one table (a fifth of the cost of filtering duckdb_columns(), which lists every
+  // column of every table, Sluice's own included).
+  ASSIGN_OR_RETURN(auto cols, con_->Query("SELECT name, type, CASE WHEN \"notnull\" THEN 'false' ELSE 'true' END, "
+                                          "dflt_value FROM pragma_table_info(" + QuoteLiteral(Qualified(db, name)) +
+                                          ") ORDER BY cid"));
   // DuckDB's live columns are the truth (pass-through ALTER TABLE may have changed them); what Sluice
   // remembers adds the StarRocks view of each column that still exists.
   std::vector<ColumnMeta> live;

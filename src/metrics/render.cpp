@@ -55,6 +55,10 @@ void ServerFamilies(Exposition& out, const ServerSample& s) {
     out.Family("sluice_duckdb_memory_bytes", MetricType::kGauge, "Memory DuckDB's buffer manager holds.");
     out.Sample({}, static_cast<double>(s.duckdb_memory_bytes));
   }
+  out.Family("sluice_kafka_metadata_requests_total", MetricType::kCounter,
+             "Metadata and ListOffsets requests sent for all jobs together: partition checks, idle jobs' checks for "
+             "new data (one per topic and max_batch_interval, shared by the jobs reading it), starting offsets.");
+  out.Sample({}, static_cast<double>(s.kafka_metadata_requests));
   // The names every Prometheus client library uses for its process, so standard dashboards find them.
   const ProcessSample& p = s.process;
   out.Family("process_cpu_seconds_total", MetricType::kCounter, "User and system CPU time of the process.");

@@ -58,6 +58,7 @@ struct ServerSample {
   std::map<uint16_t, uint64_t> errors_by_code;  // MySQL error codes sent to clients
   int64_t duckdb_file_bytes = 0, duckdb_wal_bytes = 0;
   int64_t duckdb_memory_bytes = -1;  // -1: not sampled yet
+  uint64_t kafka_metadata_requests = 0;  // sent by the shared metadata clients
   ProcessSample process;
 };
 

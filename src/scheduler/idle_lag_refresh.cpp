@@ -43,6 +43,8 @@ void JobRegistry::IdleLagLoop() {
                       job->current_partitions.empty() ? job->stored.def.partitions : job->current_partitions});
     }
     lock.unlock();
+    // Jobs on the same topic share one answer of this round.
+    const auto round = std::chrono::steady_clock::now();
     for (auto& j : idle) {
       // The committed offsets too: after a restart a paused job has run no task, so /metrics would not know them.
       std::map<int32_t, int64_t> committed;
@@ -52,7 +54,7 @@ void JobRegistry::IdleLagLoop() {
       if (j.partitions.empty())
         for (const auto& [p, o] : committed) j.partitions.push_back(p);
       if (j.partitions.empty()) continue;  // nothing resolved yet: there is no lag to show
-      auto highs = kafka_metadata_.HighWatermarks(SourceConfig(j.def), j.partitions, kIdleLagTimeout);
+      auto highs = kafka_metadata_.HighWatermarks(SourceConfig(j.def), j.partitions, kIdleLagTimeout, round);
       if (!highs.ok()) {
         log::Debug("scheduler", "{} {}: refreshing the lag of a job that is not running: {}", JobKind(j.def),
                    j.def.name, highs.status().message());

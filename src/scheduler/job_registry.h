@@ -69,6 +69,7 @@ class JobRegistry {
   Result<JobTarget> TargetOf(const std::string& db, const std::string& name, bool pipe);
   // job_status.cpp: every job's runtime state and activity, copied under the lock without any DuckDB or Kafka call.
   std::vector<JobStatus> Statuses(bool definitions = false);
+  uint64_t kafka_metadata_requests() const { return kafka_metadata_.requests_sent(); }
   void TargetDropped(const std::string& db, const std::string& table);
   // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
   // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
@@ -81,7 +82,9 @@ class JobRegistry {
 
  private:
   // Stores a new job (NEED_SCHEDULE) and registers it; the caller logs and wakes the scheduler.
-  Result<std::shared_ptr<JobRuntime>> AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms);
+  // `described`: the DuckDB target table as the CREATE just described it (JobRuntime::table_at_create).
+  Result<std::shared_ptr<JobRuntime>> AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms,
+                                                std::optional<catalog::TableMeta> described = std::nullopt);
   // job_scheduling.cpp
   void SchedulerLoop();
   void ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con);
@@ -168,6 +171,8 @@ class JobRegistry {
   // catalog is not asked twice; null: read here.
   Result<std::shared_ptr<const load::TaskPlan>> Plan(int64_t job_id, const catalog::RoutineLoadDefinition& def,
                                                      const catalog::TableMeta* described = nullptr);
+  // The DuckDB target table of `def`, as Plan describes it (unknown table or database -> UnknownTable).
+  Result<catalog::TableMeta> DescribeTarget(const catalog::RoutineLoadDefinition& def);
   std::string ErrorLogUrl(const JobRuntime& job) const;
   Status ValidateTimezone(const std::string& tz);
 

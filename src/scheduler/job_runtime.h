@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ struct TaskGroup {
 struct JobRuntime {
   catalog::StoredJob stored;
   std::shared_ptr<const load::TaskPlan> plan;
+  // The DuckDB target table as CREATE described it: the job's first scheduling plans from it instead of asking
+  // the catalog again (describing a table is most of what starting a job costs). Dropped on that scheduling, and
+  // when the table changes (TargetChanged).
+  std::optional<catalog::TableMeta> table_at_create;
   std::vector<std::shared_ptr<TaskGroup>> groups;
   int64_t version = 0;             // bumped on pause, stop, alter and regrouping; tasks of older versions don't commit
   bool scheduling = false;         // NEED_SCHEDULE work is on a worker

@@ -27,6 +27,15 @@ constexpr auto kCloseIdleConsumerAfter = std::chrono::seconds(5);
 // and runs as usual, which reports what is wrong.
 constexpr auto kIdleCheckTimeout = std::chrono::milliseconds(500);
 
+// The latest multiple of `interval` at or before `t`, on the steady clock's own scale. Idle groups wake at these
+// boundaries and ask the shared metadata client for an answer sent at or after the boundary: every idle group of
+// a topic with the same interval shares one ListOffsets request, and each still sees data that arrived before its
+// check (within one interval of its arrival, as when every group asked for itself).
+Clock::time_point IntervalBoundary(Clock::time_point t, Clock::duration interval) {
+  if (interval <= Clock::duration::zero()) return t;
+  return Clock::time_point((t.time_since_epoch() / interval) * interval);
+}
+
 double NextBackoff(double current, double max) { return std::min(max, current <= 0 ? 1.0 : current * 2); }
 
 // "started at the end of topic 'logs' (partition:offset 0:100, 1:250): 350 messages already in the topic are not
@@ -206,7 +215,8 @@ void JobRegistry::SchedulerLoop() {
       }
       if (state != JobState::kRunning) continue;
       if (!volume_pipe && job->stored.def.partitions.empty() && !job->scheduling && now >= job->next_partition_check) {
-        job->next_partition_check = now + kPartitionCheckInterval;
+        // On the interval's boundaries, so that every job of a cluster checks against one metadata answer.
+        job->next_partition_check = IntervalBoundary(now, kPartitionCheckInterval) + kPartitionCheckInterval;
         job->scheduling = true;
         int64_t version = job->version;
         pool_->Submit([this, job, version](storage::Connection&) { CheckPartitions(job, version); });
@@ -310,11 +320,14 @@ Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
 void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con) {
   catalog::RoutineLoadDefinition def;
   int64_t version, id;
+  std::optional<catalog::TableMeta> described;  // as CREATE described it, for a job's first scheduling
   {
     std::lock_guard<std::mutex> lock(mu_);
     def = job->stored.def;
     version = job->version;
     id = job->stored.id;
+    described = std::move(job->table_at_create);
+    job->table_at_create.reset();
   }
   // Every outcome below ends the scheduling attempt under the lock, unless the job changed meanwhile.
   auto finish = [&](const std::function<void(JobRuntime&)>& apply) {
@@ -332,7 +345,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     });
   };
 
-  auto plan = Plan(id, def);
+  auto plan = Plan(id, def, described && !def.iceberg_target() ? &*described : nullptr);
   if (!plan.ok() && job->cluster && plan.status().code() != StatusCode::kUnknownTable) {
     // A cluster job this node cannot plan (its catalog is not defined here, or cannot be reached): the other
     // nodes may well run it, so this node keeps trying instead of pausing the job for the whole cluster.
@@ -359,7 +372,8 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
   // The shared metadata client answers the partitions and the starting watermarks: a client of its own per job
   // would start librdkafka's threads and a broker connection for each of them (1,000 jobs start at once after a
   // restart). Settings librdkafka refuses pause the job with its message, as the job's own consumer would.
-  auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout);
+  // Jobs scheduled together (after a restart, or created in a row) share a metadata answer of the last second.
+  auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout, Clock::now() - std::chrono::seconds(1));
   if (!all.ok() && all.status().code() == StatusCode::kInvalidArgument) {
     finish([&](JobRuntime& j) { SetStateLocked(j, JobState::kPaused, all.status().message()); });
     return;
@@ -451,7 +465,7 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     j.current_partitions = partitions;
     j.other_msg.clear();
     j.schedule_backoff_seconds = 0;
-    j.next_partition_check = Clock::now() + kPartitionCheckInterval;
+    j.next_partition_check = IntervalBoundary(Clock::now(), kPartitionCheckInterval) + kPartitionCheckInterval;
     j.stored.state = JobState::kRunning;
     j.stored.reason.clear();
     PersistLocked(j);
@@ -468,13 +482,16 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
     def = job->stored.def;
     current = job->current_partitions;
   }
+  // Every job's check runs on the same boundary: the first one asks the brokers, the others reuse its answer.
+  const auto boundary = IntervalBoundary(Clock::now(), kPartitionCheckInterval);
   std::vector<int32_t> now_seen;
-  if (auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout); all.ok()) now_seen = *all;
+  if (auto all = kafka_metadata_.Partitions(SourceConfig(def), kKafkaTimeout, boundary); all.ok()) now_seen = *all;
   // The high watermarks too, so lag (OffsetLag, /metrics) moves while the job's tasks cannot tell it: a job whose
   // tasks keep failing and retrying still shows how far behind it falls.
   std::map<int32_t, int64_t> highs;
   if (!current.empty())
-    if (auto h = kafka_metadata_.HighWatermarks(SourceConfig(def), current, kIdleCheckTimeout); h.ok()) highs = *h;
+    if (auto h = kafka_metadata_.HighWatermarks(SourceConfig(def), current, kIdleCheckTimeout, boundary); h.ok())
+      highs = *h;
   std::lock_guard<std::mutex> lock(mu_);
   job->scheduling = false;
   if (job->version != version || job->stored.state != JobState::kRunning) return;
@@ -529,7 +546,9 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   // fails) the consumer is opened again and the task runs as usual.
   std::map<int32_t, int64_t> idle_highs;
   if (!group->source && !group->idle_offsets.empty()) {
-    auto highs = kafka_metadata_.HighWatermarks(SourceConfig(def), group->partitions, kIdleCheckTimeout);
+    // An answer sent at or after this interval's boundary, shared with every idle group of the topic.
+    const auto since = IntervalBoundary(Clock::now(), Seconds(def.DoubleProperty("max_batch_interval")));
+    auto highs = kafka_metadata_.HighWatermarks(SourceConfig(def), group->partitions, kIdleCheckTimeout, since);
     if (highs.ok() && *highs == group->idle_offsets) {
       idle_highs = std::move(highs).value();
     } else {
@@ -720,7 +739,9 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     return;
   }
   if (!r.had_data) {
-    group->next_run = now + Seconds(interval);
+    // An idle group (no consumer) checks on the next boundary of its interval, with the other idle groups.
+    group->next_run = group->source ? now + Seconds(interval)
+                                    : IntervalBoundary(now, Seconds(interval)) + Seconds(interval);
     group->message = "there is no new data in kafka, wait for " + def.Property("max_batch_interval") +
                      " seconds to schedule again";
     return;

@@ -138,4 +138,6 @@ std::vector<JobStatus> JobRegistry::Statuses(bool definitions) {
 
 std::vector<JobStatus> RoutineLoadManager::Statuses(bool definitions) { return jobs_->Statuses(definitions); }
 
+uint64_t RoutineLoadManager::KafkaMetadataRequests() const { return jobs_->kafka_metadata_requests(); }
+
 }  // namespace sluice::scheduler

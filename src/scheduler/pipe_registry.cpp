@@ -264,8 +264,8 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   }
   // Checks the SELECT list and WHERE against the table now.
   ASSIGN_OR_RETURN(auto plan, Plan(0, def, described ? &*described : nullptr));
-  ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates the settings
-  probe.reset();
+  // property.* checked against librdkafka's configuration table, without starting a client (its threads).
+  RETURN_IF_ERROR(source::ValidateKafkaClientConfig(SourceConfig(def)));
   RETURN_IF_ERROR(CheckRegistryEgress(def));
 
   // The group id is the pipe's progress: a dropped pipe of the same group and topic hands over where it stopped.
@@ -303,7 +303,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
   }
   int64_t now = WallClockMs();
   def.pipe->modified_time_ms = now;
-  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now));
+  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), now, std::move(described)));
   log::Info("scheduler", "pipe {}.{} created (job id {}){}", db, stmt.name, job->stored.id,
             previous ? " resuming group '" + job->stored.def.group_id() + "'" : std::string());
   cv_.notify_all();

@@ -73,7 +73,8 @@ Result<ResultSet> RoutineLoadManager::RejectedRows(const std::string& db, const 
 
 // ---- JobRegistry: lifecycle and statements ------------------------------------------------------------------
 
-Result<std::shared_ptr<JobRuntime>> JobRegistry::AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms) {
+Result<std::shared_ptr<JobRuntime>> JobRegistry::AddNewJob(catalog::RoutineLoadDefinition def, int64_t now_ms,
+                                                           std::optional<catalog::TableMeta> described) {
   const bool cluster = IsClusterJob(def);
   ASSIGN_OR_RETURN(int64_t id, cluster ? cluster_store_->CreateJob(def, now_ms) : store_->CreateJob(def, now_ms));
   auto job = std::make_shared<JobRuntime>();
@@ -82,6 +83,7 @@ Result<std::shared_ptr<JobRuntime>> JobRegistry::AddNewJob(catalog::RoutineLoadD
   job->stored.def = std::move(def);
   job->stored.state = JobState::kNeedSchedule;
   job->stored.create_time_ms = now_ms;
+  job->table_at_create = std::move(described);
   std::lock_guard<std::mutex> lock(mu_);
   jobs_[id] = job;
   return job;
@@ -216,14 +218,19 @@ Result<std::shared_ptr<const load::TaskPlan>> JobRegistry::Plan(int64_t job_id, 
       return Status::InvalidArgument("'" + def.table + "' is a view; a routine load needs a table");
     return load::MakeTaskPlan(job_id, def, *described);
   }
+  ASSIGN_OR_RETURN(catalog::TableMeta table, DescribeTarget(def));
+  if (table.is_view) return Status::InvalidArgument("'" + def.table + "' is a view; a routine load needs a table");
+  return load::MakeTaskPlan(job_id, def, table);
+}
+
+Result<catalog::TableMeta> JobRegistry::DescribeTarget(const catalog::RoutineLoadDefinition& def) {
   auto table = catalog_.DescribeTable(def.db, def.table);
   if (!table.ok()) {
     if (table.status().code() == StatusCode::kUnknownTable || table.status().code() == StatusCode::kUnknownDatabase)
       return Status::UnknownTable("table '" + def.table + "' does not exist in database '" + def.db + "'");
     return table.status();
   }
-  if (table->is_view) return Status::InvalidArgument("'" + def.table + "' is a view; a routine load needs a table");
-  return load::MakeTaskPlan(job_id, def, *table);
+  return table;
 }
 
 Status JobRegistry::ValidateTimezone(const std::string& tz) {
@@ -248,11 +255,16 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
   }
   if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
   RETURN_IF_ERROR(ValidateTimezone(def.Property("timezone")));
-  // The plan checks COLUMNS, WHERE and the format against the table now, so mistakes fail the CREATE.
-  ASSIGN_OR_RETURN(auto plan, Plan(0, def));
+  // The plan checks COLUMNS, WHERE and the format against the table now, so mistakes fail the CREATE. The table
+  // as described here is kept for the job's first scheduling.
+  std::optional<catalog::TableMeta> described;
+  if (!def.iceberg_target()) {
+    ASSIGN_OR_RETURN(described, DescribeTarget(def));
+  }
+  ASSIGN_OR_RETURN(auto plan, Plan(0, def, described ? &*described : nullptr));
   (void)plan;
-  ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));  // validates property.*
-  probe.reset();
+  // property.* checked against librdkafka's configuration table, without starting a client (its threads).
+  RETURN_IF_ERROR(source::ValidateKafkaClientConfig(SourceConfig(def)));
   RETURN_IF_ERROR(CheckRegistryEgress(def));
   if (def.group_id().empty()) {
     std::random_device rd;
@@ -273,7 +285,7 @@ Status JobRegistry::Create(const sql::CreateRoutineLoad& stmt, const std::string
                                      "; STOP one first, or raise the cap with SET GLOBAL max_routine_load_job_num = " +
                                      std::to_string(std::max<int64_t>(cap * 2, live + 1)));
   }
-  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallClockMs()));
+  ASSIGN_OR_RETURN(auto job, AddNewJob(std::move(def), WallClockMs(), std::move(described)));
   log::Info("scheduler", "routine load {}.{} created (id {})", db, job->stored.def.name, job->stored.id);
   cv_.notify_all();
   return Status::Ok();
@@ -297,8 +309,7 @@ Status JobRegistry::Alter(const sql::AlterRoutineLoad& stmt, const std::string& 
   RETURN_IF_ERROR(ValidateTimezone(def.Property("timezone")));
   ASSIGN_OR_RETURN(auto plan, Plan(job->stored.id, def));
   (void)plan;
-  ASSIGN_OR_RETURN(auto probe, source::KafkaSource::Create(SourceConfig(def)));
-  probe.reset();
+  RETURN_IF_ERROR(source::ValidateKafkaClientConfig(SourceConfig(def)));
   RETURN_IF_ERROR(CheckRegistryEgress(def));
   // New starting offsets: forget those partitions' positions; the next scheduling resolves them from the
   // definition, as for a new job.
@@ -415,6 +426,7 @@ void JobRegistry::TargetChanged(const std::string& db, const std::string& table)
       const auto& def = job->stored.def;
       if (def.iceberg_target()) continue;  // a DuckDB table of the same name is another table
       if (strcasecmp(def.db.c_str(), db.c_str()) != 0 || strcasecmp(def.table.c_str(), table.c_str()) != 0) continue;
+      job->table_at_create.reset();  // its scheduling describes the table as it is now
       if (job->plan) affected.emplace_back(job, def);
     }
   }

@@ -175,6 +175,9 @@ class RoutineLoadManager {
   // Every job that is not dropped (STOPPED and CANCELLED included), from memory: cheap enough for every scrape.
   // `definitions`: also render each definition (the JSON API; a scrape does not need them).
   std::vector<JobStatus> Statuses(bool definitions = false);
+  // Metadata and ListOffsets requests the shared metadata clients sent (partition checks, idle groups' checks for
+  // new data, starting offsets, lag of jobs not running), for /metrics.
+  uint64_t KafkaMetadataRequests() const;
 
  private:
   std::unique_ptr<JobRegistry> jobs_;

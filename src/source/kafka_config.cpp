@@ -174,7 +174,7 @@ int ConnectIfAllowed(int sockfd, const struct sockaddr* addr, int addrlen, const
 
 }  // namespace
 
-Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole role, ClientErrors* errors) {
+Result<ConfHandle> BuildKafkaConf(const KafkaClientConfig& config, ClientRole role) {
   if (config.brokers.empty()) return Status::InvalidArgument("kafka_broker_list is empty: name at least one host:port");
   if (config.topic.empty()) return Status::InvalidArgument("kafka_topic is empty");
   // The hosts a statement names are checked when it arrives, with an error naming them; the connections again.
@@ -216,6 +216,11 @@ Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole r
   for (const Setting& s : kForced) RETURN_IF_ERROR(Set(conf.get(), s.key, s.value));
   if (role == ClientRole::kProbe)
     for (const Setting& s : kProbeForced) RETURN_IF_ERROR(Set(conf.get(), s.key, s.value));
+  return conf;
+}
+
+Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole role, ClientErrors* errors) {
+  ASSIGN_OR_RETURN(ConfHandle conf, BuildKafkaConf(config, role));
   rd_kafka_conf_set_log_cb(conf.get(), &ForwardLog);
   // Without an error_cb librdkafka would log each client error a second time and we could not see them.
   rd_kafka_conf_set_error_cb(conf.get(), &RecordError);
@@ -236,4 +241,9 @@ Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole r
 }
 
 }  // namespace internal
+
+Status ValidateKafkaClientConfig(const KafkaClientConfig& config) {
+  return internal::BuildKafkaConf(config, internal::ClientRole::kConsumer).status();
+}
+
 }  // namespace sluice::source

@@ -49,6 +49,12 @@ class ClientErrors {
   Entry last_connection_failure_;
 };
 
+// The configuration every client of `role` is created from: the broker list checked against the egress allow list,
+// Sluice's defaults, property.* (each key and value checked by librdkafka's rd_kafka_conf_set: unknown key or bad
+// value -> InvalidArgument naming "property.<key>"; keys reaching the server's files -> AccessDenied) and the
+// forced settings. Starts nothing.
+Result<ConfHandle> BuildKafkaConf(const KafkaClientConfig& config, ClientRole role);
+
 // A consumer handle (type RD_KAFKA_CONSUMER, group.id set because librdkafka needs it for assign and commit)
 // whose messages and events all arrive on its consumer queue. Invalid settings -> InvalidArgument.
 Result<KafkaHandle> NewKafkaClient(const KafkaClientConfig& config, ClientRole role, ClientErrors* errors);

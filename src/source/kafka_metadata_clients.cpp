@@ -1,6 +1,8 @@
 #include "source/kafka_metadata_clients.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 #include "common/log.h"
 #include "source/kafka_config.h"
@@ -12,12 +14,36 @@ namespace sluice::source {
 
 using namespace internal;
 
+// The last high-watermark answer for one topic, reused by callers whose `asked_since` it satisfies.
+struct KafkaMetadataClients::SharedHighs {
+  std::mutex mu;  // held while its request is in flight: concurrent callers wait for that answer
+  bool valid = false;
+  TimePoint asked{};  // when the request was sent
+  ListOffsetsAnswer answer{RD_KAFKA_RESP_ERR_NO_ERROR, {}};
+  std::set<int32_t> wanted;  // every partition callers asked about; the next request asks for all of them
+};
+
 struct KafkaMetadataClients::Client {
   // Members are destroyed bottom-up: the queue before the handle, the error record after it.
   std::unique_ptr<ClientErrors> errors = std::make_unique<ClientErrors>();
   KafkaHandle rk;
   QueueHandle queue;  // the consumer queue, where librdkafka's events for this client end up
   std::chrono::steady_clock::time_point last_used;
+
+  // The last metadata answer (all topics), reused by callers whose `asked_since` it satisfies.
+  std::mutex metadata_mu;  // held while a shared request is in flight
+  std::optional<Result<TopicsMetadata>> metadata;
+  TimePoint metadata_asked{};
+
+  std::mutex highs_mu;  // guards the map, not the entries
+  std::map<std::string, std::shared_ptr<SharedHighs>> highs;  // by topic
+
+  std::shared_ptr<SharedHighs> HighsOf(const std::string& topic) {
+    std::lock_guard<std::mutex> lock(highs_mu);
+    auto& entry = highs[topic];
+    if (!entry) entry = std::make_shared<SharedHighs>();
+    return entry;
+  }
 
   // Nobody consumes with this client; drop the events (client errors) that would otherwise pile up.
   void DrainEvents() {
@@ -92,15 +118,62 @@ Result<std::shared_ptr<KafkaMetadataClients::Client>> KafkaMetadataClients::Get(
 }
 
 Result<std::vector<int32_t>> KafkaMetadataClients::Partitions(const KafkaClientConfig& config,
-                                                             std::chrono::milliseconds timeout) {
+                                                             std::chrono::milliseconds timeout,
+                                                             TimePoint asked_since) {
   ASSIGN_OR_RETURN(auto client, Get(config));
-  return TopicPartitions(client->rk.get(), config.topic, config.brokers, timeout);
+  auto ask = [&]() -> Result<TopicsMetadata> {
+    requests_sent_++;
+    return ReadTopicsMetadata(client->rk.get(), config.topic, config.brokers, timeout);
+  };
+  if (asked_since == kAskNow) {
+    // Kept for the callers that may share: a fresh answer is as good as any.
+    const TimePoint asked = std::chrono::steady_clock::now();
+    Result<TopicsMetadata> answer = ask();
+    if (!answer.ok()) return answer.status();
+    auto partitions = PartitionsIn(*answer, config.topic, config.brokers);
+    std::unique_lock<std::mutex> lock(client->metadata_mu, std::try_to_lock);
+    if (lock.owns_lock() && (!client->metadata || client->metadata_asked < asked)) {
+      client->metadata = std::move(answer);
+      client->metadata_asked = asked;
+    }
+    return partitions;
+  }
+  std::lock_guard<std::mutex> lock(client->metadata_mu);
+  if (client->metadata && client->metadata_asked >= asked_since) {
+    if (!client->metadata->ok()) return client->metadata->status();
+    auto partitions = PartitionsIn(**client->metadata, config.topic, config.brokers);
+    if (partitions.ok()) return partitions;  // a topic it does not name is asked for again
+  }
+  client->metadata_asked = std::chrono::steady_clock::now();
+  client->metadata = ask();
+  if (!client->metadata->ok()) return client->metadata->status();
+  return PartitionsIn(**client->metadata, config.topic, config.brokers);
 }
 
 Result<std::map<int32_t, int64_t>> KafkaMetadataClients::HighWatermarks(const KafkaClientConfig& config,
                                                                        const std::vector<int32_t>& partitions,
-                                                                       std::chrono::milliseconds timeout) {
-  return Watermarks(config, partitions, RD_KAFKA_OFFSET_END, timeout);
+                                                                       std::chrono::milliseconds timeout,
+                                                                       TimePoint asked_since) {
+  if (asked_since == kAskNow || partitions.empty())
+    return Watermarks(config, partitions, RD_KAFKA_OFFSET_END, timeout);
+  ASSIGN_OR_RETURN(auto client, Get(config));
+  std::shared_ptr<SharedHighs> shared = client->HighsOf(config.topic);
+  std::lock_guard<std::mutex> lock(shared->mu);
+  const bool covers = shared->answer.err != RD_KAFKA_RESP_ERR_NO_ERROR ||
+                      std::all_of(partitions.begin(), partitions.end(),
+                                  [&](int32_t p) { return shared->answer.partitions.count(p) > 0; });
+  if (!shared->valid || shared->asked < asked_since || !covers) {
+    shared->wanted.insert(partitions.begin(), partitions.end());
+    std::vector<int32_t> ask(shared->wanted.begin(), shared->wanted.end());
+    shared->asked = std::chrono::steady_clock::now();
+    requests_sent_++;
+    shared->answer = ListOffsets(client->rk.get(), config.topic, ask, RD_KAFKA_OFFSET_END, shared->asked + timeout);
+    shared->valid = true;
+    // A partition asked about once may be gone (a job dropped, a topic recreated smaller) and fail the whole
+    // request: after a failure, the next request asks only for what its caller asks.
+    if (shared->answer.err != RD_KAFKA_RESP_ERR_NO_ERROR) shared->wanted.clear();
+  }
+  return Evaluate(config, shared->answer, partitions, timeout);
 }
 
 Result<std::map<int32_t, int64_t>> KafkaMetadataClients::LowWatermarks(const KafkaClientConfig& config,
@@ -116,7 +189,16 @@ Result<std::map<int32_t, int64_t>> KafkaMetadataClients::Watermarks(const KafkaC
   if (partitions.empty()) return out;
   ASSIGN_OR_RETURN(auto client, Get(config));
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  ListOffsetsAnswer answer = ListOffsets(client->rk.get(), config.topic, partitions, query, deadline);
+  requests_sent_++;
+  return Evaluate(config, ListOffsets(client->rk.get(), config.topic, partitions, query, deadline), partitions,
+                  timeout);
+}
+
+Result<std::map<int32_t, int64_t>> KafkaMetadataClients::Evaluate(const KafkaClientConfig& config,
+                                                                 const ListOffsetsAnswer& answer,
+                                                                 const std::vector<int32_t>& partitions,
+                                                                 std::chrono::milliseconds timeout) {
+  std::map<int32_t, int64_t> out;
   std::string what = fmt::format("cannot read the offsets of topic '{}' within {} ms", config.topic, timeout.count());
   if (answer.err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaStatus(answer.err, what);
   for (int32_t p : partitions) {

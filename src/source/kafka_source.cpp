@@ -40,8 +40,8 @@ Result<std::unique_ptr<KafkaSource>> KafkaSource::Create(const KafkaClientConfig
 }
 
 namespace internal {
-Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
-                                             std::chrono::milliseconds timeout) {
+Result<TopicsMetadata> ReadTopicsMetadata(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
+                                          std::chrono::milliseconds timeout) {
   // Metadata of all topics rather than of this one: asking for one topic by name makes brokers that allow
   // auto-creation (and the mock cluster, always) create it, and a typo in kafka_topic must be an error.
   // Asked in slices of a second: when the brokers refuse connections, the answer says so within about a second
@@ -67,20 +67,33 @@ Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& 
     return KafkaStatus(err, fmt::format("cannot read the metadata of topic '{}' from brokers '{}' within {} ms",
                                         topic, brokers, timeout.count()));
   }
+  TopicsMetadata out;
   for (int i = 0; i < md->topic_cnt; ++i) {
     const rd_kafka_metadata_topic_t& t = md->topics[i];
-    if (topic != t.topic) continue;
-    if (KafkaErrorCode(t.err) == StatusCode::kNotFound || (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt == 0))
-      return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, brokers));
-    if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR)
-      return KafkaStatus(t.err, fmt::format("cannot list the partitions of topic '{}'", topic));
-    std::vector<int32_t> partitions;
-    partitions.reserve(t.partition_cnt);
-    for (int p = 0; p < t.partition_cnt; ++p) partitions.push_back(t.partitions[p].id);
-    std::sort(partitions.begin(), partitions.end());
-    return partitions;
+    TopicsMetadata::Topic& topic_out = out.topics[t.topic];
+    topic_out.err = t.err;
+    topic_out.partitions.reserve(t.partition_cnt);
+    for (int p = 0; p < t.partition_cnt; ++p) topic_out.partitions.push_back(t.partitions[p].id);
+    std::sort(topic_out.partitions.begin(), topic_out.partitions.end());
   }
-  return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, brokers));
+  return out;
+}
+
+Result<std::vector<int32_t>> PartitionsIn(const TopicsMetadata& metadata, const std::string& topic,
+                                          const std::string& brokers) {
+  auto t = metadata.topics.find(topic);
+  if (t == metadata.topics.end() || KafkaErrorCode(t->second.err) == StatusCode::kNotFound ||
+      (t->second.err == RD_KAFKA_RESP_ERR_NO_ERROR && t->second.partitions.empty()))
+    return Status::NotFound(fmt::format("topic '{}' does not exist on brokers '{}'", topic, brokers));
+  if (t->second.err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return KafkaStatus(t->second.err, fmt::format("cannot list the partitions of topic '{}'", topic));
+  return t->second.partitions;
+}
+
+Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
+                                             std::chrono::milliseconds timeout) {
+  ASSIGN_OR_RETURN(TopicsMetadata metadata, ReadTopicsMetadata(rk, topic, brokers, timeout));
+  return PartitionsIn(metadata, topic, brokers);
 }
 }  // namespace internal
 

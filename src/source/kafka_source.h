@@ -69,6 +69,13 @@ struct ConsumeResult {
   bool caught_up = false;
 };
 
+// Checks a configuration as KafkaSource::Create would, without creating a client (no threads, no sockets): the
+// broker list (empty, or outside the egress allow list), and every property.* key and value through librdkafka's
+// configuration table: an unknown key or a bad value is InvalidArgument naming "property.<key>" and librdkafka's
+// reason, with secret values masked. What only librdkafka's client creation checks (settings that contradict each
+// other, or need a feature this librdkafka lacks) surfaces when the job starts, pausing it with that message.
+Status ValidateKafkaClientConfig(const KafkaClientConfig& config);
+
 class KafkaSource {
  public:
   // Validates every property with librdkafka: an unknown key or a bad value is InvalidArgument naming

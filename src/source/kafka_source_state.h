@@ -40,6 +40,21 @@ struct KafkaSource::State {
 namespace internal {
 int TimeoutMs(std::chrono::milliseconds timeout);
 int RemainingMs(std::chrono::steady_clock::time_point deadline);
+// One metadata answer for all topics: each topic's partitions (sorted) and error. Shared by the jobs of one
+// connection setup (KafkaMetadataClients), so that a check for new partitions costs one request, not one per job.
+struct TopicsMetadata {
+  struct Topic {
+    rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+    std::vector<int32_t> partitions;
+  };
+  std::map<std::string, Topic> topics;
+};
+// `topic` and `brokers` only name what was asked in error messages.
+Result<TopicsMetadata> ReadTopicsMetadata(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
+                                          std::chrono::milliseconds timeout);
+// `topic`'s partitions in `metadata`. Absent or without partitions -> NotFound.
+Result<std::vector<int32_t>> PartitionsIn(const TopicsMetadata& metadata, const std::string& topic,
+                                          const std::string& brokers);
 // The topic's partitions, sorted, from the metadata of all topics (KafkaSource::Partitions).
 Result<std::vector<int32_t>> TopicPartitions(rd_kafka_t* rk, const std::string& topic, const std::string& brokers,
                                              std::chrono::milliseconds timeout);

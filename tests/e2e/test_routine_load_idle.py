@@ -10,15 +10,20 @@ client whether the partitions' high watermarks moved, and open the consumer agai
   consumers again afterwards; OffsetLag and LatestSourcePosition stay right while idle;
 - idle jobs whose broker goes down and comes back: they report the broker trouble (the failed check opens the
   consumer, whose task retries) and load what was produced after the broker returned, exactly once;
+- five idle jobs on one topic (four routine loads and a Kafka pipe) check for new data with one ListOffsets request
+  per max_batch_interval between them (sluice_kafka_metadata_requests_total), and all of them load new data
+  within max_batch_interval plus a few seconds;
 - a Kafka pipe's scheduling log lines name it a pipe.
 
     /usr/bin/python3 tests/e2e/test_routine_load_idle.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
 from __future__ import annotations
 
+import base64
 import os
 import sys
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
@@ -128,6 +133,60 @@ def test_idle_jobs_share_one_client_and_still_load_new_data(s):
     for i, j in enumerate(jobs):
         kh.wait_rows(conn, f"t{i}", len(ids), 60, job=j)
         check_exact(conn, f"t{i}", ids)
+
+
+def metadata_requests(srv) -> float:
+    """sluice_kafka_metadata_requests_total from GET /metrics."""
+    req = urllib.request.Request(f"http://127.0.0.1:{srv.http_port}/metrics")
+    req.add_header("Authorization", "Basic " + base64.b64encode(b"root:").decode())
+    with urllib.request.urlopen(req, timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("sluice_kafka_metadata_requests_total "):
+                return float(line.split()[1])
+    check(False, "GET /metrics has no sluice_kafka_metadata_requests_total")
+    return 0.0
+
+
+@suite.test(timeout=150)
+def test_idle_jobs_on_one_topic_share_one_check_per_interval(s):
+    b = new_broker({"shared": 1})
+    srv, conn = setup_db(s)
+    kh.produce(b.bootstrap, "shared", 0, csv_lines(0, 10))
+    jobs = ["r0", "r1", "r2", "r3"]
+    for i, j in enumerate(jobs):
+        create_job(conn, j, f"t{i}", b.bootstrap, "shared")
+    kh.query(conn, "CREATE TABLE tp (v varchar)")
+    kh.query(conn, f"""CREATE PIPE p0 VIRTUAL_CLUSTER = 'default' BATCH_INTERVAL_IN_SECONDS = '{INTERVAL_S:g}'
+RESET_KAFKA_GROUP_OFFSETS = 'earliest' AS COPY INTO tp FROM (SELECT value::STRING FROM READ_KAFKA('{b.bootstrap}',
+'shared', '', 'p0group', '', '', '', '', 'raw', 'raw', 0, map()))""")
+    for i, j in enumerate(jobs):
+        kh.wait_rows(conn, f"t{i}", 10, 60, job=j)
+    kh.wait_rows(conn, "tp", 10, 60)
+    kh.wait_until(lambda: kafka_clients(srv) == 1, IDLE_CLOSE_S + 15,
+                  "the five idle jobs to close their consumers (one librdkafka client left)")
+    # Five idle groups at max_batch_interval 1 s: one request a second between them (each asking for itself would
+    # be five), plus at most one partition check (every 30 s, shared too).
+    window = 8.0
+    before = metadata_requests(srv)
+    time.sleep(window)
+    sent = metadata_requests(srv) - before
+    check(sent <= window / INTERVAL_S + 3,
+          f"{sent:g} metadata/ListOffsets requests in {window:g} s for five idle jobs on one topic "
+          f"(one per {INTERVAL_S:g} s interval expected; five per interval if each job asked for itself)")
+    check(sent >= window / INTERVAL_S / 2, f"the idle jobs still check for new data: {sent:g} requests in {window:g} s")
+
+    # New data: every job wakes within max_batch_interval and loads it, exactly once.
+    t0 = time.monotonic()
+    kh.produce(b.bootstrap, "shared", 0, csv_lines(10, 30))
+    for i, j in enumerate(jobs):
+        kh.wait_rows(conn, f"t{i}", 30, 30, job=j)
+    kh.wait_rows(conn, "tp", 30, 30)
+    took = time.monotonic() - t0
+    check(took < INTERVAL_S + 4, f"new data loaded by all five idle jobs in {took:.1f} s (max_batch_interval "
+                                 f"{INTERVAL_S:g} s, plus opening a consumer and committing)")
+    for i, _ in enumerate(jobs):
+        check_exact(conn, f"t{i}", list(range(30)))
+    eq(kh.query(conn, "SELECT count(*), count(DISTINCT v) FROM tp")[0], (30, 30), "tp: rows loaded once each")
 
 
 @suite.test(timeout=150)

@@ -58,6 +58,26 @@ TEST(KafkaConfig, MissingBrokersOrTopicIsInvalidArgument) {
   EXPECT_EQ(KafkaSource::Create(config).status().code(), StatusCode::kInvalidArgument);
 }
 
+// What CREATE ROUTINE LOAD / CREATE PIPE run: the same checks as creating a client, without starting one.
+TEST(KafkaConfig, ValidateNamesTheBadPropertyWithoutStartingAClient) {
+  Status st = ValidateKafkaClientConfig(Config({{"client.rack", "r1"}, {"no.such.setting", "1"}}));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("invalid Kafka property \"property.no.such.setting\""));
+  EXPECT_THAT(st.message(), HasSubstr("No such configuration property"));
+
+  st = ValidateKafkaClientConfig(Config({{"sasl.password", "hunter2"}, {"fetch.wait.max.ms", "hunter2"}}));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("property.fetch.wait.max.ms"));
+  EXPECT_THAT(st.message(), HasSubstr("Invalid value"));
+  EXPECT_THAT(st.message(), Not(HasSubstr("hunter2")));
+
+  EXPECT_EQ(ValidateKafkaClientConfig(Config({{"ssl.ca.location", "/etc/passwd"}})).code(), StatusCode::kAccessDenied);
+  KafkaClientConfig no_brokers = Config({});
+  no_brokers.brokers.clear();
+  EXPECT_EQ(ValidateKafkaClientConfig(no_brokers).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(ValidateKafkaClientConfig(Config({{"client.rack", "r1"}, {"kafka_default_offsets", "OFFSET_END"}})).ok());
+}
+
 TEST(KafkaConfig, MasksSecretValuesInText) {
   KafkaClientConfig config = Config({{"sasl.password", "hunter2"}, {"sasl.username", "bob"}});
   EXPECT_EQ(internal::MaskSecrets("user bob pass hunter2, hunter2!", config), "user bob pass ******, ******!");
