@@ -221,7 +221,9 @@ Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_i
   // One UPDATE for all of the task's partitions, prepared once per connection and partition count (planning it
   // cost about 1.2 M instructions per partition as one statement each, and 12 M per task of 32 partitions as one
   // statement with the values in its text). Each partition moves only if it is still at the offset the task
-  // started from, and the task's counts go to its first partition's row, as before.
+  // started from, and the task's counts go to its first partition's row, as before. Every parameter is a BIGINT,
+  // the type of the values bound: DuckDB re-binds a statement at every run whose values differ in type from its
+  // parameters ($1::INTEGER given a BIGINT).
   std::vector<storage::StatementParam> params = {job_id, static_cast<int64_t>(from.begin()->first),
                                                  counts.loaded_rows, counts.error_rows, counts.unselected_rows,
                                                  counts.received_bytes, counts.execute_ms};
@@ -230,7 +232,7 @@ Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_i
     auto it = to.find(p);
     const int64_t next = it == to.end() ? start : it->second;
     const std::string at = "$" + Str(static_cast<int64_t>(params.size() + 1));
-    values += std::string(values.empty() ? "(" : ", (") + at + "::INTEGER, $" +
+    values += std::string(values.empty() ? "(" : ", (") + at + "::BIGINT, $" +
               Str(static_cast<int64_t>(params.size() + 2)) + "::BIGINT, $" +
               Str(static_cast<int64_t>(params.size() + 3)) + "::BIGINT)";
     params.push_back(static_cast<int64_t>(p));
@@ -238,7 +240,7 @@ Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_i
     params.push_back(next);
   }
   auto add = [](const char* column, const char* param) {
-    return std::string(column) + " = " + column + " + CASE WHEN __sluice_v.kafka_partition = $2::INTEGER THEN " +
+    return std::string(column) + " = " + column + " + CASE WHEN __sluice_v.kafka_partition = $2::BIGINT THEN " +
            param + " ELSE 0 END";
   };
   ASSIGN_OR_RETURN(auto r, con.QueryPrepared(

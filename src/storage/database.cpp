@@ -303,6 +303,9 @@ Status BindParams(duckdb_prepared_statement stmt, const std::vector<StatementPar
 
 }  // namespace
 
+// Callers write each parameter with the type of the values they bind (`$1::BIGINT` for an int64_t, `$2::VARCHAR`
+// for a string): DuckDB re-binds a prepared statement at every run whose values differ in type from its parameters
+// ($1::INTEGER given a BIGINT, or a NULL, which has no type), and the statement would be planned every time again.
 Result<StatementResult> Connection::QueryPrepared(std::string_view sql, const std::vector<StatementParam>& params) {
   RETURN_IF_ERROR(RefuseNul(sql));
   for (const StatementParam& p : params)
