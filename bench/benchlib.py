@@ -328,7 +328,8 @@ def pipe_sql(job: str, table: str, bootstrap: str, topic: str, interval: str = "
 
 
 def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str, concurrency: int,
-                     job_properties: list[str] = (), kafka_properties: list[str] = (), interval: str = "0.5") -> str:
+                     job_properties: list[str] = (), kafka_properties: list[str] = (), interval: str = "0.5",
+                     batch_rows: int = 200000) -> str:
     load_props = 'COLUMNS TERMINATED BY ",",\nCOLUMNS (commodity_id, customer_name, country, pay_time, price)\n' \
         if fmt == "csv" else ""
     fmt_prop = f'"format" = "{fmt}", '
@@ -342,7 +343,7 @@ def routine_load_sql(job: str, table: str, fmt: str, bootstrap: str, topic: str,
         return out
     return (f"CREATE ROUTINE LOAD bench.{job} ON {table}\n{load_props}"
             f'PROPERTIES ({fmt_prop}"desired_concurrent_number" = "{concurrency}", '
-            f'"max_batch_rows" = "200000", "max_batch_interval" = "{interval}"{pairs(job_properties)})\n'
+            f'"max_batch_rows" = "{batch_rows}", "max_batch_interval" = "{interval}"{pairs(job_properties)})\n'
             f'FROM KAFKA ("kafka_broker_list" = "{bootstrap}", "kafka_topic" = "{topic}", '
             f'"property.kafka_default_offsets" = "OFFSET_BEGINNING"{pairs(kafka_properties)})')
 

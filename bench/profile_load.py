@@ -69,6 +69,9 @@ def main() -> int:
     ap.add_argument("--interval", default=None,
                     help="max_batch_interval / BATCH_INTERVAL_IN_SECONDS (default as bench: 0.5 / 1); under callgrind "
                          "a long one keeps the batches as large as at full speed")
+    ap.add_argument("--batch-rows", type=int, default=200000,
+                    help="the routine load's max_batch_rows: small values give many small tasks, to count the cost "
+                         "per task (the report then gives instructions per task)")
     ap.add_argument("--server-arg", action="append", default=[], help="extra argument for `sluice serve`")
     ap.add_argument("--with-close", action="store_true",
                     help="under callgrind: no background checkpoints during the load, and the count goes on through "
@@ -94,6 +97,7 @@ def main() -> int:
         server_args += ["--checkpoint-interval-seconds", "0", "--checkpoint-wal-mb", str(1 << 20)]
     srv = WrappedServer(args.sluice, wrapper, extra_args=(server_args if any(a.startswith("--log-level") for a in server_args) else ["--log-level", "warn"] + server_args))
     registry = None
+    tasks = 0
     try:
         payloads, _ = partition_payloads(args.rows, args.partitions, topic_fmt)
         if topic_fmt == "avro":
@@ -115,7 +119,8 @@ def main() -> int:
             sql = pipe_sql("j", "t", broker.bootstrap, topic, interval=args.interval or "1")
         else:
             sql = routine_load_sql("j", "t", args.format, broker.bootstrap, topic, args.concurrency,
-                                   kafka_properties=args.kafka_property, interval=args.interval or "0.5")
+                                   kafka_properties=args.kafka_property, interval=args.interval or "0.5",
+                                   batch_rows=args.batch_rows)
         pid = srv.proc.pid
         if args.wrap == "callgrind":
             subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True, stdout=subprocess.DEVNULL)
@@ -138,6 +143,9 @@ def main() -> int:
                 time.sleep(0.05 if args.wrap == "none" else 0.5)
         secs = time.monotonic() - t0
         cpu = proc_cpu_seconds(pid) - cpu0
+        with conn.cursor() as cur:  # the tasks that committed rows (one load_history row each)
+            cur.execute("SELECT count(*) FROM load_history('bench.t')")
+            tasks = int(cur.fetchone()[0])
         if sampler is not None:
             sampler.terminate()
             sampler.wait(10)
@@ -148,18 +156,19 @@ def main() -> int:
         if perf is not None:
             perf.send_signal(2)
             perf.wait(60)
-        print(f"{args.format}: {args.rows} rows in {secs:.2f} s, server CPU {cpu:.2f} s "
+        print(f"{args.format}: {args.rows} rows in {tasks} tasks in {secs:.2f} s, server CPU {cpu:.2f} s "
               f"({cpu / args.rows * 1e6:.2f} s per M rows), load average {os.getloadavg()[0]:.1f}")
         if args.wrap == "callgrind" and not args.with_close:
             total = callgrind_total(args.out)
-            print(f"callgrind: {total:,} instructions in the load, {total / args.rows:,.0f} per row "
-                  f"(files {args.out}.*)")
+            print(f"callgrind: {total:,} instructions in the load, {total / args.rows:,.0f} per row, "
+                  f"{total / max(tasks, 1):,.0f} per task (files {args.out}.*)")
     finally:
         srv.stop(timeout=300)
         if args.wrap == "callgrind" and args.with_close:
             load = callgrind_total(args.out, ".1")
             total = callgrind_total(args.out)
-            print(f"callgrind: {load:,} instructions in the load ({load / args.rows:,.0f} per row), {total:,} with "
+            print(f"callgrind: {load:,} instructions in the load ({load / args.rows:,.0f} per row, "
+                  f"{load / max(tasks, 1):,.0f} per task), {total:,} with "
                   f"the stop's checkpoint ({total / args.rows:,.0f} per row; files {args.out}.*)")
         if args.keep_log:
             shutil.copy(srv.log_path, args.keep_log)

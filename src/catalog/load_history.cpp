@@ -1,5 +1,7 @@
 #include "catalog/load_history.h"
 
+#include <algorithm>
+
 #include "sql/parser.h"
 
 namespace sluice::catalog {
@@ -30,23 +32,32 @@ std::string SourceOf(const LoadHistoryEntry& e) {
   return source;
 }
 
+// The first 1024 bytes of the first error, cut at a character's start (the column is UTF-8).
+std::string FirstErrorText(const LoadHistoryEntry& e) {
+  size_t end = std::min<size_t>(e.first_error.size(), 1024);
+  while (end < e.first_error.size() && end > 0 && (static_cast<unsigned char>(e.first_error[end]) & 0xC0) == 0x80) end--;
+  return e.first_error.substr(0, end);
+}
+
 std::string FirstErrorSql(const LoadHistoryEntry& e) {
-  return e.first_error.empty() ? std::string("NULL") : sql::QuoteLiteral(e.first_error.substr(0, 1024));
+  return e.first_error.empty() ? std::string("NULL") : sql::QuoteLiteral(FirstErrorText(e));
 }
 
 }  // namespace
 
 Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
-  const std::string source = SourceOf(e);
-  using sql::QuoteLiteral;
-  return con.Execute("INSERT INTO __sluice.load_history (db, table_name, job_name, job_kind, source, loaded_rows, "
-                     "error_rows, filtered_rows, first_error, status, start_time, end_time, attempts) VALUES (" +
-                     QuoteLiteral(e.db) + ", " + QuoteLiteral(e.table) +
-                     ", " + QuoteLiteral(e.job) + ", " + QuoteLiteral(e.job_kind) + ", " + QuoteLiteral(source) + ", " +
-                     std::to_string(e.loaded_rows) + ", " + std::to_string(e.error_rows) + ", " +
-                     std::to_string(e.filtered_rows) + ", " +
-                     FirstErrorSql(e) + ", " + QuoteLiteral(e.status) + ", " + std::to_string(e.start_ms) + ", " +
-                     std::to_string(e.end_ms) + ", 1)");
+  // Prepared once per connection (every task of every job writes one row): the values are parameters. No error
+  // is '' made NULL in SQL: a NULL value (of no type) would have DuckDB re-bind the statement.
+  ASSIGN_OR_RETURN(auto r, con.QueryPrepared(
+                               "INSERT INTO __sluice.load_history (db, table_name, job_name, job_kind, source, "
+                               "loaded_rows, error_rows, filtered_rows, first_error, status, start_time, end_time, "
+                               "attempts) VALUES ($1::VARCHAR, $2::VARCHAR, $3::VARCHAR, $4::VARCHAR, $5::VARCHAR, "
+                               "$6::BIGINT, $7::BIGINT, $8::BIGINT, NULLIF($9::VARCHAR, ''), $10::VARCHAR, $11::BIGINT, "
+                               "$12::BIGINT, 1)",
+                               {e.db, e.table, e.job, e.job_kind, SourceOf(e), e.loaded_rows, e.error_rows,
+                                e.filtered_rows, FirstErrorText(e), e.status, e.start_ms, e.end_ms}));
+  (void)r;
+  return Status::Ok();
 }
 
 Status RecordFailedAttempt(storage::Connection& con, const LoadHistoryEntry& e) {

@@ -272,7 +272,7 @@ Status RoutineLoadTask::Bookkeeping::Account(storage::Connection& con, int64_t w
   result.counts.unselected_rows = 0;
   if (decoded_rows > 0 && (written < 0 || written < decoded_rows || !plan.write.append)) {
     ASSIGN_OR_RETURN(auto counts,
-                     con.Query("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
+                     con.QueryPrepared("SELECT count(*) FILTER (WHERE __sluice_error IS NOT NULL), count(*) FILTER (WHERE "
                                "__sluice_error IS NULL AND NOT __sluice_selected) FROM " + transform_));
     transform_errors_ = Count(counts, 0);
     result.counts.unselected_rows = Count(counts, 1);
@@ -350,8 +350,11 @@ Status RoutineLoadTask::Bookkeeping::RecordLocal(storage::Connection& con) {
 Status RoutineLoadTask::Commit(storage::Connection& con, const TextBatch& batch,
                                const std::map<int32_t, int64_t>& start, TaskResult& result,
                                int64_t rejected_rows_to_keep, const std::function<bool()>& still_current) {
-  // The connection has sluice_batch() registered (the scheduler's workers register it when they start).
-  storage::BatchHandle handle(batch);
+  // The connection has sluice_batch() registered (the scheduler's workers register it when they start). The batch
+  // goes under the connection's slot for its columns, so the SQL over it is the same for every task of the plan
+  // and the connection prepares the plan's statements once (Connection::QueryPrepared); a new plan (ALTER ROUTINE
+  // LOAD, ALTER TABLE) has new SQL, or follows a catalog change that has the statements prepared again.
+  storage::BatchHandle handle(batch, con.BatchSlot(plan_->batch_columns));
   const std::string transform = "(" + plan_->transform.Bind(handle.id()) + ") AS __sluice_task";
   Bookkeeping book(*this, con, batch, transform, start, result, rejected_rows_to_keep, still_current);
   SinkCommit commit;
@@ -374,7 +377,7 @@ Status DuckDbCommitOnce(storage::Connection& con, const TaskPlan& plan, const Si
   return storage::InTransaction(con, [&]() -> Status {
     int64_t written = 0;
     if (!plan.transform.loaded_columns.empty() && c.decoded_rows > 0) {
-      ASSIGN_OR_RETURN(auto w, con.Query(BindTableWrite(plan.write, c.transform)));
+      ASSIGN_OR_RETURN(auto w, con.QueryPrepared(BindTableWrite(plan.write, c.transform)));
       written = static_cast<int64_t>(w.affected_rows);
     }
     RETURN_IF_ERROR(book.Account(con, written));

@@ -26,10 +26,12 @@ const TextBatch* FindBatch(int64_t id) {
 }
 
 struct BindData {
-  const TextBatch* batch;
+  int64_t id;
+  size_t columns;  // the batch's columns when the statement was bound
 };
 
 struct ScanState {
+  const TextBatch* batch = nullptr;
   size_t next_row = 0;
   std::vector<idx_t> projected;  // output column i reads batch column projected[i]; num_columns() = the row id
 };
@@ -67,16 +69,30 @@ void Bind(duckdb_bind_info info) {
   duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
   duckdb_bind_add_result_column(info, kBatchRowColumn, bigint);
   duckdb_destroy_logical_type(&bigint);
-  duckdb_bind_set_cardinality(info, batch->num_rows(), true);
-  duckdb_bind_set_bind_data(info, new BindData{batch}, [](void* p) { delete static_cast<BindData*>(p); });
+  // An estimate only: a prepared statement runs again over other batches of the slot.
+  duckdb_bind_set_cardinality(info, batch->num_rows(), false);
+  duckdb_bind_set_bind_data(info, new BindData{id, batch->num_columns()},
+                            [](void* p) { delete static_cast<BindData*>(p); });
 }
 
-void Init(duckdb_init_info info) { internal::InitProjectedScan<ScanState>(info); }
+void Init(duckdb_init_info info) {
+  auto* bind = static_cast<BindData*>(duckdb_init_get_bind_data(info));
+  const TextBatch* batch = FindBatch(bind->id);
+  if (!batch) {
+    duckdb_init_set_error(info, ("no batch with id " + std::to_string(bind->id)).c_str());
+    return;
+  }
+  if (batch->num_columns() != bind->columns) {
+    duckdb_init_set_error(info, ("the batch under id " + std::to_string(bind->id) +
+                                 " has other columns than when the statement was prepared").c_str());
+    return;
+  }
+  internal::InitProjectedScan<ScanState>(info, [batch](ScanState& state) { state.batch = batch; });
+}
 
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
-  auto* bind = static_cast<BindData*>(duckdb_function_get_bind_data(info));
   auto* state = static_cast<ScanState*>(duckdb_function_get_init_data(info));
-  const TextBatch& batch = *bind->batch;
+  const TextBatch& batch = *state->batch;
   size_t start = state->next_row;
   size_t count = std::min<size_t>(duckdb_vector_size(), batch.num_rows() - start);
   for (size_t out_col = 0; out_col < state->projected.size(); out_col++) {
@@ -108,7 +124,11 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
 
 }  // namespace
 
-BatchHandle::BatchHandle(const TextBatch& batch) : id_(g_next_id++) {
+int64_t NewBatchId() { return g_next_id++; }
+
+BatchHandle::BatchHandle(const TextBatch& batch) : BatchHandle(batch, NewBatchId()) {}
+
+BatchHandle::BatchHandle(const TextBatch& batch, int64_t slot) : id_(slot) {
   std::lock_guard<std::mutex> lock(g_mu);
   g_batches[id_] = &batch;
 }

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/batch_table_function.h"
 #include "storage/checkpointer.h"
 #include "storage/result_conversion.h"
 #include "storage/text_row_stream.h"
@@ -66,10 +67,13 @@ Database::~Database() {
 Result<std::unique_ptr<Connection>> Database::Connect() {
   duckdb_connection con = nullptr;
   if (duckdb_connect(db_, &con) != DuckDBSuccess) return Status::Internal("cannot open a DuckDB connection");
-  return std::unique_ptr<Connection>(new Connection(con, health_, write_gate_));
+  return std::unique_ptr<Connection>(new Connection(con, health_, write_gate_, catalog_epoch_));
 }
 
-Connection::~Connection() { duckdb_disconnect(&con_); }
+Connection::~Connection() {
+  for (auto& [sql, cached] : prepared_) duckdb_destroy_prepare(&cached.stmt);
+  duckdb_disconnect(&con_);
+}
 
 void Connection::Interrupt() { duckdb_interrupt(con_); }
 
@@ -220,7 +224,7 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
 
 Result<StatementResult> Connection::Query(std::string_view sql) {
   RETURN_IF_ERROR(RefuseNul(sql));
-  const WriteGate::Hold admitted = AdmitWrites(sql);
+  const Admitted admitted = AdmitWrites(sql);
   std::string text(sql);
   Prepared prepared;
   // Several statements, or ones DuckDB cannot prepare, run through duckdb_query, which also classifies errors.
@@ -260,13 +264,93 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
 
 Status Connection::Execute(std::string_view sql) {
   RETURN_IF_ERROR(RefuseNul(sql));
-  const WriteGate::Hold admitted = AdmitWrites(sql);
+  const Admitted admitted = AdmitWrites(sql);
   duckdb_result result;
   std::string text(sql);
   duckdb_state st = duckdb_query(con_, text.c_str(), &result);
   Status out = st == DuckDBSuccess ? Status::Ok() : Checked(ErrorFromResult(&result));
   duckdb_destroy_result(&result);
   return out;
+}
+
+void Connection::DropPrepared(const std::string& sql) {
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) return;
+  duckdb_destroy_prepare(&it->second.stmt);
+  used_.erase(it->second.use);
+  prepared_.erase(it);
+}
+
+namespace {
+
+Status BindParams(duckdb_prepared_statement stmt, const std::vector<StatementParam>& params) {
+  if (duckdb_nparams(stmt) != params.size())
+    return Status::Internal("a prepared statement has " + std::to_string(duckdb_nparams(stmt)) + " parameters, " +
+                            std::to_string(params.size()) + " values were given");
+  for (idx_t i = 0; i < params.size(); i++) {
+    const StatementParam& p = params[i];
+    duckdb_state st = DuckDBSuccess;
+    if (std::holds_alternative<std::monostate>(p)) st = duckdb_bind_null(stmt, i + 1);
+    else if (const int64_t* v = std::get_if<int64_t>(&p)) st = duckdb_bind_int64(stmt, i + 1, *v);
+    else {
+      const std::string& text = std::get<std::string>(p);
+      st = duckdb_bind_varchar_length(stmt, i + 1, text.data(), text.size());
+    }
+    if (st != DuckDBSuccess) return Status::Internal("cannot bind parameter " + std::to_string(i + 1));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// Callers write each parameter with the type of the values they bind (`$1::BIGINT` for an int64_t, `$2::VARCHAR`
+// for a string): DuckDB re-binds a prepared statement at every run whose values differ in type from its parameters
+// ($1::INTEGER given a BIGINT, or a NULL, which has no type), and the statement would be planned every time again.
+Result<StatementResult> Connection::QueryPrepared(std::string_view sql, const std::vector<StatementParam>& params) {
+  RETURN_IF_ERROR(RefuseNul(sql));
+  for (const StatementParam& p : params)
+    if (const std::string* text = std::get_if<std::string>(&p)) RETURN_IF_ERROR(RefuseNul(*text));
+  const Admitted admitted = AdmitWrites(sql);
+  std::string text(sql);
+  const uint64_t epoch = catalog_epoch_->load();
+  auto it = prepared_.find(text);
+  if (it != prepared_.end() && it->second.epoch != epoch) {
+    DropPrepared(text);
+    it = prepared_.end();
+  }
+  if (it == prepared_.end()) {
+    Prepared fresh;
+    if (duckdb_prepare(con_, text.c_str(), &fresh.stmt) != DuckDBSuccess) {
+      const char* error = duckdb_prepare_error(fresh.stmt);
+      return Checked(ErrorFromMessage(error ? error : "the statement could not be prepared"));
+    }
+    if (prepared_.size() >= kPreparedStatements) DropPrepared(used_.back());
+    used_.push_front(text);
+    it = prepared_.emplace(text, CachedStatement{fresh.stmt, epoch, used_.begin()}).first;
+    fresh.stmt = nullptr;
+  } else {
+    used_.splice(used_.begin(), used_, it->second.use);
+  }
+  duckdb_prepared_statement stmt = it->second.stmt;
+  duckdb_clear_bindings(stmt);
+  RETURN_IF_ERROR(BindParams(stmt, params));
+  duckdb_result result;
+  Status start_error;
+  duckdb_state st = ExecutePrepared(stmt, &result, &start_error);
+  if (!start_error.ok()) {
+    DropPrepared(text);  // prepared afresh next time, in case the statement itself is what failed
+    return Checked(start_error);
+  }
+  Result<StatementResult> out = st == DuckDBSuccess ? ConvertResult(&result, {}) : Checked(ErrorFromResult(&result));
+  duckdb_destroy_result(&result);
+  if (!out.ok()) DropPrepared(text);
+  return out;
+}
+
+int64_t Connection::BatchSlot(const std::vector<std::string>& columns) {
+  auto [it, fresh] = batch_slots_.emplace(columns, 0);
+  if (fresh) it->second = NewBatchId();
+  return it->second;
 }
 
 bool Connection::TableExists(const std::string& schema, const std::string& table) {

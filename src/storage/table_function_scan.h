@@ -8,9 +8,11 @@
 namespace sluice::storage::internal {
 
 // `State` needs a `std::vector<idx_t> projected`: output column i reads the function's column projected[i].
-template <typename State>
-void InitProjectedScan(duckdb_init_info info) {
+// `fill` sets the rest of the state before DuckDB gets it.
+template <typename State, typename Fill = void (*)(State&)>
+void InitProjectedScan(duckdb_init_info info, Fill fill = [](State&) {}) {
   auto* state = new State();
+  fill(*state);
   idx_t n = duckdb_init_get_column_count(info);
   for (idx_t i = 0; i < n; i++) state->projected.push_back(duckdb_init_get_column_index(info, i));
   duckdb_init_set_max_threads(info, 1);

@@ -97,6 +97,7 @@ std::string NameAt(const Statement& s, size_t i) {
 
 struct StatementWrites {
   enum Transaction { kNone, kBegin, kCommit, kRollback } transaction = kNone;
+  bool ddl = false;  // may change the catalog
   std::vector<std::string> updates;
   std::vector<std::string> appends;
 };
@@ -110,6 +111,8 @@ StatementWrites Read(const Statement& s) {
   }
   if (i >= s.size() || s[i].kind != Token::kWord) return w;
   const std::string& verb = s[i].text;
+  w.ddl = verb == "CREATE" || verb == "ALTER" || verb == "DROP" || verb == "ATTACH" || verb == "DETACH" ||
+          verb == "COMMENT" || verb == "IMPORT" || verb == "LOAD" || verb == "INSTALL" || verb == "USE";
   if (verb == "BEGIN" || verb == "START") {
     w.transaction = StatementWrites::kBegin;
   } else if (verb == "COMMIT" || verb == "END") {
@@ -151,8 +154,13 @@ std::vector<WriteGate::Claim> WriteClaims::For(std::string_view sql) {
     auto [it, fresh] = modes.emplace(table, mode);
     if (!fresh && it->second != mode) it->second = WriteGate::Mode::kExclusive;
   };
+  changed_catalog_ = false;
   for (const Statement& s : Tokenize(sql)) {
     const StatementWrites w = Read(s);
+    if (w.ddl) {
+      if (in_transaction_) ddl_in_transaction_ = true;
+      changed_catalog_ = true;  // in a transaction too: DuckDB's view of the catalog changes on this connection
+    }
     switch (w.transaction) {
       case StatementWrites::kBegin:
         in_transaction_ = true;
@@ -163,6 +171,8 @@ std::vector<WriteGate::Claim> WriteClaims::For(std::string_view sql) {
       case StatementWrites::kRollback:
         pending_appends_.clear();
         in_transaction_ = false;
+        if (ddl_in_transaction_) changed_catalog_ = true;
+        ddl_in_transaction_ = false;
         break;
       case StatementWrites::kNone:
         break;

@@ -22,9 +22,15 @@ class WriteClaims {
   std::vector<WriteGate::Claim> For(std::string_view sql);
 
   bool in_transaction() const { return in_transaction_; }
+  // Whether the statements of the last For() may have changed the catalog once they have run: DDL (CREATE, ALTER,
+  // DROP, ...) outside a transaction, or the end of a transaction that ran DDL. Prepared statements are prepared
+  // again then (Connection::QueryPrepared).
+  bool changed_catalog() const { return changed_catalog_; }
 
  private:
   bool in_transaction_ = false;
+  bool ddl_in_transaction_ = false;
+  bool changed_catalog_ = false;
   std::set<std::string> pending_appends_;
 };
 

@@ -5,7 +5,9 @@
   produced after the ADD fill the new column, rows produced after the DROP still load, and every message is in the
   table exactly once (messages keep arriving while the table is rebuilt);
 - a CSV job whose COLUMNS names a dropped column pauses saying so and what to do; ALTER ROUTINE LOAD ... COLUMNS and
-  RESUME make it load again.
+  RESUME make it load again;
+- a job's tasks prepare their statements once per plan (storage's Connection::QueryPrepared): ALTER ROUTINE LOAD
+  changing COLUMNS and WHERE, and ALTER TABLE ADD COLUMN, are each obeyed by the next task.
 
     /usr/bin/python3 tests/e2e/test_alter_table_loads.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
@@ -113,6 +115,53 @@ FROM KAFKA ("kafka_broker_list" = "{kh.shared_broker().bootstrap}", "kafka_topic
     kh.query(conn, "RESUME ROUTINE LOAD FOR jc")
     wait_committed(conn, "jc", 3)
     eq(kh.query(conn, "SELECT id, v FROM c ORDER BY id"), [(1, "a"), (2, "b"), (3, "c")], "rows after the RESUME")
+
+
+@suite.test(timeout=180)
+def test_next_task_follows_altered_columns_where_and_table(s):
+    topic = kh.new_topic("alter_plan", 1)
+    srv = s.server().start()
+    conn = srv.connect()
+    kh.query(conn, "CREATE DATABASE d")
+    kh.query(conn, "USE d")
+    kh.query(conn, "CREATE TABLE p (id int NOT NULL, w int, x int) DUPLICATE KEY(id)")
+    kh.query(conn, f"""CREATE ROUTINE LOAD jp ON p
+COLUMNS TERMINATED BY ",", COLUMNS (id, w, x = w * 2), WHERE w > 10
+PROPERTIES ("max_batch_interval" = "0.2")
+FROM KAFKA ("kafka_broker_list" = "{kh.shared_broker().bootstrap}", "kafka_topic" = "{topic}",
+            "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
+    bootstrap = kh.shared_broker().bootstrap
+    # several tasks of the first plan, so its statements are prepared and run again
+    for i, w in enumerate([5, 20, 30, 1]):
+        kh.produce(bootstrap, topic, 0, [f"{i + 1},{w}"])
+        wait_committed(conn, "jp", i + 1)
+    eq(kh.query(conn, "SELECT id, w, x FROM p ORDER BY id"), [(2, 20, 40), (3, 30, 60)], "the first plan")
+
+    kh.query(conn, "PAUSE ROUTINE LOAD FOR jp")
+    kh.wait_state(conn, "jp", "PAUSED", LOAD_TIMEOUT)
+    kh.query(conn, "ALTER ROUTINE LOAD FOR jp COLUMNS (id, w, x = w * 3), WHERE w < 10")
+    kh.query(conn, "RESUME ROUTINE LOAD FOR jp")
+    kh.produce(bootstrap, topic, 0, ["5,6", "6,60"])
+    wait_committed(conn, "jp", 6)
+    eq(kh.query(conn, "SELECT id, w, x FROM p WHERE id > 4 ORDER BY id"), [(5, 6, 18)],
+       "the next task after ALTER ROUTINE LOAD uses the new COLUMNS and WHERE")
+
+    # the table changes under the running job; its load SQL stays the same text
+    kh.query(conn, "ALTER TABLE p ADD COLUMN y int DEFAULT 7")
+    kh.produce(bootstrap, topic, 0, ["7,2"])
+    job = wait_committed(conn, "jp", 7)
+    eq(job["State"], "RUNNING", "the job keeps running after ALTER TABLE")
+    eq(kh.query(conn, "SELECT id, w, x, y FROM p WHERE id = 7"), [(7, 2, 6, 7)],
+       "the next task after ALTER TABLE ADD COLUMN fills the new column's default")
+    kh.query(conn, "PAUSE ROUTINE LOAD FOR jp")
+    kh.wait_state(conn, "jp", "PAUSED", LOAD_TIMEOUT)
+    kh.query(conn, "ALTER ROUTINE LOAD FOR jp COLUMNS (id, w, x = w * 3, y = w + 100), WHERE w < 10")
+    kh.query(conn, "RESUME ROUTINE LOAD FOR jp")
+    kh.produce(bootstrap, topic, 0, ["8,3"])
+    wait_committed(conn, "jp", 8)
+    eq(kh.query(conn, "SELECT id, w, x, y FROM p WHERE id = 8"), [(8, 3, 9, 103)],
+       "the next task loads the added column once COLUMNS names it")
+    eq(kh.scalar(conn, "SELECT count(*) FROM p"), 5, "rows of every plan, each once")
 
 
 if __name__ == "__main__":

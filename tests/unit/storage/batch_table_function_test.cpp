@@ -93,5 +93,90 @@ TEST(BatchTableFunctionTest, UnknownBatchIsAnError) {
   EXPECT_NE(res.status().message().find("no batch"), std::string::npos);
 }
 
+TextBatch NumberedBatch(int first, int rows) {
+  TextBatch batch({"id", "v"});
+  for (int i = first; i < first + rows; i++) {
+    batch.BeginRow();
+    batch.SetField(0, std::to_string(i));
+    batch.SetField(1, "v" + std::to_string(i));
+    batch.FinishRow({0, i});
+  }
+  return batch;
+}
+
+// A load task's statements are prepared once per connection over its batch slot (QueryPrepared): each run reads
+// the batch published under the slot at that run, parameters take new values, and a catalog change made on another
+// connection (ALTER TABLE ADD COLUMN with a default) is seen by the next run of the same SQL.
+TEST(BatchTableFunctionTest, PreparedStatementsReadEachNewBatchAndSeeCatalogChanges) {
+  auto db = Database::Open("");
+  auto con = (*db)->Connect();
+  auto other = (*db)->Connect();
+  ASSERT_TRUE(RegisterBatchTableFunction(**con).ok());
+  ASSERT_TRUE((*con)->Execute("CREATE TABLE t (id BIGINT, v VARCHAR, tag BIGINT)").ok());
+  const int64_t slot = (*con)->BatchSlot({"id", "v"});
+  EXPECT_EQ((*con)->BatchSlot({"id", "v"}), slot);
+  EXPECT_NE((*con)->BatchSlot({"id", "w"}), slot);
+  const std::string insert =
+      "INSERT INTO t (id, v, tag) SELECT id::BIGINT, v, $1::BIGINT FROM sluice_batch(" + std::to_string(slot) + ")";
+  for (int task = 0; task < 3; task++) {
+    TextBatch batch = NumberedBatch(task * 100, 10 + task);
+    BatchHandle handle(batch, slot);
+    auto r = (*con)->QueryPrepared(insert, {int64_t{task}});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->affected_rows, static_cast<uint64_t>(10 + task));
+  }
+  auto sums = (*con)->Query("SELECT tag, count(*), min(id), max(v) FROM t GROUP BY tag ORDER BY tag");
+  ASSERT_TRUE(sums.ok());
+  ASSERT_EQ(sums->result_set->rows.size(), 3u);
+  EXPECT_EQ(*sums->result_set->rows[2][1], "12");
+  EXPECT_EQ(*sums->result_set->rows[2][2], "200");
+  EXPECT_EQ(*sums->result_set->rows[2][3], "v211");  // rows 200..211
+
+  ASSERT_TRUE((*other)->Execute("ALTER TABLE t ADD COLUMN added BIGINT DEFAULT 7").ok());
+  {
+    TextBatch batch = NumberedBatch(1000, 4);
+    BatchHandle handle(batch, slot);
+    auto r = (*con)->QueryPrepared(insert, {int64_t{9}});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->affected_rows, 4u);
+  }
+  auto added = (*con)->Query("SELECT count(*) FROM t WHERE tag = 9 AND added = 7");
+  ASSERT_TRUE(added.ok());
+  EXPECT_EQ(*added->result_set->rows[0][0], "4");
+
+  // No batch under the slot: an error, and the statement is prepared afresh at the next run.
+  auto none = (*con)->QueryPrepared(insert, {int64_t{1}});
+  EXPECT_FALSE(none.ok());
+  TextBatch batch = NumberedBatch(5000, 1);
+  BatchHandle handle(batch, slot);
+  EXPECT_TRUE((*con)->QueryPrepared(insert, {int64_t{1}}).ok());
+  // A parameter count that does not match the SQL is a bug of the caller, reported.
+  EXPECT_FALSE((*con)->QueryPrepared(insert, {}).ok());
+}
+
+// VARCHAR and NULL parameters, and a result read back.
+TEST(BatchTableFunctionTest, PreparedStatementParametersAndResults) {
+  auto db = Database::Open("");
+  auto con = (*db)->Connect();
+  for (int i = 0; i < 2; i++) {
+    auto r = (*con)->QueryPrepared("SELECT $1::VARCHAR || '!', $2::BIGINT IS NULL, $3::BIGINT + 1",
+                                   {std::string("x") + std::to_string(i), StatementParam{}, int64_t{41}});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const Row& row = r->result_set->rows[0];
+    EXPECT_EQ(*row[0], "x" + std::to_string(i) + "!");
+    EXPECT_EQ(*row[1], "true");
+    EXPECT_EQ(*row[2], "42");
+  }
+  // More statements than the connection keeps: the oldest are dropped and prepared again when used.
+  for (size_t i = 0; i < Connection::kPreparedStatements + 5; i++) {
+    auto r = (*con)->QueryPrepared("SELECT " + std::to_string(i) + " + $1::BIGINT", {int64_t{1}});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(*r->result_set->rows[0][0], std::to_string(i + 1));
+  }
+  auto again = (*con)->QueryPrepared("SELECT 0 + $1::BIGINT", {int64_t{5}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again->result_set->rows[0][0], "5");
+}
+
 }  // namespace
 }  // namespace sluice::storage

@@ -72,5 +72,29 @@ TEST(WriteClaimsTest, SeveralStatementsInOneTextAreFollowedInOrder) {
   EXPECT_EQ(c.For("END"), (Claims{{"t", Mode::kAppend}}));
 }
 
+// Prepared statements are prepared again after the catalog may have changed (Connection::QueryPrepared): after DDL
+// in autocommit, and at the end of a transaction that ran DDL; never after reads and writes of rows.
+TEST(WriteClaimsTest, SaysWhenTheCatalogMayHaveChanged) {
+  WriteClaims claims;
+  auto changed = [&](std::string_view sql) {
+    (void)claims.For(sql);
+    return claims.changed_catalog();
+  };
+  EXPECT_FALSE(changed("SELECT 1"));
+  EXPECT_FALSE(changed("INSERT INTO t SELECT * FROM sluice_batch(3)"));
+  EXPECT_FALSE(changed("UPDATE t SET a = 1"));
+  EXPECT_TRUE(changed("ALTER TABLE t ADD COLUMN c INT"));
+  EXPECT_FALSE(changed("DELETE FROM t"));
+  EXPECT_TRUE(changed("create table x (a int)"));
+  EXPECT_TRUE(changed("SELECT 1; DROP TABLE x"));
+  EXPECT_FALSE(changed("BEGIN TRANSACTION"));
+  EXPECT_TRUE(changed("CREATE TABLE y (a int)"));
+  EXPECT_FALSE(changed("INSERT INTO y VALUES (1)"));
+  EXPECT_TRUE(changed("COMMIT"));
+  EXPECT_FALSE(changed("BEGIN"));
+  EXPECT_FALSE(changed("INSERT INTO y VALUES (1)"));
+  EXPECT_FALSE(changed("ROLLBACK"));
+}
+
 }  // namespace
 }  // namespace sluice::storage
