@@ -78,19 +78,12 @@ Result<std::vector<ListedFile>> ListedFiles(const iceberg::TableMetadata& metada
   return out;
 }
 
-// A file a commit holds, as the local records keep it: its load record (status LOADED, or PARTIALLY_LOADED when
-// ON_ERROR = CONTINUE skipped rows of it) and the rows it rejected.
-struct CommittedFile {
-  catalog::FileLoadRecord record;
-  std::vector<catalog::RejectedFileRow> rejected;
-};
-
-// The local load records, load_history rows and rejected rows of files a commit holds, in one transaction.
-Status RecordLoads(storage::Connection& con, const load::VolumeLoadTarget& t, const std::vector<CommittedFile>& files,
-                   int64_t start_ms, int64_t end_ms) {
+// The local load records and load_history rows of files a commit holds (status LOADED, or PARTIALLY_LOADED when
+// ON_ERROR = CONTINUE skipped rows of the file), in one transaction.
+Status RecordLoads(storage::Connection& con, const load::VolumeLoadTarget& t,
+                   const std::vector<catalog::FileLoadRecord>& records, int64_t start_ms, int64_t end_ms) {
   return storage::InTransaction(con, [&]() -> Status {
-    for (const CommittedFile& f : files) {
-      catalog::FileLoadRecord r = f.record;
+    for (catalog::FileLoadRecord r : records) {
       r.target = t.db + "." + t.table;
       if (r.status.empty()) r.status = r.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
       RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, r, end_ms));
@@ -100,7 +93,6 @@ Status RecordLoads(storage::Connection& con, const load::VolumeLoadTarget& t, co
       h.first_error = r.first_error;
       h.status = r.status;
       RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
-      RETURN_IF_ERROR(catalog::VolumeStore::RecordRejectedRows(con, r.target, r.file_url, f.rejected, end_ms));
     }
     return Status::Ok();
   });
@@ -122,11 +114,10 @@ Status RecordMissingFileLoads(storage::Connection& con, const iceberg::TableMeta
   ASSIGN_OR_RETURN(std::set<std::string> recorded,
                    catalog::VolumeStore::LoadedFileKeys(con, "", t.db + "." + t.table));
   // By commit, so each gets its snapshot's time (a later compaction may carry a list again: recorded once).
-  // The rows a file rejected were kept only in memory until the records: the count survives (the summary's
-  // "errors"), the rows themselves do not.
-  std::map<int64_t, std::vector<CommittedFile>> missing;
+  // (The files' rejected rows were written before the commit; the summary's "errors" counts them.)
+  std::map<int64_t, std::vector<catalog::FileLoadRecord>> missing;
   for (const auto& l : listed)
-    if (recorded.insert(IdentityKey(l.record)).second) missing[l.committed_ms].push_back({l.record, {}});
+    if (recorded.insert(IdentityKey(l.record)).second) missing[l.committed_ms].push_back(l.record);
   for (const auto& [committed_ms, records] : missing) {
     log::Info("pipe", "{}.{}: {} file(s) of a commit at {} had no local load records (the server stopped right "
               "after the commit); recorded now", t.db, t.table, records.size(), committed_ms);
@@ -162,6 +153,12 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
   // NOT NULL column of a DuckDB table: the file is read into a stage without the constraint first.
   if (t.continue_on_error)
     t.row_checks = load::VolumeRowChecksFor(LakeTableMeta(target, *table.metadata.CurrentSchema()));
+  // A one-shot COPY first writes the records of files its earlier statements committed but a crash kept from being
+  // recorded (a pipe's task does so when it lists: LakeVolumeFiles::LoadedFiles).
+  if (!request.listing_task) {
+    if (Status st = RecordMissingFileLoads(con, table.metadata, request.files_key, t); !st.ok())
+      log::Warn("copy", "{}: could not record the files earlier commits hold: {}", request.what, st.message());
+  }
   const std::string& url = volume.location.url;
   // Another load committing some of the same files between this one's listing and its commit sends it round
   // again without them; a few rounds at most.
@@ -232,6 +229,21 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
     };
     if (request.still_current && !request.still_current()) return moved_on();
     const std::string files_json = identities.dump();
+    // Under ON_ERROR = CONTINUE the files' rejected rows are written now, before the commit, so that a crash right
+    // after it keeps them (the load records follow the commit). Rows an earlier attempt at the same files left
+    // (its commit never came) go first; if this commit fails, its own go too.
+    std::vector<std::string> urls;
+    for (const auto& [file, outcome] : out.loaded) urls.push_back(url + file.path);
+    const int64_t rejects_ms = WallClockMs();
+    if (t.continue_on_error) {
+      RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
+        RETURN_IF_ERROR(catalog::VolumeStore::DeleteRejectedRowsSinceLastLoad(con, t.db + "." + t.table, urls));
+        for (const auto& [file, outcome] : out.loaded)
+          RETURN_IF_ERROR(catalog::VolumeStore::RecordRejectedRows(con, t.db + "." + t.table, url + file.path,
+                                                                   outcome.rejected, rejects_ms));
+        return Status::Ok();
+      }));
+    }
     bool lost_race = false;
     AppendRequest append;
     append.query = std::string("SELECT * FROM temp.") + kStage;
@@ -253,6 +265,12 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       return summary;
     };
     auto appended = AppendRows(conn, target, con, append, work_dir);
+    if (!appended.ok() && t.continue_on_error) {
+      if (Status d = catalog::VolumeStore::DeleteRejectedRowsWrittenAt(con, t.db + "." + t.table, urls, rejects_ms);
+          !d.ok())
+        log::Warn("copy", "{}: the commit failed, and the rejected rows written for it could not be removed: {}",
+                  request.what, d.message());
+    }
     if (!appended.ok()) {
       if (lost_race && round < kRounds) {
         ASSIGN_OR_RETURN(table, LoadLakeTable(conn, target));
@@ -266,19 +284,18 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
     // The table holds the truth now; the local records keep the files loaded once the snapshot that lists them
     // has expired. If they cannot be written, the table's history still skips the files (and a pipe's next task
     // writes them: RecordMissingFileLoads).
-    std::vector<CommittedFile> records;
-    for (auto& [file, outcome] : out.loaded) {
-      CommittedFile f;
-      f.record.file_url = url + file.path;
-      f.record.size = file.size;
-      f.record.last_modified_ms = file.last_modified_ms;
-      f.record.etag = file.etag;
-      f.record.rows_loaded = outcome.rows_loaded;
-      f.record.error_rows = outcome.error_rows;
-      f.record.first_error = outcome.first_error;
-      f.record.status = outcome.status;
-      f.rejected = std::move(outcome.rejected);
-      records.push_back(std::move(f));
+    std::vector<catalog::FileLoadRecord> records;
+    for (const auto& [file, outcome] : out.loaded) {
+      catalog::FileLoadRecord r;
+      r.file_url = url + file.path;
+      r.size = file.size;
+      r.last_modified_ms = file.last_modified_ms;
+      r.etag = file.etag;
+      r.rows_loaded = outcome.rows_loaded;
+      r.error_rows = outcome.error_rows;
+      r.first_error = outcome.first_error;
+      r.status = outcome.status;
+      records.push_back(std::move(r));
     }
     if (Status local = RecordLoads(con, t, records, start_ms, WallClockMs()); !local.ok())
       log::Warn("copy", "{}: committed, but the files' local load records were not written: {}", request.what,

@@ -5,9 +5,10 @@
 // VolumeLoadTarget::stage_sql), then the stage is appended by ONE commit (AppendRows) whose snapshot summary lists
 // the commit's files under one key: `sluice.files.copy` for COPY INTO, `sluice.files.<pipe id>` for a pipe's task.
 // The value is a JSON list of {url, size, etag, mtime, rows[, errors]}: the file's identity as
-// catalog::VolumeStore::FileIdentityKey makes it, the rows it loaded and, under ON_ERROR = CONTINUE, the rows it
-// rejected (those rows are recorded locally after the commit, with the load records: a file with rejected rows is
-// loaded, PARTIALLY_LOADED, like any other). A file counts as loaded when a snapshot of
+// catalog::VolumeStore::FileIdentityKey makes it, the rows it loaded and, under ON_ERROR = CONTINUE, how many rows
+// it rejected (a file with rejected rows is loaded, PARTIALLY_LOADED, like any other; the rows themselves go into
+// the local volume_rejected_rows just before the commit, so a crash right after it keeps them, and an attempt whose
+// commit never came has its rows removed by the next). A file counts as loaded when a snapshot of
 // the table's current ancestry lists it under any `sluice.files.*` key or the local volume_loads records have it
 // (written only after the commit, so snapshots that expire_snapshots removed do not make files load again). Before
 // every commit attempt, and each retry after another writer committed first, the ancestry is read again: a file
@@ -63,7 +64,7 @@ struct LakeFilesRequest {
 
 // Loads the files of `candidates` that are not loaded yet (per the table and `request.recorded`) into the table
 // `target` of `conn` in one commit, then writes their local load records and load_history rows (job and kind from
-// `load_target`). A commit that loses races to other writers of the same files a few times in a row is Conflict.
+// `load_target`). A COPY first writes the records of earlier COPY commits a crash left out (RecordMissingFileLoads). A commit that loses races to other writers of the same files a few times in a row is Conflict.
 Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage::Connection& con,
                                                   const LakeTableRef& target, source::VolumeReader& reader,
                                                   const catalog::ResolvedVolume& volume,

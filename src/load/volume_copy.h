@@ -79,7 +79,7 @@ struct FileLoadOutcome {
   std::string first_error;
   int64_t first_error_line = 0;
   // A staged load (VolumeLoadTarget::stage_sql) records nothing itself: the rows it rejected (under ON_ERROR =
-  // CONTINUE) are handed back for the caller to record once its commit holds the file's good rows.
+  // CONTINUE) are handed back for the caller to record with the commit of the file's good rows.
   std::vector<catalog::RejectedFileRow> rejected;
 };
 

@@ -257,20 +257,22 @@ def test_sigkill_copy(t):
             loaded = sum(x[2] for x in q(cur, copy))
             skipped = q(cur, "SELECT count(*) FROM __sluice.volume_rejected_rows WHERE file_url LIKE "
                              f"'%/r{r}-_.csv'")[0][0]
-            history.append((point + on_error, before, loaded, skipped))
+            records = q(cur, "SELECT count(*), sum(error_rows) FROM load_history('lake.db.events') WHERE source LIKE "
+                             f"'%/r{r}-_.csv'")[0]
+            history.append((point + on_error, before, loaded, skipped, tuple(int(x or 0) for x in records)))
             c = Collector()
             check_rows(c, cur, pg, s3, produced, f"after a crash at {point}{on_error} and COPY again")
             c.eq(q(cur, copy), [], f"after a crash at {point}{on_error}: a third COPY loads nothing")
             c.done()
             con.close()
-        print(f"  (crash point, rows after the restart, rows the next COPY loaded, rejected rows recorded): {history}",
-              flush=True)
-        eq(history, [("iceberg_load.after_upload", 0, 1000, 0), ("iceberg_load.after_commit", 2000, 0, 0),
-                     ("iceberg_load.after_upload ON_ERROR = CONTINUE", 2000, 1000, 4),
-                     ("iceberg_load.after_commit ON_ERROR = CONTINUE", 4000, 0, 0)],
+        print(f"  (crash point, rows after the restart, rows the next COPY loaded, rejected rows recorded, "
+              f"(load_history rows, their error rows)): {history}", flush=True)
+        eq(history, [("iceberg_load.after_upload", 0, 1000, 0, (4, 0)), ("iceberg_load.after_commit", 2000, 0, 0, (4, 0)),
+                     ("iceberg_load.after_upload ON_ERROR = CONTINUE", 2000, 1000, 4, (4, 4)),
+                     ("iceberg_load.after_commit ON_ERROR = CONTINUE", 4000, 0, 4, (4, 4))],
            "a crash before the commit loads the files again (their rejected rows recorded once); one after it "
-           "loads nothing twice, also of files whose rows were partly skipped (whose rejected rows, kept in memory "
-           "until the local records, are lost with the crash)")
+           "loads nothing twice, also of files whose rows were partly skipped, and keeps their rejected rows; the "
+           "next COPY writes the load records the crash left out, from the table")
 
 
 if __name__ == "__main__":

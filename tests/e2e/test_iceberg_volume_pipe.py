@@ -14,7 +14,8 @@ catalog), s3rver (the volume's files and the table's) and npm's icebird (a reade
   the good rows; the rejected rows are in __sluice.volume_rejected_rows, load_history (PARTIALLY_LOADED, error_rows),
   pipe_files (FINISHED), DESC PIPE EXTENDED and the summary ("errors"); the pipe stays RUNNING with no last_error
   and never loads such a file again; a SIGKILL right after a commit (iceberg_load.after_commit) loads nothing
-  twice, and the records written from the table after the restart keep the files PARTIALLY_LOADED.
+  twice, keeps the rejected rows (written just before the commit) and the records written from the table after the
+  restart keep the files PARTIALLY_LOADED.
 - test_sigkill_volume_pipe: SIGKILL between the Parquet upload and the catalog commit (iceberg_load.after_upload),
   right after the commit before the local records (iceberg_load.after_commit), and at a random moment, with new
   files before each; after each restart count = distinct = produced through Sluice and icebird, no file is listed
@@ -304,6 +305,8 @@ def test_volume_pipe_on_error_continue(t):
              [(f"s3://{LANDING}/in/f0.csv", "PARTIALLY_LOADED", 10, 1),
               (f"s3://{LANDING}/in/f1.csv", "LOADED", 10, 0)], "load_history written from the table")
         c.check("had no local load records" in server.log_text(), "the records were written from the table")
+        c.eq(rejected_rows(conn, "f"), [(f"s3://{LANDING}/in/f0.csv", 2, "id")],
+             "the rejected row, written before the commit, survives the crash once")
         c.eq(pipe_row(conn, "vc")["status"], "RUNNING", "the pipe runs")
         c.done()
         conn.close()
