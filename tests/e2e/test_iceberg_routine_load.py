@@ -210,6 +210,9 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "er",
         rejected = kh.rejected_rows(conn, "d", "er_job")
         c.eq([r["Offset"] for r in rejected], [o for o in range(10) if o not in good], "rejected offsets")
         c.check(any("id" in r["Reason"] for r in rejected), f"a reason names the column: {rejected[:2]}")
+        c.eq(kh.query(conn, "SELECT status, sum(loaded_rows), sum(error_rows) FROM load_history('lake.db.events') "
+                            "WHERE job_name = 'er_job' AND status <> 'FAILED' GROUP BY status"),
+             [("PARTIALLY_LOADED", 2, 8)], "load_history names the table with its catalog")
         c.done()
         conn.close()
 
