@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +32,19 @@ struct StageTable {
       log::Warn("copy", "could not drop the stage of a COPY INTO an Iceberg table: {}", st.message());
   }
 };
+
+// One-shot COPY INTO statements write the records of earlier COPY commits that lack them (a crash came between
+// the commit and the records: RecordMissingFileLoads); a statement of this server between its own commit and its
+// records must not be taken for one, or its files would be recorded twice. Held by a COPY from its commit to its
+// records, and while it looks for missing ones.
+std::mutex& CopyRecordsMutex(const std::string& table) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<std::mutex>> by_table;
+  std::lock_guard<std::mutex> lock(guard);
+  auto& m = by_table[table];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
 
 std::string IdentityKey(const source::VolumeFile& file, const std::string& location_url) {
   return catalog::VolumeStore::FileIdentityKey(location_url + file.path, file.size, file.last_modified_ms, file.etag);
@@ -156,6 +171,7 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
   // A one-shot COPY first writes the records of files its earlier statements committed but a crash kept from being
   // recorded (a pipe's task does so when it lists: LakeVolumeFiles::LoadedFiles).
   if (!request.listing_task) {
+    std::lock_guard<std::mutex> records_lock(CopyRecordsMutex(name));
     if (Status st = RecordMissingFileLoads(con, table.metadata, request.files_key, t); !st.ok())
       log::Warn("copy", "{}: could not record the files earlier commits hold: {}", request.what, st.message());
   }
@@ -243,6 +259,7 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
                                                                    outcome.rejected, rejects_ms));
         return Status::Ok();
       }));
+      for (auto& [file, outcome] : out.loaded) std::vector<catalog::RejectedFileRow>().swap(outcome.rejected);
     }
     bool lost_race = false;
     AppendRequest append;
@@ -264,6 +281,8 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       summary[request.files_key] = files_json;
       return summary;
     };
+    std::unique_lock<std::mutex> records_lock;
+    if (!request.listing_task) records_lock = std::unique_lock<std::mutex>(CopyRecordsMutex(name));
     auto appended = AppendRows(conn, target, con, append, work_dir);
     if (!appended.ok() && t.continue_on_error) {
       if (Status d = catalog::VolumeStore::DeleteRejectedRowsWrittenAt(con, t.db + "." + t.table, urls, rejects_ms);
