@@ -292,4 +292,31 @@ Status VolumeStore::RecordRejectedRows(storage::Connection& con, const std::stri
   return Status::Ok();
 }
 
+namespace {
+
+std::string UrlList(const std::vector<std::string>& urls) {
+  std::string out;
+  for (const auto& u : urls) out += (out.empty() ? "" : ", ") + QuoteLiteral(u);
+  return out;
+}
+
+}  // namespace
+
+Status VolumeStore::DeleteRejectedRowsSinceLastLoad(storage::Connection& con, const std::string& target,
+                                                    const std::vector<std::string>& file_urls) {
+  if (file_urls.empty()) return Status::Ok();
+  return con.Execute("DELETE FROM __sluice.volume_rejected_rows AS r WHERE r.target = " + QuoteLiteral(target) +
+                     " AND r.file_url IN (" + UrlList(file_urls) + ") AND r.created_at > coalesce((SELECT "
+                     "make_timestamp(max(l.loaded_at) * 1000) FROM __sluice.volume_loads AS l WHERE l.target = "
+                     "r.target AND l.file_url = r.file_url), TIMESTAMP '1970-01-01 00:00:00')");
+}
+
+Status VolumeStore::DeleteRejectedRowsWrittenAt(storage::Connection& con, const std::string& target,
+                                                const std::vector<std::string>& file_urls, int64_t created_ms) {
+  if (file_urls.empty()) return Status::Ok();
+  return con.Execute("DELETE FROM __sluice.volume_rejected_rows WHERE target = " + QuoteLiteral(target) +
+                     " AND file_url IN (" + UrlList(file_urls) + ") AND created_at = make_timestamp(" +
+                     std::to_string(created_ms) + " * 1000)");
+}
+
 }  // namespace sluice::catalog

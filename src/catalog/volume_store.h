@@ -100,6 +100,15 @@ class VolumeStore {
   static Status RecordFileLoad(storage::Connection& con, const FileLoadRecord& record, int64_t now_ms);
   static Status RecordRejectedRows(storage::Connection& con, const std::string& target, const std::string& file_url,
                                    const std::vector<RejectedFileRow>& rows, int64_t now_ms);
+  // A load into an Iceberg table writes its files' rejected rows just before its catalog commit, so that a crash
+  // right after the commit keeps them (lakehouse/lake_volume_copy.h). Attempts whose commit never came leave theirs
+  // behind; these remove them. The rows of `file_urls` into `target` written after each file's newest load record
+  // (all of them, for a file without one): what a new attempt deletes before writing its own.
+  static Status DeleteRejectedRowsSinceLastLoad(storage::Connection& con, const std::string& target,
+                                                const std::vector<std::string>& file_urls);
+  // The rows of `file_urls` into `target` written at `created_ms`: one attempt's, when its commit failed.
+  static Status DeleteRejectedRowsWrittenAt(storage::Connection& con, const std::string& target,
+                                            const std::vector<std::string>& file_urls, int64_t created_ms);
 
  private:
   VolumeStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)

@@ -117,16 +117,7 @@ Result<load::LoadTarget> IcebergLoadTargets::Open(const catalog::RoutineLoadDefi
   ASSIGN_OR_RETURN(auto conn, lakes_.Connect(ref.catalog));
   ASSIGN_OR_RETURN(iceberg::LoadedTable table, LoadLakeTable(*conn, ref));
   load::LoadTarget target;
-  target.table.db = ref.catalog + "." + ref.db;
-  target.table.name = ref.table;
-  for (const auto& f : table.metadata.CurrentSchema()->fields) {
-    catalog::ColumnMeta c;
-    c.name = f.name;
-    c.duckdb_type = iceberg::DuckDbTypeName(f.type);
-    c.type_text = AsciiLower(c.duckdb_type);
-    c.nullable = !f.required;
-    target.table.columns.push_back(std::move(c));
-  }
+  target.table = LakeTableMeta(ref, *table.metadata.CurrentSchema());
   target.sink = std::make_shared<IcebergSink>(lakes_, std::move(ref), work_dir_);
   return target;
 }

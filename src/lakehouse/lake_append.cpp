@@ -8,6 +8,7 @@
 #include "iceberg/column_stats.h"
 #include "iceberg/ids.h"
 #include "iceberg/parquet_write_sql.h"
+#include "iceberg/types.h"
 #include "lakehouse/lake_bucket_function.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -112,6 +113,21 @@ Result<iceberg::LoadedTable> LoadLakeTable(LakeConnection& conn, const LakeTable
   }
   RETURN_IF_ERROR(CheckAppendable(loaded->metadata, name));
   return std::move(loaded).value();
+}
+
+catalog::TableMeta LakeTableMeta(const LakeTableRef& target, const iceberg::Schema& schema) {
+  catalog::TableMeta table;
+  table.db = target.catalog + "." + target.db;
+  table.name = target.table;
+  for (const auto& f : schema.fields) {
+    catalog::ColumnMeta c;
+    c.name = f.name;
+    c.duckdb_type = iceberg::DuckDbTypeName(f.type);
+    c.type_text = AsciiLower(c.duckdb_type);
+    c.nullable = !f.required;
+    table.columns.push_back(std::move(c));
+  }
+  return table;
 }
 
 Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, const iceberg::Schema& schema,

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/table_meta.h"
 #include "common/status.h"
 #include "iceberg/table_operations.h"
 #include "lakehouse/lake_catalogs.h"
@@ -57,5 +58,8 @@ Result<iceberg::FileToAppend> DescribeParquetFile(storage::Connection& con, cons
 Status CheckAppendable(const iceberg::TableMetadata& metadata, const std::string& name);
 // The table, loaded (CheckAppendable): UnknownTable "Unknown table 'c.d.t'" when it does not exist; v2 only.
 Result<iceberg::LoadedTable> LoadLakeTable(LakeConnection& conn, const LakeTableRef& target);
+// The table's current columns as Sluice's TableMeta (db `catalog.db`): DuckDB types, required fields NOT NULL, no
+// Sluice partitions (every row fits an Iceberg partition spec). What loads plan their transform and row checks on.
+catalog::TableMeta LakeTableMeta(const LakeTableRef& target, const iceberg::Schema& schema);
 
 }  // namespace sluice::lakehouse

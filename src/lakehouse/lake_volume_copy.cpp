@@ -1,6 +1,9 @@
 #include "lakehouse/lake_volume_copy.h"
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +15,7 @@
 #include "iceberg/table_operations.h"
 #include "iceberg/types.h"
 #include "lakehouse/lake_append.h"
+#include "load/volume_row_checks.h"
 #include "sql/parser.h"
 
 namespace sluice::lakehouse {
@@ -28,6 +32,19 @@ struct StageTable {
       log::Warn("copy", "could not drop the stage of a COPY INTO an Iceberg table: {}", st.message());
   }
 };
+
+// One-shot COPY INTO statements write the records of earlier COPY commits that lack them (a crash came between
+// the commit and the records: RecordMissingFileLoads); a statement of this server between its own commit and its
+// records must not be taken for one, or its files would be recorded twice. Held by a COPY from its commit to its
+// records, and while it looks for missing ones.
+std::mutex& CopyRecordsMutex(const std::string& table) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<std::mutex>> by_table;
+  std::lock_guard<std::mutex> lock(guard);
+  auto& m = by_table[table];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
 
 std::string IdentityKey(const source::VolumeFile& file, const std::string& location_url) {
   return catalog::VolumeStore::FileIdentityKey(location_url + file.path, file.size, file.last_modified_ms, file.etag);
@@ -61,6 +78,8 @@ Result<std::vector<ListedFile>> ListedFiles(const iceberg::TableMetadata& metada
           l.record.last_modified_ms = f.value("mtime", int64_t{0});
           l.record.etag = f.value("etag", std::string());
           l.record.rows_loaded = f.value("rows", int64_t{0});
+          l.record.error_rows = f.value("errors", int64_t{0});
+          l.record.status = l.record.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
           l.committed_ms = s->timestamp_ms;
           out.push_back(std::move(l));
         }
@@ -74,17 +93,20 @@ Result<std::vector<ListedFile>> ListedFiles(const iceberg::TableMetadata& metada
   return out;
 }
 
-// The local load records and LOADED load_history rows of files a commit holds, in one transaction.
+// The local load records and load_history rows of files a commit holds (status LOADED, or PARTIALLY_LOADED when
+// ON_ERROR = CONTINUE skipped rows of the file), in one transaction.
 Status RecordLoads(storage::Connection& con, const load::VolumeLoadTarget& t,
                    const std::vector<catalog::FileLoadRecord>& records, int64_t start_ms, int64_t end_ms) {
   return storage::InTransaction(con, [&]() -> Status {
     for (catalog::FileLoadRecord r : records) {
       r.target = t.db + "." + t.table;
-      r.status = "LOADED";
+      if (r.status.empty()) r.status = r.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
       RETURN_IF_ERROR(catalog::VolumeStore::RecordFileLoad(con, r, end_ms));
       catalog::LoadHistoryEntry h = load::FileLoadHistory(t, r.file_url, start_ms, end_ms);
       h.loaded_rows = r.rows_loaded;
-      h.status = "LOADED";
+      h.error_rows = r.error_rows;
+      h.first_error = r.first_error;
+      h.status = r.status;
       RETURN_IF_ERROR(catalog::RecordLoadHistory(con, h));
     }
     return Status::Ok();
@@ -107,6 +129,7 @@ Status RecordMissingFileLoads(storage::Connection& con, const iceberg::TableMeta
   ASSIGN_OR_RETURN(std::set<std::string> recorded,
                    catalog::VolumeStore::LoadedFileKeys(con, "", t.db + "." + t.table));
   // By commit, so each gets its snapshot's time (a later compaction may carry a list again: recorded once).
+  // (The files' rejected rows were written before the commit; the summary's "errors" counts them.)
   std::map<int64_t, std::vector<catalog::FileLoadRecord>> missing;
   for (const auto& l : listed)
     if (recorded.insert(IdentityKey(l.record)).second) missing[l.committed_ms].push_back(l.record);
@@ -141,6 +164,17 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
     stage_columns += (stage_columns.empty() ? "" : ", ") + sql::QuoteIdentifier(f.name) + " " +
                      t.stage_columns.back().second + (f.required ? " NOT NULL" : "");
   }
+  // Under ON_ERROR = CONTINUE a NULL for a required column is a rejected row (the file's other rows load), as for a
+  // NOT NULL column of a DuckDB table: the file is read into a stage without the constraint first.
+  if (t.continue_on_error)
+    t.row_checks = load::VolumeRowChecksFor(LakeTableMeta(target, *table.metadata.CurrentSchema()));
+  // A one-shot COPY first writes the records of files its earlier statements committed but a crash kept from being
+  // recorded (a pipe's task does so when it lists: LakeVolumeFiles::LoadedFiles).
+  if (!request.listing_task) {
+    std::lock_guard<std::mutex> records_lock(CopyRecordsMutex(name));
+    if (Status st = RecordMissingFileLoads(con, table.metadata, request.files_key, t); !st.ok())
+      log::Warn("copy", "{}: could not record the files earlier commits hold: {}", request.what, st.message());
+  }
   const std::string& url = volume.location.url;
   // Another load committing some of the same files between this one's listing and its commit sends it round
   // again without them; a few rounds at most.
@@ -170,7 +204,7 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       }
       auto outcome = load::LoadVolumeFile(con, reader, volume, file, t, /*force=*/true);
       if (outcome.ok() && outcome->status == load::kFileChanged) {
-        if (!request.stop_at_failed_file) {
+        if (request.listing_task) {
           // Gone or replaced since the listing: nothing of it was read; the next listing sees what is there then.
           log::Info("pipe", "{}: {} changed since it was listed, left to the next listing: {}", request.what,
                     file.path, outcome->first_error);
@@ -183,17 +217,23 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
         const Status& st = outcome.status();
         const bool store_fault = st.retriable() || st.code() == StatusCode::kAccessDenied;
         // The store, not the file, under a pipe: the task ends and is tried again (or the pipe fails on a 403).
-        if (store_fault && !request.stop_at_failed_file) return load::VolumeStatus(volume, st);
+        if (store_fault && request.listing_task) return load::VolumeStatus(volume, st);
         if (Status h = load::RecordFileLoadFailure(con, volume, file, t, st.message(), start_ms); !h.ok())
           log::Warn("copy", "could not record the failed load of {} in load_history: {}", file.path, h.message());
-        if (request.stop_at_failed_file)
+        // ON_ERROR is about the files' contents: a store that cannot be reached or refuses access stops a COPY
+        // whatever it says (every file after would fail the same, each after its retries).
+        if (request.stop_at_failed_file || store_fault)
           return Status(st.code(), request.what + " stopped at file '" + file.path + "' of volume " +
-                                       volume.info.name + "; nothing of the statement was committed: " + st.message());
+                                       volume.info.name + "; nothing of the statement was committed: " + st.message() +
+                                       (st.retriable() ? ". Run the COPY again once the store answers" : ""));
         out.failed.emplace_back(file, st);
         continue;
       }
-      identities.push_back({{"url", url + file.path}, {"size", file.size}, {"etag", file.etag},
-                            {"mtime", file.last_modified_ms}, {"rows", outcome->rows_loaded}});
+      nlohmann::json identity = {{"url", url + file.path}, {"size", file.size}, {"etag", file.etag},
+                                 {"mtime", file.last_modified_ms}, {"rows", outcome->rows_loaded}};
+      // Rows ON_ERROR = CONTINUE skipped: the file is loaded (PARTIALLY_LOADED) and never loaded again.
+      if (outcome->error_rows > 0) identity["errors"] = outcome->error_rows;
+      identities.push_back(std::move(identity));
       keys.insert(IdentityKey(file, url));
       out.loaded.emplace_back(file, *outcome);
     }
@@ -205,6 +245,22 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
     };
     if (request.still_current && !request.still_current()) return moved_on();
     const std::string files_json = identities.dump();
+    // Under ON_ERROR = CONTINUE the files' rejected rows are written now, before the commit, so that a crash right
+    // after it keeps them (the load records follow the commit). Rows an earlier attempt at the same files left
+    // (its commit never came) go first; if this commit fails, its own go too.
+    std::vector<std::string> urls;
+    for (const auto& [file, outcome] : out.loaded) urls.push_back(url + file.path);
+    const int64_t rejects_ms = WallClockMs();
+    if (t.continue_on_error) {
+      RETURN_IF_ERROR(storage::InTransaction(con, [&]() -> Status {
+        RETURN_IF_ERROR(catalog::VolumeStore::DeleteRejectedRowsSinceLastLoad(con, t.db + "." + t.table, urls));
+        for (const auto& [file, outcome] : out.loaded)
+          RETURN_IF_ERROR(catalog::VolumeStore::RecordRejectedRows(con, t.db + "." + t.table, url + file.path,
+                                                                   outcome.rejected, rejects_ms));
+        return Status::Ok();
+      }));
+      for (auto& [file, outcome] : out.loaded) std::vector<catalog::RejectedFileRow>().swap(outcome.rejected);
+    }
     bool lost_race = false;
     AppendRequest append;
     append.query = std::string("SELECT * FROM temp.") + kStage;
@@ -225,7 +281,15 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       summary[request.files_key] = files_json;
       return summary;
     };
+    std::unique_lock<std::mutex> records_lock;
+    if (!request.listing_task) records_lock = std::unique_lock<std::mutex>(CopyRecordsMutex(name));
     auto appended = AppendRows(conn, target, con, append, work_dir);
+    if (!appended.ok() && t.continue_on_error) {
+      if (Status d = catalog::VolumeStore::DeleteRejectedRowsWrittenAt(con, t.db + "." + t.table, urls, rejects_ms);
+          !d.ok())
+        log::Warn("copy", "{}: the commit failed, and the rejected rows written for it could not be removed: {}",
+                  request.what, d.message());
+    }
     if (!appended.ok()) {
       if (lost_race && round < kRounds) {
         ASSIGN_OR_RETURN(table, LoadLakeTable(conn, target));
@@ -247,6 +311,9 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       r.last_modified_ms = file.last_modified_ms;
       r.etag = file.etag;
       r.rows_loaded = outcome.rows_loaded;
+      r.error_rows = outcome.error_rows;
+      r.first_error = outcome.first_error;
+      r.status = outcome.status;
       records.push_back(std::move(r));
     }
     if (Status local = RecordLoads(con, t, records, start_ms, WallClockMs()); !local.ok())
@@ -261,10 +328,6 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
 Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connection& con, const LakeTableRef& target,
                                          const load::VolumeCopyRequest& request, const std::string& work_dir) {
   const std::string name = target.ToString();
-  if (request.target.continue_on_error)
-    return Status::NotSupported("COPY INTO " + name + " FROM VOLUME: ON_ERROR = CONTINUE is not supported yet for "
-                                "Iceberg tables; under ON_ERROR = ABORT (the default) a bad row fails the statement "
-                                "and nothing of it is committed");
   ASSIGN_OR_RETURN(auto conn, lakes.Connect(target.catalog));
   const catalog::ResolvedVolume& volume = request.volume;
   ASSIGN_OR_RETURN(auto reader, source::OpenVolume(volume.location, volume.credentials));
@@ -273,15 +336,26 @@ Result<ResultSet> CopyIntoLakeFromVolume(LakeCatalogs& lakes, storage::Connectio
   files.what = "COPY INTO " + name;
   files.files_key = kCopyFilesKey;
   files.force = request.force;
+  // ON_ERROR = CONTINUE: a file that cannot be loaded at all is LOAD_FAILED and left out; the others commit.
+  files.stop_at_failed_file = !request.target.continue_on_error;
   if (!request.force) {
     ASSIGN_OR_RETURN(files.recorded, catalog::VolumeStore::LoadedFileKeys(con, volume.location.url, name));
   }
   ASSIGN_OR_RETURN(load::VolumeFilesCommit committed,
                    CommitVolumeFiles(*conn, con, target, *reader, volume, chosen, request.target, files, work_dir));
+  // One row per file tried, in the order they were loaded (by path), as into a DuckDB table.
+  std::vector<std::pair<std::string, Row>> rows;
+  for (const auto& [file, o] : committed.loaded)
+    rows.push_back({file.path, {file.path, o.status, std::to_string(o.rows_loaded), std::to_string(o.error_rows),
+                                o.first_error.empty() ? std::nullopt : std::optional<std::string>(o.first_error),
+                                o.first_error_line ? std::optional<std::string>(std::to_string(o.first_error_line))
+                                                   : std::nullopt}});
+  for (const auto& [file, st] : committed.failed)
+    rows.push_back({file.path, {file.path, std::string("LOAD_FAILED"), std::string("0"), std::string("0"),
+                                st.message(), std::nullopt}});
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   ResultSet rs = load::CopyResultColumns();
-  for (const auto& [file, outcome] : committed.loaded)
-    rs.rows.push_back({file.path, std::string("LOADED"), std::to_string(outcome.rows_loaded), std::string("0"),
-                       std::nullopt, std::nullopt});
+  for (auto& [path, row] : rows) rs.rows.push_back(std::move(row));
   return rs;
 }
 

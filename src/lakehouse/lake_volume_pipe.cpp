@@ -37,6 +37,7 @@ Result<load::VolumeFilesCommit> LakeVolumeFiles::Commit(storage::Connection& con
   request.files_key = PipeFilesSummaryKey(job_id_);
   request.extra_summary["sluice.job"] = pipe_;
   request.stop_at_failed_file = false;
+  request.listing_task = true;
   request.keep_going = keep_going;
   request.still_current = still_current;
   auto committed = CommitVolumeFiles(*conn, con, target_, reader, volume, files, target, request, work_dir_);

@@ -126,7 +126,9 @@ catalog::LoadHistoryEntry RoutineLoadTask::HistoryEntry(const std::map<int32_t, 
                                                         const TaskResult& result, const char* status) const {
   const auto& def = plan_->def;
   catalog::LoadHistoryEntry e;
-  e.db = def.db;
+  // Into an Iceberg table the row names it catalog.db.table, as volume loads do: load_history('lake.db.t') and
+  // information_schema.loads (shown to who may see lake.db.t) find it.
+  e.db = def.iceberg_target() ? def.lake_catalog + "." + def.lake_db : def.db;
   e.table = def.table;
   e.job = def.name;
   e.job_kind = def.pipe ? "PIPE" : "ROUTINE_LOAD";

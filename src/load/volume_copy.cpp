@@ -620,6 +620,7 @@ Result<FileLoadOutcome> LoadVolumeFile(storage::Connection& con, source::VolumeR
   out.error_rows = record.error_rows;
   out.first_error = record.first_error;
   out.first_error_line = counts.rejected.empty() ? 0 : counts.rejected.front().line;
+  if (staged) out.rejected = std::move(counts.rejected);
   return out;
 }
 

@@ -78,6 +78,9 @@ struct FileLoadOutcome {
   int64_t error_rows = 0;
   std::string first_error;
   int64_t first_error_line = 0;
+  // A staged load (VolumeLoadTarget::stage_sql) records nothing itself: the rows it rejected (under ON_ERROR =
+  // CONTINUE) are handed back for the caller to record with the commit of the file's good rows.
+  std::vector<catalog::RejectedFileRow> rejected;
 };
 
 // Loads one file in one transaction on `con` (rows + load record + rejected rows + load_history row). Unless `force`, a file already

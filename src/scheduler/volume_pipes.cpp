@@ -29,14 +29,9 @@ Status JobRegistry::CheckVolumePipe(const catalog::RoutineLoadDefinition& def) {
   ASSIGN_OR_RETURN(auto volume, options_.volumes->Resolve(def.pipe->volume->volume));
   (void)volume;
   ASSIGN_OR_RETURN(auto target, load::VolumePipeTarget(def, options_.scratch_dir));  // checks the format's OPTIONS
-  if (def.iceberg_target()) {
-    if (!options_.load_targets)
-      return Status::NotSupported("loads into tables of external catalogs are not available in this server");
-    if (target.continue_on_error)
-      return Status::NotSupported("a volume pipe into Iceberg table " + def.TargetName() + " takes ON_ERROR = ABORT "
-                                  "(the default) only for now: a file with a bad row is not loaded, is reported in "
-                                  "last_error and load_history, and the pipe's other files still load");
-  }
+  (void)target;
+  if (def.iceberg_target() && !options_.load_targets)
+    return Status::NotSupported("loads into tables of external catalogs are not available in this server");
   if (!def.pipe->volume->regexp.empty()) {
     try {
       std::regex re(def.pipe->volume->regexp, std::regex::ECMAScript);

@@ -8,6 +8,10 @@ catalog), s3rver (the files), the test broker and npm's icebird (a reader Sluice
   (sluice.offsets.<pipe id>) and its name; SHOW PIPES / DESC PIPE / information_schema.pipes name the target with
   its catalog; a user without INSERT on the Iceberg table cannot create the pipe; DROP PIPE and CREATE PIPE with
   the same group go on from the offsets the table holds.
+- test_kafka_pipe_max_errors: error rows into Iceberg tables as into DuckDB tables (test_kafka_pipes.py's
+  test_max_errors_and_failed): within max errors (READ_KAFKA argument 11) bad rows are recorded and skipped and the
+  good rows commit (Sluice and icebird), beyond it the batch commits nothing (no snapshot) and after
+  MAX_SKIP_BATCH_COUNT_ON_ERROR batches the pipe is FAILED.
 - test_sigkill_kafka_pipe: SIGKILL between the Parquet upload and the catalog commit (iceberg_load.after_upload),
   right after the commit (iceberg_load.after_commit) and at random moments, restarting on the same data directory;
   at the end the table holds every message exactly once, through Sluice and icebird.
@@ -48,6 +52,12 @@ AS COPY INTO lake.db.events FROM (
            CAST(PARSE_JSON(value::STRING)['amount'] AS INT) AS amount
     FROM READ_KAFKA('{bootstrap}', '{topic}', '', '{group}', '', '', '', '', 'raw', 'raw', 0, map())
 )"""
+
+
+def bad_rows_pipe(name: str, table: str, bootstrap: str, topic: str, group: str, max_errors: int,
+                  props: str = "") -> str:
+    return (create_pipe(name, bootstrap, topic, group, "ICEBERG_COMMIT_INTERVAL_IN_SECONDS = 0 " + props)
+            .replace("lake.db.events", table).replace("'raw', 'raw', 0, map()", f"'raw', 'raw', {max_errors}, map()"))
 
 
 def pipe_rows(conn, like: str = "%") -> list[dict]:
@@ -171,6 +181,54 @@ def test_kafka_pipe_into_iceberg(t):
         jid2 = pipe_id(conn, "ev_pipe2")
         c.eq(json.loads(got["summary"].get(f"sluice.offsets.{jid2}", "{}")),
              {str(p): per + len(more[p]) for p in range(PARTITIONS)}, "the new pipe's offsets in the summary")
+        c.done()
+        conn.close()
+
+
+@suite.test(timeout=300)
+def test_kafka_pipe_max_errors(t):
+    broker = kh.adopt_broker(kh.TestBroker({"bad": 1}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        srv = t.server().start()
+        conn = srv.connect()
+        setup_lake(conn, pg, s3)
+        msgs = [json.dumps({"id": i, "name": f"n{i}", "ts": "2024-05-01 00:00:00", "amount": i % 97})
+                for i in range(1, 11)]
+        msgs[3] = "not json at all"
+        msgs[7] = '{"name": "no id", "ts": "2024-05-01 00:00:00", "amount": 1}'
+        kh.produce(broker.bootstrap, "bad", 0, msgs)
+        for name in ("tolerant", "strict"):
+            kh.query(conn, f"CREATE TABLE lake.db.{name} (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT)")
+        kh.query(conn, bad_rows_pipe("d.tolerant_pipe", "lake.db.tolerant", broker.bootstrap, "bad", "g_t", 2))
+        kh.query(conn, bad_rows_pipe("d.strict_pipe", "lake.db.strict", broker.bootstrap, "bad", "g_s", 1,
+                                     "MAX_SKIP_BATCH_COUNT_ON_ERROR = '2'"))
+        good = [i for i in range(1, 11) if i not in (4, 8)]
+        eq(wait_count(conn, len(good), 60, table="lake.db.tolerant"), len(good), "the tolerant pipe's good rows")
+        c = Collector()
+        c.eq(sorted(r[0] for r in kh.query(conn, "SELECT id FROM lake.db.tolerant")), good, "through Sluice")
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/tolerant", metadata_location(pg, "tolerant"))
+        c.eq(sorted(int(r["id"]) for r in got["rows"]), good, "through icebird")
+        c.eq(json.loads(got["summary"].get(f"sluice.offsets.{pipe_id(conn, 'tolerant_pipe')}", "{}")), {"0": 10},
+             "the summary's offsets are past the bad rows")
+        ext = kh.wait_until(lambda: (lambda d: d if d.get("error_rows") == "2" else None)(
+            dict(kh.query(conn, "DESC PIPE EXTENDED d.tolerant_pipe"))), 20, "error_rows 2")
+        c.eq(ext["pipe_status"], "RUNNING", "the tolerant pipe runs")
+        rejected = kh.query(conn, "SELECT RawData FROM __sluice.routine_load_rejected_rows WHERE JobName = "
+                                  "'tolerant_pipe' ORDER BY \"Offset\"")
+        c.eq([r[0] for r in rejected], [msgs[3], msgs[7]], "rejected rows keep the message value")
+        c.eq([h[:3] for h in kh.query(conn, "SELECT status, loaded_rows, error_rows FROM "
+                                            "load_history('lake.db.tolerant')")],
+             [("PARTIALLY_LOADED", 8, 2)], "load_history of the tolerant pipe")
+
+        failed = kh.wait_until(lambda: next((r for r in pipe_rows(conn, "strict_pipe") if r["status"] == "FAILED"),
+                                            None), 40, "the strict pipe to fail")
+        c.check("above max errors 1 (READ_KAFKA argument 11)" in failed["last_error"] and
+                "MAX_SKIP_BATCH_COUNT_ON_ERROR 2" in failed["last_error"], f"last_error: {failed['last_error']}")
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.strict"), 0, "nothing of the failing batch is committed")
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.strict$snapshots"), 0, "no snapshot")
+        c.eq(kh.query(conn, "SELECT DISTINCT status, loaded_rows, error_rows FROM load_history('lake.db.strict')"),
+             [("FAILED", 0, 2)], "load_history of the failing batches")
         c.done()
         conn.close()
 

@@ -7,6 +7,11 @@ catalog), s3rver (the files), the test broker and npm's icebird (a reader Sluice
   snapshot's summary holds the job's offsets (sluice.offsets.<job id> = every partition's next offset); commit
   pacing keeps the snapshots few; SHOW ROUTINE LOAD / SHOW CREATE / PAUSE / RESUME / STOP work as for DuckDB
   tables; a user without INSERT on the Iceberg table cannot create the job; refused properties.
+- test_error_rows_and_max_filter_ratio: error rows into an Iceberg table are weighed as into a DuckDB table
+  (test_routine_load_faults.py's test_max_filter_ratio_aborts_the_task): a value that does not convert (strict_mode)
+  and a NULL for the required id are error rows; a task above max_filter_ratio commits nothing (no snapshot, no progress, no
+  rejected rows) and the job pauses; with a higher ratio and RESUME the good rows load in a snapshot whose summary
+  holds the offsets past the bad ones, Sluice and icebird read exactly them, and the rejected rows are recorded.
 - test_sigkill_at_commit_points: the server is SIGKILLed between the Parquet upload and the catalog commit
   (iceberg_load.after_upload) and between the catalog commit and the local progress update
   (iceberg_load.after_commit), and at random moments, restarting on the same data directory each time; at the
@@ -26,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
 from iceberg_harness import (  # noqa: E402
-    BUCKET, icebird, metadata_location, produce_events, query_error, setup_lake, wait_count,
+    BUCKET, event_message, icebird, metadata_location, produce_events, query_error, setup_lake, wait_count,
 )
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import S3rver  # noqa: E402
@@ -156,6 +161,59 @@ FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
            "nothing loaded twice after a restart")
         kh.query(conn, "STOP ROUTINE LOAD FOR d.ev_job")
         eq(kh.show_job(conn, "d.ev_job")["State"], "STOPPED", "STOP")
+        conn.close()
+
+
+@suite.test(timeout=300)
+def test_error_rows_and_max_filter_ratio(t):
+    broker = kh.adopt_broker(kh.TestBroker({"er": 1}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        srv = t.server().start()
+        conn = srv.connect()
+        setup_lake(conn, pg, s3)
+        good = {0: 1, 3: 4}  # offset -> id
+        bad = ['{"id": "x", "name": "a", "ts": "2024-05-01 00:00:00", "amount": 1}',
+               '{"id": null, "name": "no id", "ts": "2024-05-01 00:00:00", "amount": 1}',
+               '{"id": 7, "name": "g", "ts": "2024-05-01 00:00:00", "amount": "not-a-number"}']
+        messages = [event_message(good[o]) if o in good else bad[o % 3] for o in range(10)]
+        kh.produce(broker.bootstrap, "er", 0, messages)
+        kh.query(conn, f"""CREATE ROUTINE LOAD d.er_job ON lake.db.events COLUMNS (id, name, ts, amount)
+PROPERTIES ("format" = "json", "max_batch_interval" = "0.5", "iceberg.commit_interval_seconds" = "0",
+            "max_filter_ratio" = "0.1", "max_error_number" = "1000", "strict_mode" = "true")
+FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "er",
+            "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
+        job = kh.wait_state(conn, "d.er_job", "PAUSED", 60)
+        c = Collector()
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.events"), 0, "rows after the aborted task")
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.events$snapshots"), 0, "no snapshot")
+        c.eq((job["Statistic"]["abortedTaskNum"], job["Statistic"]["committedTaskNum"]), (1, 0), "task counts")
+        c.eq(job["Progress"], {"0": "OFFSET_ZERO"}, "Progress (nothing committed)")
+        c.contains(job["ReasonOfStateChanged"], "8 of 10 rows", "ReasonOfStateChanged")
+        c.contains(job["ReasonOfStateChanged"], "max_filter_ratio", "ReasonOfStateChanged")
+        c.eq(kh.rejected_rows(conn, "d", "er_job"), [], "rejected rows of an aborted task")
+        c.done()
+
+        kh.query(conn, 'ALTER ROUTINE LOAD FOR d.er_job PROPERTIES ("max_filter_ratio" = "0.9")')
+        kh.query(conn, "RESUME ROUTINE LOAD FOR d.er_job")
+        job = kh.wait_until(lambda: (lambda j: j if j["Statistic"]["totalRows"] == 10 else None)(
+            kh.show_job(conn, "d.er_job")), 60, "totalRows 10")
+        c = Collector()
+        c.eq(job["State"], "RUNNING", "State after ALTER + RESUME")
+        c.eq((job["Statistic"]["loadedRows"], job["Statistic"]["errorRows"]), (2, 8), "loaded / error rows")
+        c.eq(job["Progress"], {"0": "9"}, "Progress")
+        c.eq(sorted(kh.query(conn, "SELECT id FROM lake.db.events")), [(1,), (4,)], "the good rows through Sluice")
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/events", metadata_location(pg))
+        c.eq(sorted(int(r["id"]) for r in got["rows"]), [1, 4], "the good rows through icebird")
+        c.eq(json.loads(got["summary"].get(f"sluice.offsets.{job_id(conn, 'd.er_job')}", "{}")), {"0": 10},
+             "the summary's offsets are past the bad rows")
+        rejected = kh.rejected_rows(conn, "d", "er_job")
+        c.eq([r["Offset"] for r in rejected], [o for o in range(10) if o not in good], "rejected offsets")
+        c.check(any("id" in r["Reason"] for r in rejected), f"a reason names the column: {rejected[:2]}")
+        c.eq(kh.query(conn, "SELECT status, sum(loaded_rows), sum(error_rows) FROM load_history('lake.db.events') "
+                            "WHERE job_name = 'er_job' AND status <> 'FAILED' GROUP BY status"),
+             [("PARTIALLY_LOADED", 2, 8)], "load_history names the table with its catalog")
+        c.done()
         conn.close()
 
 

@@ -9,6 +9,13 @@ catalog), s3rver (the volume's files and the table's) and npm's icebird (a reade
   load_history agree; a file with a bad row is reported (last_error, an ERROR row) while the other files load;
   SUSPENDED loads nothing and a resume goes on; INGEST_MODE = 'LIST_PURGE' deletes the loaded files; a dropped
   table makes its pipe FAILED; CREATE PIPE needs INSERT on the table and USAGE on the volume.
+- test_volume_pipe_on_error_continue: a pipe with ON_ERROR = CONTINUE loads the good rows of files with bad rows (a
+  value that is not a number, a NULL for the required id) in one snapshot per task; Sluice and icebird read exactly
+  the good rows; the rejected rows are in __sluice.volume_rejected_rows, load_history (PARTIALLY_LOADED, error_rows),
+  pipe_files (FINISHED), DESC PIPE EXTENDED and the summary ("errors"); the pipe stays RUNNING with no last_error
+  and never loads such a file again; a SIGKILL right after a commit (iceberg_load.after_commit) loads nothing
+  twice, keeps the rejected rows (written just before the commit) and the records written from the table after the
+  restart keep the files PARTIALLY_LOADED.
 - test_sigkill_volume_pipe: SIGKILL between the Parquet upload and the catalog commit (iceberg_load.after_upload),
   right after the commit before the local records (iceberg_load.after_commit), and at a random moment, with new
   files before each; after each restart count = distinct = produced through Sluice and icebird, no file is listed
@@ -227,6 +234,81 @@ def test_volume_pipe_into_iceberg(t):
                                "the pipe of a dropped table to fail")["last_error"]
         check("lake.db.purged was dropped" in reason, f"the FAILED reason: {reason}")
         eq(pipe_row(conn, "vp")["status"], "RUNNING", "the other pipe runs on")
+        conn.close()
+
+
+def csv_with_bad_rows(ids: list[int], bad: list[str]) -> bytes:
+    """CSV rows of `ids` with the `bad` lines after the first row."""
+    lines = [",".join(map(str, row(i))) + "\n" for i in ids]
+    return "".join(lines[:1] + [b + "\n" for b in bad] + lines[1:]).encode()
+
+
+def rejected_rows(conn, prefix: str) -> list[tuple]:
+    return kh.query(conn, "SELECT file_url, line, column_name FROM __sluice.volume_rejected_rows WHERE file_url "
+                          f"LIKE 's3://{LANDING}/in/{prefix}%' ORDER BY file_url, line")
+
+
+@suite.test(timeout=400)
+def test_volume_pipe_on_error_continue(t):
+    with lake_and_server() as (pg, s3, server, conn):
+        s3.put(LANDING, "in/e0.csv", csv_with_bad_rows(list(range(1, 11)), ["7000,x,2024-05-01 00:00:00,not-a-number"]))
+        s3.put(LANDING, "in/e1.csv", csv_with_bad_rows(list(range(11, 21)), [",no-id,2024-05-01 00:00:00,1"]))
+        put_csv(s3, "e2.csv", list(range(21, 31)))
+        kh.query(conn, create_pipe("d.vc", where="REGEXP '.*[.]csv' ON_ERROR = CONTINUE"))
+        jid = pipe_id(conn, "vc")
+        ids = list(range(1, 31))
+        eq(wait_count(conn, len(ids), 60), len(ids), "the good rows of the files loaded")
+        time.sleep(2.5)  # later listings find the files loaded: nothing more
+        c = Collector()
+        got = check_rows(c, conn, pg, s3, ids, "a pipe with ON_ERROR = CONTINUE")
+        listed = {f["url"].rsplit("/", 1)[1]: (f["rows"], f.get("errors"))
+                  for v in [got["summary"].get(f"sluice.files.{jid}", "[]")] for f in json.loads(v)}
+        c.eq(listed, {"e0.csv": (10, 1), "e1.csv": (10, 1), "e2.csv": (10, None)},
+             "one snapshot lists the three files with their rows and rejected rows")
+        c.eq(kh.scalar(conn, "SELECT count(*) FROM lake.db.events$snapshots"), 1, "and it is the only snapshot")
+        c.eq(rejected_rows(conn, "e"), [(f"s3://{LANDING}/in/e0.csv", 2, "amount"),
+                                        (f"s3://{LANDING}/in/e1.csv", 0, "id")], "the rejected rows")
+        c.eq(sorted(kh.query(conn, "SELECT source, status, loaded_rows, error_rows FROM load_history('lake.db.events') "
+                                   "WHERE job_name = 'vc'")),
+             [(f"s3://{LANDING}/in/e0.csv", "PARTIALLY_LOADED", 10, 1),
+              (f"s3://{LANDING}/in/e1.csv", "PARTIALLY_LOADED", 10, 1),
+              (f"s3://{LANDING}/in/e2.csv", "LOADED", 10, 0)], "load_history")
+        c.eq(pipe_files(conn, "vc"), [(f"s3://{LANDING}/in/e{k}.csv", "FINISHED", 10) for k in range(3)],
+             "pipe_files: each file FINISHED")
+        row = pipe_row(conn, "vc")
+        c.eq((row["status"], row["last_error"]), ("RUNNING", ""), "SHOW PIPES: running, no error")
+        desc = dict(kh.query(conn, "DESC PIPE EXTENDED d.vc"))
+        c.eq((desc["loaded_files"], desc["loaded_rows"], desc["failed_loads"]), ("3", "30", "0"),
+             "DESC PIPE EXTENDED counts")
+        c.done()
+
+        # a SIGKILL right after the commit, before the local records: nothing loads twice, and the records written
+        # from the table after the restart keep the files' rejected-row counts
+        server.kill_process()
+        s3.put(LANDING, "in/f0.csv", csv_with_bad_rows(list(range(31, 41)), ["y,bad,2024-05-01 00:00:00,1"]))
+        put_csv(s3, "f1.csv", list(range(41, 51)))
+        ids += list(range(31, 51))
+        server.extra_env = {"SLUICE_TEST_POINTS": "iceberg_load.after_commit=crash"}
+        server.start()
+        crash_at(server, "iceberg_load.after_commit")
+        conn = server.connect()
+        before = count(conn)
+        eq(before, len(ids), "the commit before the crash holds the new files' good rows")
+        kh.wait_until(lambda: len(pipe_files(conn, "vc")) == 5, 60, "the records of the committed files")
+        time.sleep(2.5)
+        c = Collector()
+        check_rows(c, conn, pg, s3, ids, "after a crash right after the commit")
+        c.eq(sorted(f for s in files_by_snapshot(conn, jid) for f in s),
+             ["e0.csv", "e1.csv", "e2.csv", "f0.csv", "f1.csv"], "every file listed once in the snapshots")
+        c.eq(sorted(kh.query(conn, "SELECT source, status, loaded_rows, error_rows FROM load_history('lake.db.events') "
+                                   "WHERE job_name = 'vc' AND source LIKE '%/f_.csv'")),
+             [(f"s3://{LANDING}/in/f0.csv", "PARTIALLY_LOADED", 10, 1),
+              (f"s3://{LANDING}/in/f1.csv", "LOADED", 10, 0)], "load_history written from the table")
+        c.check("had no local load records" in server.log_text(), "the records were written from the table")
+        c.eq(rejected_rows(conn, "f"), [(f"s3://{LANDING}/in/f0.csv", 2, "id")],
+             "the rejected row, written before the commit, survives the crash once")
+        c.eq(pipe_row(conn, "vc")["status"], "RUNNING", "the pipe runs")
+        c.done()
         conn.close()
 
 
