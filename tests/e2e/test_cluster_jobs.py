@@ -170,7 +170,11 @@ def test_three_nodes_share_a_job_and_survive_a_kill(t):
         spread = kh.wait_until(lambda: (lambda b: b if b == {"n1": 4, "n2": 4, "n3": 4} else None)(
             leases_by_node(pg, jid)), 60, "12 partitions leased 4/4/4")
         print(f"  partitions by node: {spread}", flush=True)
-        tasks = kh.show_rows(conns["n2"], "SHOW ROUTINE LOAD TASK FROM d WHERE JobName = \"ev_job\"")
+        # A node starts its task groups just after it takes its leases: wait for the three nodes' tasks.
+        def task_rows():
+            rows = kh.show_rows(conns["n2"], "SHOW ROUTINE LOAD TASK FROM d WHERE JobName = \"ev_job\"")
+            return rows if len({r["BeId"] for r in rows}) == len(NODES) else None
+        tasks = kh.wait_until(task_rows, 20, "SHOW ROUTINE LOAD TASK on n2 shows every node's tasks")
         c.eq(sorted({r["BeId"] for r in tasks}), list(NODES), "SHOW ROUTINE LOAD TASK's BeId names every node")
         c.eq(sorted(int(p) for r in tasks for p in r["DataSourceProperties"]), list(range(PARTITIONS)),
              "SHOW ROUTINE LOAD TASK on one node covers every partition once")
