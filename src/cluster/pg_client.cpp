@@ -14,8 +14,10 @@ std::string Oneline(std::string s) {
   return s;
 }
 
-// Every statement is bounded, so that a PostgreSQL that stops answering (not only one that refuses connections)
-// cannot hold the heartbeat thread, a lease call or SHOW NODES for long; keepalives notice a dead peer.
+// Every statement is bounded twice: by the server (statement, lock and idle timeouts) while it runs, and by the
+// client's deadline (PgClient::kAnswerDeadline) and TCP bounds when it hangs or its machine is gone, so that a
+// PostgreSQL that stops answering (not only one that refuses connections) cannot hold the heartbeat thread, a
+// lease call or SHOW NODES for long.
 constexpr const char* kSessionOptions = "-c statement_timeout=5000 -c lock_timeout=3000 -c idle_in_transaction_session_timeout=10000";
 
 }  // namespace
@@ -68,11 +70,13 @@ std::string PgClient::Describe(const std::string& uri) {
 }
 
 Result<std::unique_ptr<PgClient>> PgClient::Connect(const std::string& uri) {
-  const char* keys[] = {"dbname", "connect_timeout", "application_name", "options", "keepalives_idle",
-                        "keepalives_interval", "keepalives_count", nullptr};
-  const char* values[] = {uri.c_str(), "3", "sluice-cluster", kSessionOptions, "5", "2", "2", nullptr};
+  std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name", "options"};
+  std::vector<const char*> values = {uri.c_str(), "3", "sluice-cluster", kSessionOptions};
+  pgconn::AddTcpBounds(keys, values);
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
   // expand_dbname = 1: "dbname" holding a connection string or URI is expanded; the keys after it override it.
-  PGconn* conn = PQconnectdbParams(keys, values, 1);
+  PGconn* conn = PQconnectdbParams(keys.data(), values.data(), 1);
   if (conn == nullptr) return Status::Internal("libpq could not allocate a connection");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string msg = Oneline(PQerrorMessage(conn));
@@ -84,9 +88,7 @@ Result<std::unique_ptr<PgClient>> PgClient::Connect(const std::string& uri) {
   return std::unique_ptr<PgClient>(new PgClient(conn, Describe(uri)));
 }
 
-PgClient::~PgClient() {
-  if (conn_ != nullptr) PQfinish(conn_);
-}
+PgClient::~PgClient() = default;
 
 Result<PgRows> PgClient::Exec(const std::string& sql, const std::vector<std::string>& params) {
   if (transaction_lost_)
@@ -95,20 +97,26 @@ Result<PgRows> PgClient::Exec(const std::string& sql, const std::vector<std::str
   std::vector<const char*> values;
   for (const auto& p : params) values.push_back(p.c_str());
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (PQstatus(conn_) != CONNECTION_OK) {
+    if (!db_.ok()) {
       if (in_transaction_) {
         transaction_lost_ = true;
         return Status::Unavailable(fmt::format("the connection to the cluster's PostgreSQL at {} was lost inside a "
                                                "transaction", where_));
       }
-      PQreset(conn_);
-      if (PQstatus(conn_) != CONNECTION_OK)
+      if (!db_.Reset())
         return Status::Unavailable(fmt::format("the cluster's PostgreSQL at {} cannot be reached: {}", where_,
-                                               Oneline(PQerrorMessage(conn_))));
-      PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+                                               Oneline(PQerrorMessage(db_.get()))));
+      PQsetNoticeProcessor(db_.get(), [](void*, const char*) {}, nullptr);
     }
-    PGresult* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                               nullptr, 0);
+    bool timed_out = false;
+    PGresult* r = db_.Exec(sql, values, &timed_out);
+    if (timed_out) {
+      // No answer within the deadline: the server hangs. Not retried (a reconnect would wait as long again); the
+      // next call reconnects, and ends the session this statement may still be waiting in first.
+      if (in_transaction_) transaction_lost_ = true;
+      return Status::Unavailable(fmt::format("the cluster's PostgreSQL at {} cannot be reached: no answer within "
+                                             "{} s", where_, kAnswerDeadline.count() / 1000));
+    }
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
       PgRows out;
@@ -128,9 +136,9 @@ Result<PgRows> PgClient::Exec(const std::string& sql, const std::vector<std::str
     }
     const char* state_field = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
     std::string state = state_field ? state_field : "";
-    std::string msg = Oneline(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
+    std::string msg = Oneline(r ? PQresultErrorMessage(r) : PQerrorMessage(db_.get()));
     PQclear(r);
-    bool lost = PQstatus(conn_) != CONNECTION_OK;
+    bool lost = PQstatus(db_.get()) != CONNECTION_OK;
     if (lost && in_transaction_) transaction_lost_ = true;
     // A statement that failed because the connection broke is tried once more on a new connection. Statements
     // here are single-statement and idempotent or checked by their WHERE, so running one twice is harmless.

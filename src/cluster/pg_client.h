@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "pgconn/bounded_exec.h"
 
 struct pg_conn;
 
@@ -36,8 +37,9 @@ class PgClient {
   PgClient(const PgClient&) = delete;
   PgClient& operator=(const PgClient&) = delete;
 
-  // One statement with $1..$n text parameters. Errors: Unavailable when the connection is lost (and could not be
-  // re-established), Conflict for a serialization failure or a lock timeout, Internal for anything else.
+  // One statement with $1..$n text parameters, answered within kAnswerDeadline on the client's clock (a PostgreSQL
+  // that hangs -- stopped, a blackhole -- is given up on like one that is down). Errors: Unavailable when the
+  // connection is lost or no answer came (and it could not be re-established), Conflict for a serialization failure or a lock timeout, Internal for anything else.
   // Outside a transaction a statement that failed because the connection broke is run once more on a new
   // connection; inside one (after Begin) it is not, and every statement until Commit/Rollback fails: the rest of
   // the transaction must not run on a fresh connection in autocommit (a fence's row lock would be gone).
@@ -50,9 +52,13 @@ class PgClient {
   void Rollback();
   const std::string& where() const { return where_; }
 
+  // How long a statement waits for PostgreSQL's answer: above the server's statement_timeout (5 s), so a server
+  // that runs answers with its own error first, and a server that hangs is given up on after this.
+  static constexpr std::chrono::milliseconds kAnswerDeadline{7000};
+
  private:
-  PgClient(pg_conn* conn, std::string where) : conn_(conn), where_(std::move(where)) {}
-  pg_conn* conn_;
+  PgClient(pg_conn* conn, std::string where) : db_(conn, kAnswerDeadline), where_(std::move(where)) {}
+  pgconn::BoundedConnection db_;
   std::string where_;
   bool in_transaction_ = false;
   bool transaction_lost_ = false;  // the connection broke inside the transaction: only Commit/Rollback answer

@@ -42,11 +42,9 @@ std::string Oneline(std::string s) {
 }  // namespace
 
 JdbcCatalog::JdbcCatalog(pg_conn* conn, std::string catalog_name, std::string where)
-    : conn_(conn), catalog_name_(std::move(catalog_name)), where_(std::move(where)) {}
+    : db_(conn, kAnswerDeadline), conn_(conn), catalog_name_(std::move(catalog_name)), where_(std::move(where)) {}
 
-JdbcCatalog::~JdbcCatalog() {
-  if (conn_ != nullptr) PQfinish(conn_);
-}
+JdbcCatalog::~JdbcCatalog() = default;
 
 namespace {
 
@@ -129,8 +127,11 @@ Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw
                                                           const std::string& user, const std::string& password) {
   std::string uri = raw_uri.rfind("jdbc:", 0) == 0 ? raw_uri.substr(5) : raw_uri;
   // passfile: never the server user's ~/.pgpass, whose passwords a catalog naming that host would borrow.
+  // Bounded on the client: connecting (connect_timeout), a peer gone (TCP keepalives, tcp_user_timeout) and a
+  // server that hangs (kAnswerDeadline, in Exec).
   std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name", "passfile"};
-  std::vector<const char*> values = {uri.c_str(), "10", "sluice", "/dev/null"};
+  std::vector<const char*> values = {uri.c_str(), "5", "sluice", "/dev/null"};
+  sluice::pgconn::AddTcpBounds(keys, values);
   if (!user.empty()) {
     keys.push_back("user");
     values.push_back(user.c_str());
@@ -170,17 +171,24 @@ Result<JdbcCatalog::QueryResult> JdbcCatalog::Exec(const std::string& sql, const
   std::vector<const char*> values;
   for (const auto& p : params) values.push_back(p.c_str());
   for (int attempt = 0; attempt < 2; attempt++) {
-    if (PQstatus(conn_) != CONNECTION_OK) {
-      PQreset(conn_);
-      // Still no connection (PostgreSQL down, restarting, cut off): say so with libpq's reason, not the "no
-      // connection to the server" a statement on a dead connection would answer.
-      if (PQstatus(conn_) != CONNECTION_OK) {
+    if (!db_.ok()) {
+      // Still no connection (PostgreSQL down, restarting, cut off, hanging): say so with libpq's reason, not the
+      // "no connection to the server" a statement on a dead connection would answer.
+      if (!db_.Reset()) {
         return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {} cannot be reached: {}; retry once its "
                                                "PostgreSQL answers", where_, Oneline(PQerrorMessage(conn_))));
       }
     }
-    PGresult* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                               nullptr, 0);
+    bool timed_out = false;
+    PGresult* r = db_.Exec(sql, values, &timed_out);
+    if (timed_out) {
+      // No answer: the server hangs. Like a lost connection, tried once more on a new one -- whose Reset ends
+      // the session this statement may still wait in, so a swap retried there cannot be overtaken by it.
+      if (attempt == 0) continue;
+      return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {} cannot be reached: no answer within {} s; "
+                                             "retry once its PostgreSQL answers", where_,
+                                             kAnswerDeadline.count() / 1000));
+    }
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
       QueryResult out;
@@ -203,9 +211,9 @@ Result<JdbcCatalog::QueryResult> JdbcCatalog::Exec(const std::string& sql, const
     std::string state = r ? Sqlstate(r) : "";
     std::string msg = Oneline(r ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
     PQclear(r);
-    if (PQstatus(conn_) != CONNECTION_OK && attempt == 0) continue;  // lost connection: reconnect and retry once
+    if (!db_.ok() && attempt == 0) continue;  // lost connection: reconnect and retry once
     if (state == "23505") return Status::AlreadyExists(msg);
-    if (state.rfind("08", 0) == 0 || PQstatus(conn_) != CONNECTION_OK) {
+    if (state.rfind("08", 0) == 0 || !db_.ok()) {
       return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {}: {}", where_, msg));
     }
     if (state == "42501") {

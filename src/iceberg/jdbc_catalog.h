@@ -10,6 +10,7 @@
 #include <string>
 
 #include "iceberg/catalog.h"
+#include "pgconn/bounded_exec.h"
 
 struct pg_conn;
 
@@ -44,12 +45,17 @@ class JdbcCatalog : public Catalog {
  private:
   JdbcCatalog(pg_conn* conn, std::string catalog_name, std::string where);
   struct QueryResult;
-  // Runs one statement with text parameters; reconnects once when the connection was lost.
+  // Runs one statement with text parameters, waiting at most kAnswerDeadline for its answer; reconnects once when
+  // the connection was lost or the answer did not come (after ending the session the unanswered statement may
+  // still run in, so a retried swap and the re-read that follows it see the final outcome).
   Result<QueryResult> Exec(const std::string& sql, const std::vector<std::string>& params);
   Status EnsureTables();
 
+  // How long a statement waits for the catalog's PostgreSQL to answer before the connection is given up.
+  static constexpr std::chrono::milliseconds kAnswerDeadline{6000};
   std::mutex mu_;
-  pg_conn* conn_;
+  pgconn::BoundedConnection db_;  // owns the connection
+  pg_conn* conn_;                 // db_'s connection (the same one across reconnects)
   std::string catalog_name_;
   std::string where_;  // host:port/db for messages
   bool has_iceberg_type_ = false;  // the V1 layout's iceberg_type column exists

@@ -99,6 +99,35 @@ class Postgres:
         if not self._spawn_and_wait(timeout):
             raise RuntimeError(f"postgres did not start again: {self._log_tail()}")
 
+    def _processes(self) -> list[int]:
+        """The postmaster (from postmaster.pid) and its children: backends, checkpointer, ..."""
+        with open(os.path.join(self.data_dir, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+        pids = [postmaster]
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == postmaster:
+                pids.append(int(entry))
+        return pids
+
+    def freeze(self):
+        """PostgreSQL hangs instead of refusing: the postmaster and every backend SIGSTOPped. On loopback the
+        kernel still accepts connections and acknowledges every packet; nothing answers until thaw()."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+        self.frozen = True
+
+    def thaw(self):
+        for pid in self._processes():
+            os.kill(pid, signal.SIGCONT)
+        self.frozen = False
+
     def psql(self, sql: str) -> list[list[str]]:
         """Runs SQL as the superuser; rows as lists of text (unaligned, tab-separated)."""
         r = subprocess.run([f"{PG_BIN}/psql", "-h", LOOPBACK, "-p", str(self.port), "-U", "sluice", "-d", "postgres",
@@ -109,6 +138,8 @@ class Postgres:
         return [line.split("\t") for line in r.stdout.splitlines() if line]
 
     def _kill(self):
+        if getattr(self, "frozen", False):
+            self.thaw()
         if self.proc and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGINT)  # fast shutdown

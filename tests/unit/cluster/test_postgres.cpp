@@ -5,8 +5,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace sluice::cluster::testing {
 
@@ -72,7 +77,41 @@ bool TestPostgres::Stop() {
   return stopped;
 }
 
+bool TestPostgres::Signal(int sig) {
+  std::ifstream pidfile(data_ + "/postmaster.pid");
+  long postmaster = 0;
+  if (!(pidfile >> postmaster) || postmaster <= 0) return false;
+  // The postmaster and its children (backends, checkpointer, ...), found by their parent in /proc/<pid>/stat.
+  std::vector<long> pids{postmaster};
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == postmaster) pids.push_back(std::stol(entry.path().filename().string()));
+  }
+  bool all = true;
+  for (long pid : pids) all = ::kill(static_cast<pid_t>(pid), sig) == 0 && all;
+  return all;
+}
+
+bool TestPostgres::Freeze() {
+  frozen_ = Signal(SIGSTOP);
+  return frozen_;
+}
+
+bool TestPostgres::Thaw() {
+  bool woke = Signal(SIGCONT);
+  if (woke) frozen_ = false;
+  return woke;
+}
+
 TestPostgres::~TestPostgres() {
+  if (frozen_) Thaw();
   if (running_) Stop();
   if (!root_.empty()) std::filesystem::remove_all(root_);
 }

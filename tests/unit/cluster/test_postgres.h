@@ -17,11 +17,17 @@ class TestPostgres {
   // Stops it abruptly (immediate shutdown) and starts it again on the same port: an outage and its end.
   bool Stop();
   bool Start();
+  // Hangs it instead (SIGSTOP of the postmaster and every backend): the kernel still accepts connections and
+  // acknowledges every packet, nothing answers -- a PostgreSQL that hangs rather than refuses. Thaw() wakes it.
+  bool Freeze();
+  bool Thaw();
 
  private:
   std::string root_, data_, log_, run_as_;
   int port_ = 0;
   bool running_ = false;
+  bool frozen_ = false;
+  bool Signal(int sig);
   std::string error_;
 };
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "../cluster/test_postgres.h"
 
 namespace sluice::iceberg {
@@ -58,6 +60,30 @@ TEST_F(JdbcCatalogTest, APostgresThatIsDownIsUnavailableAndTheCatalogReconnects)
   auto up = catalog_->CommitTable(table_, m0_, m1_);
   ASSERT_TRUE(up.ok()) << up.status().ToString();
   EXPECT_EQ(*up, CommitOutcome::kCommitted);
+  auto current = catalog_->LoadTable(table_);
+  ASSERT_TRUE(current.ok()) << current.status().ToString();
+  EXPECT_EQ(*current, m1_);
+}
+
+// A PostgreSQL that hangs (SIGSTOP: the kernel still acknowledges, nothing answers) is "cannot be reached" within
+// the catalog's answer deadline plus a reconnect's connect_timeout, instead of holding the commit for minutes; once
+// it answers, the same swap is resolved as a lost answer is: committed, whether or not the first attempt landed.
+TEST_F(JdbcCatalogTest, AHungPostgresIsUnavailableWithinABoundAndTheSwapIsResolvedAfterwards) {
+  ASSERT_TRUE(pg_.Freeze());
+  auto began = std::chrono::steady_clock::now();
+  auto hung = catalog_->CommitTable(table_, m0_, m1_);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  ASSERT_FALSE(hung.ok());
+  EXPECT_EQ(hung.status().code(), StatusCode::kUnavailable) << hung.status().ToString();
+  EXPECT_NE(hung.status().message().find("cannot be reached"), std::string::npos) << hung.status().message();
+  EXPECT_LT(waited, 6 + 5 + 2.0) << "the answer deadline (6 s) and one reconnect (connect_timeout 5 s)";
+  began = std::chrono::steady_clock::now();
+  EXPECT_EQ(catalog_->LoadTable(table_).status().code(), StatusCode::kUnavailable);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(), 7.0);
+  ASSERT_TRUE(pg_.Thaw());
+  auto resolved = catalog_->CommitTable(table_, m0_, m1_);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
+  EXPECT_EQ(*resolved, CommitOutcome::kCommitted);
   auto current = catalog_->LoadTable(table_);
   ASSERT_TRUE(current.ok()) << current.status().ToString();
   EXPECT_EQ(*current, m1_);
