@@ -8,8 +8,8 @@ const std::vector<PropertySpec>& JobPropertyTable() {
       {"desired_concurrent_number", PropertyType::kInt, "3", 1, 256, {}, true,
        "Upper bound on the tasks a job runs at once; the actual number is also bounded by partitions and workers."},
       {"max_batch_interval", PropertyType::kDouble, "10", 0.05, 86400, {}, true,
-       "Seconds between two tasks of a partition group when the job has caught up. Sluice allows sub-second values "
-       "(StarRocks requires at least 5)."},
+       "Seconds between the starts of two tasks of a partition group when the job has caught up (a task that took "
+       "longer is followed at once). Sluice allows sub-second values (StarRocks requires at least 5)."},
       {"max_batch_rows", PropertyType::kInt, "200000", 1, 1e12, {}, true,
        "Rows a task reads before it commits; the error window is 10 x max_batch_rows."},
       {"max_batch_size", PropertyType::kInt, "104857600", 1024, 4294967296.0, {}, true,

@@ -2,6 +2,7 @@
 // (NEED_SCHEDULE -> RUNNING), and one task's run with the job's reaction to how it ended.
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -34,6 +35,11 @@ constexpr auto kIdleCheckTimeout = std::chrono::milliseconds(500);
 Clock::time_point IntervalBoundary(Clock::time_point t, Clock::duration interval) {
   if (interval <= Clock::duration::zero()) return t;
   return Clock::time_point((t.time_since_epoch() / interval) * interval);
+}
+
+// fetch.wait.max.ms of a job's consumers (see RunTask): a quarter of max_batch_interval, 10-100 ms.
+int64_t FetchWaitMs(const catalog::RoutineLoadDefinition& def) {
+  return std::clamp<int64_t>(static_cast<int64_t>(def.DoubleProperty("max_batch_interval") * 250), 10, 100);
 }
 
 double NextBackoff(double current, double max) { return std::min(max, current <= 0 ? 1.0 : current * 2); }
@@ -599,12 +605,20 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       source::KafkaClientConfig config = SourceConfig(def);
       // librdkafka prefetches per partition: a task over many partitions would buffer a multiple of what it
       // takes. Spread 64 MB over the task's partitions (at least 1 MB each), so a backlog costs bounded memory.
-      bool user_set = std::any_of(config.properties.begin(), config.properties.end(),
-                                  [](const auto& kv) { return kv.first == "queued.max.messages.kbytes"; });
-      if (!user_set && !group->partitions.empty())
+      auto user_set = [&](std::string_view key) {
+        return std::any_of(config.properties.begin(), config.properties.end(),
+                           [&](const auto& kv) { return kv.first == key; });
+      };
+      if (!user_set("queued.max.messages.kbytes") && !group->partitions.empty())
         config.properties.emplace_back(
             "queued.max.messages.kbytes",
             std::to_string(std::max<size_t>(1024, 65536 / group->partitions.size())));
+      // A fetch that finds nothing new waits up to fetch.wait.max.ms at the broker. A real broker answers it as
+      // soon as data arrives, but one that answers only at the end of the wait (librdkafka's mock cluster, the
+      // test broker) holds data produced meanwhile for all of it: at a quarter of max_batch_interval (10-100 ms)
+      // that wait stays small beside the interval, for one more empty fetch per wait while the consumer is open.
+      if (!user_set("fetch.wait.max.ms"))
+        config.properties.emplace_back("fetch.wait.max.ms", std::to_string(FetchWaitMs(def)));
       auto source = source::KafkaSource::Create(config);
       if (source.ok()) {
         group->source = std::move(source).value();
@@ -740,7 +754,7 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   }
   if (!r.had_data) {
     // An idle group (no consumer) checks on the next boundary of its interval, with the other idle groups.
-    group->next_run = group->source ? now + Seconds(interval)
+    group->next_run = group->source ? std::max(now, group->task_started + Seconds(interval))
                                     : IntervalBoundary(now, Seconds(interval)) + Seconds(interval);
     group->message = "there is no new data in kafka, wait for " + def.Property("max_batch_interval") +
                      " seconds to schedule again";
@@ -774,7 +788,10 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
                      " offset " + std::to_string(r.last_fatal->origin.offset) + ": " + r.last_fatal->reason +
                      " (in ErrorLogUrls; pause_on_fatal_parse_error = true pauses the job instead)";
   }
-  group->next_run = r.caught_up ? now + Seconds(interval) : now;
+  // A group that caught up starts its next task max_batch_interval after this one started (at once when the task
+  // took longer): a caught-up group runs one batch per interval, and a message waits at most about an interval
+  // plus a commit. Counted from the task's end, the consume and commit time came on top of every interval.
+  group->next_run = r.caught_up ? std::max(now, group->task_started + Seconds(interval)) : now;
   // Commit pacing for Iceberg targets: a group that caught up commits again no sooner than
   // iceberg.commit_interval_seconds after this commit, so a trickle does not make a snapshot per batch (the
   // messages wait in Kafka meanwhile). A task that stopped at a batch limit made a large file: the next runs at once.
