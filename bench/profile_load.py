@@ -63,6 +63,7 @@ def main() -> int:
     ap.add_argument("--wrap", choices=["none", "callgrind"], default="none")
     ap.add_argument("--out", default="/tmp/callgrind.sluice", help="callgrind output file prefix")
     ap.add_argument("--perf", default=None, metavar="PATH", help="perf record (flat: self time per symbol) into PATH during the load")
+    ap.add_argument("--perf-callgraph", action="store_true", help="with --perf: record call graphs too (perf -g)")
     ap.add_argument("--pre-sql", action="append", default=[])
     ap.add_argument("--kafka-property", action="append", default=[], metavar="K=V",
                     help="one more FROM KAFKA property of the routine load, e.g. property.fetch.wait.max.ms=50")
@@ -126,7 +127,7 @@ def main() -> int:
             subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True, stdout=subprocess.DEVNULL)
         perf = None
         if args.perf:
-            perf = subprocess.Popen(["perf", "record", "-F", "999", "--per-thread", "-o", args.perf, "-p",
+            perf = subprocess.Popen(["perf", "record", "-F", "999", "--per-thread"] + (["-g"] if args.perf_callgraph else []) + ["-o", args.perf, "-p",
                                      str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
         sampler = None
