@@ -365,6 +365,7 @@ def test_a_catalog_created_on_one_node_is_every_nodes(t):
                       "6/6: n2 runs the job through the catalog created on n1")
         produce_events(broker, "ev", ids_for(total // 2 + 1, total))
         all_loaded_once(c1, c2, pg, s3, total, "loaded by both nodes")
+        c1, c2 = n1.connect(), n2.connect()
         # A name taken in the cluster is taken on every node; DROP on n2 drops it on n1 within a second.
         try:
             kh.query(c2, "CREATE EXTERNAL CATALOG lake PROPERTIES (\"type\" = \"iceberg\")")
