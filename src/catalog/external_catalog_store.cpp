@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/egress_policy.h"
+#include "common/log.h"
 #include "common/ascii.h"
 #include "common/secret_names.h"
 #include "common/secret_redaction.h"
@@ -18,8 +19,15 @@ std::string NameMatch(const std::string& column, const std::string& name) {
   return "lower(" + column + ") = lower(" + QuoteLiteral(name) + ")";
 }
 
-// The URI is sealed too: a libpq URI or connection string may carry a password.
-bool IsSealed(const std::string& key) { return IsSecretName(key) || key == "iceberg.catalog.uri"; }
+bool IsSealed(const std::string& key) { return IsSealedCatalogProperty(key); }
+
+// A change refused because the cluster's PostgreSQL does not answer says so, and that nothing changed.
+Status ClusterRefusal(const std::string& where, const ClusterCatalogStore& cluster, const Status& st) {
+  if (st.code() != StatusCode::kUnavailable && st.code() != StatusCode::kConflict) return st;
+  return Status(st.code(), where + ": external catalogs are shared by the cluster's nodes and cannot change while "
+                               "PostgreSQL at " + cluster.Where() + " does not answer (" + st.message() +
+                               "); nothing changed, run the statement again once it does");
+}
 
 std::string Display(const std::string& key, const std::string& value) {
   if (key == "iceberg.catalog.uri") return RedactSecrets(value);
@@ -27,6 +35,9 @@ std::string Display(const std::string& key, const std::string& value) {
 }
 
 }  // namespace
+
+// The URI is sealed too: a libpq URI or connection string may carry a password.
+bool IsSealedCatalogProperty(const std::string& key) { return IsSecretName(key) || key == "iceberg.catalog.uri"; }
 
 const std::vector<PropertySpec>& ExternalCatalogProperties() {
   static const std::vector<PropertySpec> kProperties = {
@@ -69,7 +80,9 @@ Result<std::unique_ptr<ExternalCatalogStore>> ExternalCatalogStore::Open(storage
         "CREATE TABLE IF NOT EXISTS __sluice.external_catalogs (name VARCHAR NOT NULL, type VARCHAR NOT NULL, "
         "comment VARCHAR NOT NULL, created_at BIGINT NOT NULL);"
         "CREATE TABLE IF NOT EXISTS __sluice.external_catalog_properties (catalog VARCHAR NOT NULL, "
-        "position INTEGER NOT NULL, key VARCHAR NOT NULL, value VARCHAR NOT NULL);");
+        "position INTEGER NOT NULL, key VARCHAR NOT NULL, value VARCHAR NOT NULL);"
+        // A row once this data directory's own catalogs were offered to a cluster (AttachCluster).
+        "CREATE TABLE IF NOT EXISTS __sluice.cluster_catalog_membership (joined_at BIGINT NOT NULL);");
   }));
   ASSIGN_OR_RETURN(auto names, store->Query("SELECT name FROM __sluice.external_catalogs"));
   for (const auto& row : names.result_set->rows) store->names_.insert(AsciiLower(*row[0]));
@@ -80,14 +93,46 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
   const std::string where = "CREATE EXTERNAL CATALOG " + stmt.name;
   if (AsciiLower(stmt.name) == kDefaultCatalog)
     return Status::InvalidArgument("default_catalog is the catalog of Sluice's own databases: choose another name");
+  auto exists = [&] {
+    return Status::AlreadyExists("a catalog named '" + stmt.name +
+                                 "' already exists: DROP CATALOG it first or choose another name");
+  };
+  if (cluster_) {
+    // The cluster's table decides (its primary key), whatever this node's copy says; the copy answers early.
+    RefreshIfUnknown(stmt.name);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (names_.count(AsciiLower(stmt.name))) {
+        if (stmt.if_not_exists) return true;
+        return exists();
+      }
+    }
+    ASSIGN_OR_RETURN(auto props, Validate(stmt));
+    auto inserted = cluster_->Insert(SharedCatalog{stmt.name, "iceberg", stmt.comment, now_ms, std::move(props)});
+    if (!inserted.ok()) return ClusterRefusal(where, *cluster_, inserted.status());
+    if (Status st = SyncFromCluster(false); !st.ok())
+      log::Warn("catalog", "catalog {} is the cluster's, but this node's copy is not written yet: {}", stmt.name,
+                st.message());
+    if (*inserted) return false;
+    if (stmt.if_not_exists) return true;
+    return exists();
+  }
   // An existing name is answered before the properties are looked at: IF NOT EXISTS keeps the catalog as it is,
   // whatever the statement says about it. The lock is held to the end, so two CREATEs cannot both insert.
   std::lock_guard<std::mutex> lock(mu_);
   if (names_.count(AsciiLower(stmt.name))) {
     if (stmt.if_not_exists) return true;
-    return Status::AlreadyExists("a catalog named '" + stmt.name +
-                                 "' already exists: DROP CATALOG it first or choose another name");
+    return exists();
   }
+  ASSIGN_OR_RETURN(auto props, Validate(stmt));
+  RETURN_IF_ERROR(WriteLocalLocked(SharedCatalog{stmt.name, "iceberg", stmt.comment, now_ms, std::move(props)}, false));
+  generation_++;
+  return false;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> ExternalCatalogStore::Validate(
+    const sql::CreateExternalCatalog& stmt) {
+  const std::string where = "CREATE EXTERNAL CATALOG " + stmt.name;
   std::vector<std::pair<std::string, std::string>> props;
   for (const auto& [given_key, value] : stmt.properties) {
     std::string key = AsciiLower(given_key);
@@ -163,11 +208,19 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
   if (get("aws.s3.enable_path_style_access") == "false")
     return Status::NotSupported(where + ": Sluice's S3 client sends path-style requests only; leave out "
                                 "\"aws.s3.enable_path_style_access\" or set it to \"true\"");
-  std::string sql = "BEGIN TRANSACTION; INSERT INTO __sluice.external_catalogs VALUES (" + QuoteLiteral(stmt.name) +
-                    ", 'iceberg', " + QuoteLiteral(stmt.comment) + ", " + std::to_string(now_ms) + ");";
+  return props;
+}
+
+Status ExternalCatalogStore::WriteLocalLocked(const SharedCatalog& c, bool replace) {
+  std::string sql = "BEGIN TRANSACTION;";
+  if (replace)
+    sql += "DELETE FROM __sluice.external_catalog_properties WHERE " + NameMatch("catalog", c.name) +
+           "; DELETE FROM __sluice.external_catalogs WHERE " + NameMatch("name", c.name) + ";";
+  sql += "INSERT INTO __sluice.external_catalogs VALUES (" + QuoteLiteral(c.name) + ", " + QuoteLiteral(c.type) +
+         ", " + QuoteLiteral(c.comment) + ", " + std::to_string(c.created_ms) + ");";
   int position = 0;
-  for (const auto& [k, v] : props) {
-    sql += "INSERT INTO __sluice.external_catalog_properties VALUES (" + QuoteLiteral(stmt.name) + ", " +
+  for (const auto& [k, v] : c.properties) {
+    sql += "INSERT INTO __sluice.external_catalog_properties VALUES (" + QuoteLiteral(c.name) + ", " +
            std::to_string(position++) + ", " + QuoteLiteral(k) + ", " +
            QuoteLiteral(IsSealed(k) ? secrets_->Seal(v) : v) + ");";
   }
@@ -177,11 +230,161 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
     (void)con_->Execute("ROLLBACK");
     return st;
   }
-  names_.insert(AsciiLower(stmt.name));
-  return false;
+  names_.insert(AsciiLower(c.name));
+  return Status::Ok();
+}
+
+Status ExternalCatalogStore::DeleteLocalLocked(const std::string& name) {
+  RETURN_IF_ERROR(storage::InTransaction(*con_, [&] {
+    return con_->Execute("DELETE FROM __sluice.external_catalog_properties WHERE " + NameMatch("catalog", name) +
+                         "; DELETE FROM __sluice.external_catalogs WHERE " + NameMatch("name", name));
+  }));
+  names_.erase(AsciiLower(name));
+  return Status::Ok();
+}
+
+Result<std::vector<SharedCatalog>> ExternalCatalogStore::LocalCatalogsLocked() {
+  ASSIGN_OR_RETURN(auto r, Query("SELECT name, type, comment, created_at FROM __sluice.external_catalogs ORDER BY name"));
+  std::vector<SharedCatalog> out;
+  for (const auto& row : r.result_set->rows) {
+    SharedCatalog c;
+    c.name = *row[0];
+    c.type = row[1].value_or("iceberg");
+    c.comment = row[2].value_or("");
+    c.created_ms = row[3] ? std::stoll(*row[3]) : 0;
+    ASSIGN_OR_RETURN(c.properties, PropertiesLocked(c.name));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+ExternalCatalogStore::~ExternalCatalogStore() {
+  {
+    std::lock_guard<std::mutex> lock(poll_mu_);
+    stopping_ = true;
+  }
+  poll_cv_.notify_all();
+  if (poller_.joinable()) poller_.join();
+}
+
+Status ExternalCatalogStore::AttachCluster(std::unique_ptr<ClusterCatalogStore> cluster,
+                                           std::chrono::milliseconds poll) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(auto r, Query("SELECT count(*) FROM __sluice.cluster_catalog_membership"));
+    std::lock_guard<std::mutex> sync(sync_mu_);
+    published_ = r.result_set->rows[0][0] != std::optional<std::string>("0");
+  }
+  cluster_ = std::move(cluster);
+  // A node started later learns the cluster's catalogs before it serves anything (or, PostgreSQL being away, from
+  // the poll thread once it answers).
+  (void)SyncFromCluster(false);
+  poller_ = std::thread([this, poll] { PollLoop(poll); });
+  return Status::Ok();
+}
+
+void ExternalCatalogStore::PollLoop(std::chrono::milliseconds poll) {
+  std::unique_lock<std::mutex> lock(poll_mu_);
+  while (!stopping_) {
+    poll_cv_.wait_for(lock, poll, [&] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    (void)SyncFromCluster(false);
+    lock.lock();
+  }
+}
+
+Status ExternalCatalogStore::Refresh() {
+  if (!cluster_) return Status::Ok();
+  return SyncFromCluster(true);
+}
+
+void ExternalCatalogStore::RefreshIfUnknown(const std::string& name) {
+  if (!cluster_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (names_.count(AsciiLower(name))) return;
+  }
+  (void)SyncFromCluster(true);
+}
+
+Status ExternalCatalogStore::SyncFromCluster(bool on_demand) {
+  std::lock_guard<std::mutex> sync(sync_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  if (on_demand && now - last_failure_ < std::chrono::seconds(1)) return Status::Ok();
+  std::vector<std::string> changed;
+  Status st = [&]() -> Status {
+    if (!published_) {
+      std::vector<SharedCatalog> mine;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ASSIGN_OR_RETURN(mine, LocalCatalogsLocked());
+      }
+      ASSIGN_OR_RETURN(auto taken, cluster_->Publish(mine));
+      for (const auto& name : taken)
+        log::Warn("catalog", "external catalog '{}' of this node has a namesake in the cluster: the cluster's "
+                  "definition replaces this node's", name);
+      if (!mine.empty())
+        log::Info("catalog", "this node's {} external catalog(s) offered to the cluster ({} published)", mine.size(),
+                  mine.size() - taken.size());
+      std::lock_guard<std::mutex> lock(mu_);
+      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.cluster_catalog_membership VALUES (epoch_ms(now()))"));
+      published_ = true;
+    }
+    ASSIGN_OR_RETURN(int64_t version, cluster_->Version());
+    if (version == applied_version_) return Status::Ok();
+    ASSIGN_OR_RETURN(SharedCatalogs all, cluster_->List());
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<std::string, const SharedCatalog*> desired;
+    for (const auto& c : all.catalogs) desired[AsciiLower(c.name)] = &c;
+    const std::set<std::string> had = names_;
+    for (const auto& name : had) {
+      if (desired.count(name)) continue;
+      RETURN_IF_ERROR(DeleteLocalLocked(name));
+      applied_.erase(name);
+      changed.push_back(name);
+    }
+    for (const auto& [key, c] : desired) {
+      std::string fingerprint = c->Fingerprint();
+      auto it = applied_.find(key);
+      if (names_.count(key) && it != applied_.end() && it->second == fingerprint) continue;
+      RETURN_IF_ERROR(WriteLocalLocked(*c, true));
+      applied_[key] = std::move(fingerprint);
+      changed.push_back(c->name);
+    }
+    applied_version_ = all.version;
+    return Status::Ok();
+  }();
+  if (!changed.empty()) {
+    generation_++;
+    std::string names;
+    for (const auto& n : changed) names += (names.empty() ? "" : ", ") + n;
+    log::Debug("catalog", "external catalogs in step with the cluster's (version {}): {}", applied_version_, names);
+  }
+  if (!st.ok()) {
+    last_failure_ = now;
+    if (!outage_logged_)
+      log::Warn("catalog", "cannot read the cluster's external catalogs: {}; this node answers from its copy and "
+                "keeps retrying every second", st.message());
+    outage_logged_ = true;
+  } else if (outage_logged_) {
+    log::Info("catalog", "the cluster's external catalogs are readable again");
+    outage_logged_ = false;
+  }
+  return st;
 }
 
 Status ExternalCatalogStore::Drop(const std::string& name, bool if_exists) {
+  if (cluster_) {
+    // The catalog's tables stay where they are: only the cluster's door to them goes, on every node.
+    auto removed = cluster_->Remove(name);
+    if (!removed.ok()) return ClusterRefusal("DROP CATALOG " + name, *cluster_, removed.status());
+    if (Status st = SyncFromCluster(false); !st.ok())
+      log::Warn("catalog", "catalog {} was dropped from the cluster, but this node's copy is not updated yet: {}",
+                name, st.message());
+    if (*removed || if_exists) return Status::Ok();
+    return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, Query("SELECT count(*) FROM __sluice.external_catalogs WHERE " +
                                        NameMatch("name", name)));
@@ -190,11 +393,8 @@ Status ExternalCatalogStore::Drop(const std::string& name, bool if_exists) {
     return Status::NotFound("Unknown catalog '" + name + "' (SHOW CATALOGS lists them)");
   }
   // The catalog's tables stay where they are (in PostgreSQL and S3): only Sluice's door to them goes.
-  RETURN_IF_ERROR(storage::InTransaction(*con_, [&] {
-    return con_->Execute("DELETE FROM __sluice.external_catalog_properties WHERE " + NameMatch("catalog", name) +
-                         "; DELETE FROM __sluice.external_catalogs WHERE " + NameMatch("name", name));
-  }));
-  names_.erase(AsciiLower(name));
+  RETURN_IF_ERROR(DeleteLocalLocked(name));
+  generation_++;
   return Status::Ok();
 }
 
@@ -235,11 +435,13 @@ Result<StatementResult> ExternalCatalogStore::Query(const std::string& sql) {
 }
 
 bool ExternalCatalogStore::Exists(const std::string& name) {
+  RefreshIfUnknown(name);
   std::lock_guard<std::mutex> lock(mu_);
   return names_.count(AsciiLower(name)) > 0;
 }
 
 Result<ExternalCatalogInfo> ExternalCatalogStore::Describe(const std::string& name) {
+  RefreshIfUnknown(name);
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, Query("SELECT name, type, comment, created_at FROM __sluice.external_catalogs "
                                        "WHERE " + NameMatch("name", name)));
@@ -257,6 +459,7 @@ Result<ExternalCatalogInfo> ExternalCatalogStore::Describe(const std::string& na
 }
 
 Result<ExternalCatalogConfig> ExternalCatalogStore::Resolve(const std::string& name) {
+  RefreshIfUnknown(name);
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, Query("SELECT name FROM __sluice.external_catalogs WHERE " +
                                        NameMatch("name", name)));

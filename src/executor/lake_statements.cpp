@@ -96,6 +96,8 @@ Result<StatementResult> SqlSession::RunCatalog(const sql::ShowExternalCatalogs&)
   rs.rows.push_back({std::string(catalog::kDefaultCatalog), std::string("Internal"),
                      std::string("An internal catalog contains this cluster's self-managed tables.")});
   if (lakes_) {
+    // On a cluster node: the cluster's catalogs as they are now (this node's copy when PostgreSQL is away).
+    (void)lakes_->store().Refresh();
     ASSIGN_OR_RETURN(auto catalogs, lakes_->store().List());
     for (const auto& c : catalogs) rs.rows.push_back({c.name, std::string("Iceberg"), c.comment});
   }
@@ -104,6 +106,7 @@ Result<StatementResult> SqlSession::RunCatalog(const sql::ShowExternalCatalogs&)
 
 Result<StatementResult> SqlSession::RunCatalog(const sql::ShowCreateCatalog& s) {
   if (!lakes_) return Status::NotFound("Unknown catalog '" + s.name + "'");
+  (void)lakes_->store().Refresh();
   ASSIGN_OR_RETURN(auto info, lakes_->store().Describe(s.name));
   std::string text = "CREATE EXTERNAL CATALOG `" + info.name + "`\n";
   if (!info.comment.empty()) text += "COMMENT " + sql::QuoteLiteral(info.comment) + "\n";

@@ -17,7 +17,8 @@ LakeCatalogs::LakeCatalogs(catalog::ExternalCatalogStore& store, std::string cac
 Result<std::shared_ptr<LakeConnection>> LakeCatalogs::Connect(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = open_.find(AsciiLower(name));
-  if (it != open_.end()) return it->second;
+  if (it != open_.end() && it->second->generation == store_.generation()) return it->second;
+  const uint64_t generation = store_.generation();
   ASSIGN_OR_RETURN(catalog::ExternalCatalogConfig config, store_.Resolve(name));
   auto conn = std::make_shared<LakeConnection>();
   if (config.catalog_type == "rest") {
@@ -40,6 +41,7 @@ Result<std::shared_ptr<LakeConnection>> LakeCatalogs::Connect(const std::string&
   conn->store = std::make_unique<iceberg::S3ObjectStore>(config.s3);
   conn->ops = std::make_unique<iceberg::TableOperations>(conn->catalog.get(), conn->store.get());
   conn->config = std::move(config);
+  conn->generation = generation;
   open_[AsciiLower(name)] = conn;
   return conn;
 }

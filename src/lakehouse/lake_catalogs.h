@@ -2,7 +2,8 @@
 // The open doors to external (Iceberg) catalogs: for each catalog CREATE EXTERNAL CATALOG defined, one connection
 // to its catalog (JDBC in PostgreSQL, or a REST catalog) and one S3 client for its files, opened on first use and shared by every
 // session (JdbcCatalog serializes its own statements; TableOperations keeps no state of its own). DROP CATALOG
-// forgets the catalog's connection.
+// forgets the catalog's connection; on a cluster node a catalog dropped or created again on another node is seen
+// through the store's generation(), and its connection is opened again from the new definition.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,7 @@ struct LakeConnection {
   std::unique_ptr<iceberg::Catalog> catalog;  // JdbcCatalog or RestCatalog
   std::unique_ptr<iceberg::ObjectStore> store;
   std::unique_ptr<iceberg::TableOperations> ops;
+  uint64_t generation = 0;  // the store's generation() when opened: a later change of any catalog reopens it
 };
 
 class LakeCatalogs {

@@ -10,9 +10,9 @@ processes on loopback and npm's icebird.
   produced, read by Sluice and by icebird; the snapshot summary carries the leases' epochs; n3 started again gets
   4 partitions back and loads its share; the job's secret property is sealed in PostgreSQL; a DuckDB table's job
   stays the node's own.
-- test_a_node_without_the_catalog_takes_no_share: a node that cannot open the job's table (no external catalog
-  there) does not pause the job and takes no partitions, the other node loads all 12; once it has the catalog
-  the partitions are shared 6/6.
+- test_a_catalog_created_on_one_node_is_every_nodes: CREATE EXTERNAL CATALOG on n1 only; n2 shows it (SHOW
+  CATALOGS, SHOW CREATE CATALOG masked, the same as n1's), no secret of it is in clear in any sluice_* table, a
+  routine load into it runs on both (6/6) exactly once; its name is taken on n2 too, and DROP on n2 drops it on n1.
 - test_a_frozen_node_does_not_commit: a node SIGSTOPped past the node timeout with a commit in flight (stalled by
   the test point iceberg_load.after_upload) loses its partitions to the others; after SIGCONT that commit does not
   land (no snapshot after the takeover carries its old epochs) and the table holds every message exactly once.
@@ -61,15 +61,31 @@ def shared_key(t_root: str) -> str:
 
 
 def define_catalog(conn, pg, s3, database: bool = True):
-    """The same external catalog on a node that did not create the table (catalogs are per node), and the jobs'
-    database d."""
-    kh.query(conn, f"""CREATE EXTERNAL CATALOG lake PROPERTIES (
+    """The external catalog on a node that did not create the table (IF NOT EXISTS: on a cluster node the catalog
+    is the cluster's already, and the statement changes nothing), and the jobs' database d."""
+    kh.query(conn, f"""CREATE EXTERNAL CATALOG IF NOT EXISTS lake PROPERTIES (
         "type" = "iceberg", "iceberg.catalog.type" = "jdbc", "iceberg.catalog.uri" = "{pg.uri}",
         "iceberg.catalog.warehouse" = "s3://{BUCKET}/wh", "aws.s3.endpoint" = "{s3.endpoint}",
         "aws.s3.access_key" = "{ACCESS_ID}", "aws.s3.secret_key" = "{SECRET}",
         "aws.s3.enable_path_style_access" = "true")""")
     if database:
         kh.query(conn, "CREATE DATABASE d")
+
+
+def check_catalog_shared(conn, pg: Postgres, node: str) -> None:
+    """The catalog lake, created on another node, is known here (SHOW CATALOGS, SHOW CREATE CATALOG with its
+    secrets masked), and PostgreSQL keeps no secret of it in clear (every sluice_* table, read with psql)."""
+    names = [r[0] for r in kh.query(conn, "SHOW CATALOGS")]
+    check("lake" in names, f"{node}'s SHOW CATALOGS lists lake: {names}")
+    text = kh.query(conn, "SHOW CREATE CATALOG lake")[0][1]
+    check(SECRET not in text and ACCESS_ID not in text and '"aws.s3.secret_key" = "******"' in text,
+          f"{node}'s SHOW CREATE CATALOG masks the secrets: {text}")
+    tables = [r[0] for r in pg.psql("SELECT tablename FROM pg_tables WHERE tablename LIKE 'sluice_%'")]
+    check("sluice_external_catalogs" in tables, f"the catalogs are kept in PostgreSQL: {tables}")
+    for table in tables:
+        dump = json.dumps(pg.psql(f"SELECT * FROM {table}"))
+        check(SECRET not in dump and ACCESS_ID not in dump and pg.uri not in dump,
+              f"no secret of the catalog in clear in {table}")
 
 
 def leases_by_node(pg: Postgres, jid: str) -> dict:
@@ -142,9 +158,10 @@ def setup(t, pg, s3, broker, env: dict | None = None):
     s3.create_bucket(BUCKET)
     nodes = start_nodes(t, pg, shared_key(pg.root), env)
     conns = {name: srv.connect() for name, srv in nodes.items()}
-    setup_lake(conns["n1"], pg, s3)
+    setup_lake(conns["n1"], pg, s3)  # the catalog is created on n1 only: it is the cluster's
     for name in ("n2", "n3"):
-        define_catalog(conns[name], pg, s3)
+        kh.query(conns[name], "CREATE DATABASE d")
+        check_catalog_shared(conns[name], pg, name)
     kh.wait_until(lambda: pg.psql("SELECT count(*) FROM sluice_nodes WHERE state = 'alive'") == [["3"]], 30,
                   "three nodes alive")
     return nodes, conns
@@ -328,7 +345,7 @@ def all_loaded_once(c1, c2, pg: Postgres, s3: S3rver, total: int, what: str):
 
 
 @suite.test(timeout=240)
-def test_a_node_without_the_catalog_takes_no_share(t):
+def test_a_catalog_created_on_one_node_is_every_nodes(t):
     per = 100
     total = PARTITIONS * per
     broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
@@ -337,20 +354,29 @@ def test_a_node_without_the_catalog_takes_no_share(t):
         n1, n2 = two_nodes(t, pg)
         c1, c2 = n1.connect(), n2.connect()
         setup_lake(c1, pg, s3)
-        kh.query(c2, "CREATE DATABASE d")  # but no catalog lake on n2
+        kh.query(c2, "CREATE DATABASE d")  # the catalog lake comes from the cluster
+        check_catalog_shared(c2, pg, "n2")
+        eq(kh.query(c2, "SHOW CREATE CATALOG lake"), kh.query(c1, "SHOW CREATE CATALOG lake"),
+           "SHOW CREATE CATALOG is the same on both nodes")
         produce_events(broker, "ev", ids_for(1, total // 2))
         create_job(c1, broker)
         jid = kh.show_job(c1, "d.ev_job")["Id"]
-        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 12}, 60,
-                      "n1 holds every partition: n2 cannot run the job")
-        other = kh.wait_until(lambda: kh.show_job(c2, "d.ev_job")["OtherMsg"], 30, "n2 says why it does not run it")
-        check("CREATE EXTERNAL CATALOG" in other, f"n2's OtherMsg: {other}")
-        eq(kh.show_job(c2, "d.ev_job")["State"], "RUNNING", "the job is not paused for the cluster")
-        # Once n2 has the catalog it joins in and the partitions are shared.
-        define_catalog(c2, pg, s3, database=False)
-        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6 once n2 can run the job")
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60,
+                      "6/6: n2 runs the job through the catalog created on n1")
         produce_events(broker, "ev", ids_for(total // 2 + 1, total))
-        all_loaded_once(c1, c2, pg, s3, total, "after n2 joined in")
+        all_loaded_once(c1, c2, pg, s3, total, "loaded by both nodes")
+        c1, c2 = n1.connect(), n2.connect()
+        # A name taken in the cluster is taken on every node; DROP on n2 drops it on n1 within a second.
+        try:
+            kh.query(c2, "CREATE EXTERNAL CATALOG lake PROPERTIES (\"type\" = \"iceberg\")")
+            check(False, "a second CREATE of lake on n2 fails")
+        except Exception as e:  # noqa: BLE001
+            check("already exists" in str(e), f"CREATE of a cluster catalog's name: {e}")
+        kh.query(c1, "STOP ROUTINE LOAD FOR d.ev_job")
+        kh.query(c2, "DROP CATALOG lake")
+        kh.wait_until(lambda: "lake" not in [r[0] for r in kh.query(c1, "SHOW CATALOGS")], 5,
+                      "n1 no longer lists lake")
+        eq(pg.psql("SELECT count(*) FROM sluice_external_catalogs"), [["0"]], "the cluster's row is gone")
 
 
 @suite.test(timeout=240)
