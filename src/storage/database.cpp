@@ -267,6 +267,19 @@ Status Connection::Execute(std::string_view sql) {
   const Admitted admitted = AdmitWrites(sql);
   duckdb_result result;
   std::string text(sql);
+  // One statement runs like Query's, without DuckDB's busy wait: a COMMIT (InTransaction's, CREATE's catalog
+  // insert, a job's first progress rows) otherwise spins on its thread while DuckDB's worker writes the WAL, which
+  // was most of the instructions of starting a job. Several statements (or one DuckDB cannot prepare, which then
+  // reports its own error) run through duckdb_query.
+  Prepared prepared;
+  if (duckdb_prepare(con_, text.c_str(), &prepared.stmt) == DuckDBSuccess && duckdb_nparams(prepared.stmt) == 0) {
+    Status start_error;
+    duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error);
+    if (!start_error.ok()) return Checked(start_error);
+    Status out = st == DuckDBSuccess ? Status::Ok() : Checked(ErrorFromResult(&result));
+    duckdb_destroy_result(&result);
+    return out;
+  }
   duckdb_state st = duckdb_query(con_, text.c_str(), &result);
   Status out = st == DuckDBSuccess ? Status::Ok() : Checked(ErrorFromResult(&result));
   duckdb_destroy_result(&result);
