@@ -1,12 +1,12 @@
-// Cluster jobs (docs/cluster.md): on a node started with --cluster, routine loads and volume pipes into Iceberg
-// tables live in the cluster's PostgreSQL database (catalog::ClusterJobStore), every node sees them, and their work
-// is split among the live nodes by leases with epochs (cluster::LeaseStore): a routine load's partitions, a volume
-// pipe whole (`pipe:<id>`). A node runs tasks only for what it holds, and a task's commit first fences its leases:
-// a node that lost a partition or a pipe commits nothing for it.
+// Cluster jobs (docs/cluster.md): on a node started with --cluster, routine loads and pipes into Iceberg tables
+// live in the cluster's PostgreSQL database (catalog::ClusterJobStore), every node sees them, and their work is
+// split among the live nodes by leases with epochs (cluster::LeaseStore): the partitions of a routine load or a
+// Kafka pipe, a volume pipe whole (`pipe:<id>`). A node runs tasks only for what it holds, and a task's commit
+// first fences its leases: a node that lost a partition or a pipe commits nothing for it.
 //
 // One thread per node (ClusterLoop) does, every tick (1 s): read the jobs (SyncClusterJobs), then renew, take and
-// give up leases (AssignPartitions, AssignPipeLeases). No PostgreSQL call is made under the registry's lock except the job writes
-// PersistLocked makes (bounded by PgClient's statement timeout), as the local store's writes are.
+// give up leases (AssignPartitions, AssignPipeLeases). No PostgreSQL call is made under the registry's lock except
+// the job writes PersistLocked makes (bounded by PgClient's statement timeout), as the local store's writes are.
 #include <algorithm>
 #include <set>
 
@@ -48,8 +48,9 @@ size_t FairShare(size_t total, size_t nodes, size_t index) {
 }  // namespace
 
 bool JobRegistry::IsClusterJob(const catalog::RoutineLoadDefinition& def) const {
-  // Kafka pipes stay the node's own for now; pipes and routine loads into DuckDB tables always do.
-  return cluster_store_ != nullptr && def.iceberg_target() && (!def.pipe || IsVolumePipe(def));
+  // A Kafka pipe is a routine load with other statements: its partitions are split the same way. Pipes and
+  // routine loads into DuckDB tables stay the node's own.
+  return cluster_store_ != nullptr && def.iceberg_target();
 }
 
 catalog::JobStore& JobRegistry::StoreOf(const JobRuntime& job) {
@@ -211,8 +212,8 @@ void JobRegistry::AssignPartitions() {
       const bool keep = w.wants && std::find(w.partitions.begin(), w.partitions.end(), p) != w.partitions.end();
       auto renewed = leases.Renew(lease, ttl);
       if (renewed.ok() && !*renewed) {
-        log::Warn("scheduler", "routine load {}: lost partition {} (epoch {}) to another node", w.job->stored.def.name,
-                  p, lease.epoch);
+        log::Warn("scheduler", "{} {}: lost partition {} (epoch {}) to another node", JobKind(w.job->stored.def),
+                  w.job->stored.def.name, p, lease.epoch);
       } else if (!keep) {
         to_release.push_back(lease);
       } else {
@@ -259,8 +260,8 @@ void JobRegistry::AssignPartitions() {
       }
       std::string parts;
       for (const auto& [p, l] : held) parts += (parts.empty() ? "" : ",") + std::to_string(p);
-      log::Info("scheduler", "routine load {}.{}: node '{}' holds partitions [{}] of {}", job.stored.def.db,
-                job.stored.def.name, me, parts, w.partitions.size());
+      log::Info("scheduler", "{} {}.{}: node '{}' holds partitions [{}] of {}", JobKind(job.stored.def),
+                job.stored.def.db, job.stored.def.name, me, parts, w.partitions.size());
       cv_.notify_all();
     }
     // Released after the regroup, so this node's tasks have stopped committing before another node can take them.

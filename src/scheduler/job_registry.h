@@ -140,8 +140,8 @@ class JobRegistry {
   // job_status.cpp: what a Kafka task did, for the job's activity counters (GET /metrics).
   void RecordTaskLocked(JobRuntime& job, const Result<load::TaskResult>& outcome, double seconds);
 
-  // cluster_jobs.cpp: cluster jobs (docs/cluster.md). Whether `def` is one: a routine load or a volume pipe into an
-  // Iceberg table on a cluster node.
+  // cluster_jobs.cpp: cluster jobs (docs/cluster.md). Whether `def` is one: a routine load or a pipe (Kafka or volume)
+  // into an Iceberg table on a cluster node.
   bool IsClusterJob(const catalog::RoutineLoadDefinition& def) const;
   catalog::JobStore& StoreOf(const JobRuntime& job);
   // Every tick: SyncClusterJobs, then AssignPartitions.

@@ -12,6 +12,10 @@
   (sluice.epochs.<id>); SUSPEND on one node and resume on another act on the one pipe cluster-wide; DROP PIPE on
   a node that does not run it drops it everywhere and frees the lease; a pipe into a DuckDB table stays the
   node's own.
+- test_a_kafka_pipe_is_split_over_three_nodes: a Kafka pipe (READ_KAFKA) on a 12-partition topic into lake.db.events,
+  created on n2, has its partitions leased 4/4/4 like a routine load's; SHOW PIPES is the same on every node; kill
+  -9 of n3 mid-load moves its partitions to n1 and n2 (6/6, new epochs); count = distinct = produced through Sluice
+  and icebird, and the current snapshot holds every partition's offset.
 
     /usr/bin/python3 tests/e2e/test_cluster_pipes.py --server build/sluice
 """
@@ -25,10 +29,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, setup_lake, wait_count  # noqa: E402
+from iceberg_harness import BUCKET, produce_events, setup_lake, wait_count  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
-from test_cluster_jobs import NODES, TIMEOUT, check_table, define_catalog, shared_key  # noqa: E402
+from test_cluster_jobs import (  # noqa: E402
+    NODES, PARTITIONS, TIMEOUT, check_table, define_catalog, epochs, ids_for, leases_by_node, setup, shared_key,
+)
 
 suite = TestSuite("test_cluster_pipes")
 LANDING = "landing"
@@ -202,6 +208,62 @@ def test_a_volume_pipe_runs_on_one_node_and_moves_on_a_kill(t):
         for n, conn in conns.items():
             names = [p["name"] for p in show_pipes(conn)]
             c.eq(names, ["local_vp"] if n == first else [], f"SHOW PIPES on {n}")
+        for conn in conns.values():
+            conn.close()
+        c.done()
+
+
+def kafka_pipe(bootstrap: str) -> str:
+    return f"""CREATE PIPE d.kp BATCH_INTERVAL_IN_SECONDS = 1 RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+AS COPY INTO lake.db.events FROM (
+    SELECT CAST(PARSE_JSON(value::STRING)['id'] AS BIGINT) AS id,
+           PARSE_JSON(value::STRING)['name']::STRING AS name,
+           CAST(PARSE_JSON(value::STRING)['ts'] AS TIMESTAMP) AS ts,
+           CAST(PARSE_JSON(value::STRING)['amount'] AS INT) AS amount
+    FROM READ_KAFKA('{bootstrap}', 'ev', '', 'kp_group', '', '', '', '', 'raw', 'raw', 0, map())
+)"""
+
+
+@suite.test(timeout=300)
+def test_a_kafka_pipe_is_split_over_three_nodes(t):
+    per = 200
+    total = PARTITIONS * per
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        nodes, conns = setup(t, pg, s3, broker)
+        c = Collector()
+        produce_events(broker, "ev", ids_for(1, total // 3))
+        kh.query(conns["n2"], kafka_pipe(broker.bootstrap))
+        rows = pg.psql("SELECT id, kind FROM sluice_routine_loads WHERE name = 'kp'")
+        c.eq(len(rows), 1, "the Kafka pipe is one row of sluice_routine_loads")
+        jid = rows[0][0]
+        c.eq(rows[0][1], "pipe", "of kind pipe")
+        wait_same_pipes(conns, "RUNNING", 30)
+        spread = kh.wait_until(lambda: (lambda b: b if b == {"n1": 4, "n2": 4, "n3": 4} else None)(
+            leases_by_node(pg, jid)), 60, "12 partitions leased 4/4/4")
+        print(f"  partitions by node: {spread}", flush=True)
+        wait_count(conns["n1"], total // 3, 120)
+        before = epochs(pg, jid)
+        produce_events(broker, "ev", ids_for(total // 3 + 1, 2 * total // 3))
+        wait_count(conns["n1"], total // 3 + 100, 60)
+        nodes["n3"].kill_process()
+        conns.pop("n3").close()
+        killed = time.monotonic()
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, TIMEOUT + 30, "6/6 after the kill")
+        print(f"  n3's partitions moved {time.monotonic() - killed:.1f}s after kill -9 (node timeout {TIMEOUT}s)",
+              flush=True)
+        after = epochs(pg, jid)
+        for p, (holder, epoch) in before.items():
+            if holder == "n3":
+                c.check(after[p][0] in ("n1", "n2") and after[p][1] > epoch,
+                        f"partition {p}: taken over with a new epoch ({before[p]} -> {after[p]})")
+        produce_events(broker, "ev", ids_for(2 * total // 3 + 1, total))
+        eq(wait_count(conns["n1"], total, 180), total, "every message loaded")
+        time.sleep(2)  # any late commit would show now
+        got = check_table(c, conns["n1"], pg, s3, total, "after the kill")
+        c.eq(json.loads(got["summary"].get(f"sluice.offsets.{jid}", "{}")), {str(p): per for p in range(PARTITIONS)},
+             "the current snapshot holds every partition's next offset")
+        wait_same_pipes(conns, "RUNNING", 20)
         for conn in conns.values():
             conn.close()
         c.done()
