@@ -11,6 +11,9 @@ constexpr const char* kCreateLockKey = "7305873260815043";
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
+// Routine loads and pipes are named apart (a pipe and a routine load may share a name), as in a node's own catalog.
+std::string KindOf(const RoutineLoadDefinition& def) { return def.pipe ? "pipe" : "routine_load"; }
+
 // Runs `body` in a transaction on `pg`; rolls back on any error.
 template <typename F>
 Status InPgTransaction(cluster::PgClient& pg, F&& body) {
@@ -43,7 +46,10 @@ Result<cluster::PgClient*> ClusterJobStore::ConnectedLocked() {
             std::string("CREATE TABLE IF NOT EXISTS sluice_routine_loads (id BIGINT PRIMARY KEY, db TEXT NOT NULL, "
                         "name TEXT NOT NULL, definition TEXT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, "
                         "create_time BIGINT NOT NULL, pause_time BIGINT NOT NULL, end_time BIGINT NOT NULL, "
-                        "updated_at TIMESTAMPTZ NOT NULL DEFAULT now())")}) {
+                        "updated_at TIMESTAMPTZ NOT NULL DEFAULT now())"),
+            // Pipes joined routine loads later: a table created before holds routine loads only.
+            std::string("ALTER TABLE sluice_routine_loads ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT "
+                        "'routine_load'")}) {
         if (auto r = pg_->Exec(sql); !r.ok()) return r.status();
       }
       return Status::Ok();
@@ -61,16 +67,20 @@ Result<int64_t> ClusterJobStore::CreateJob(const RoutineLoadDefinition& def, int
     if (auto r = pg->Exec(std::string("SELECT pg_advisory_xact_lock(") + kCreateLockKey + ")"); !r.ok())
       return r.status();
     ASSIGN_OR_RETURN(auto taken, pg->Exec("SELECT count(*) FROM sluice_routine_loads WHERE db = $1 AND name = $2 "
-                                          "AND state NOT IN ('STOPPED', 'CANCELLED')",
-                                          {def.db, def.name}));
-    if (taken.rows.empty() || taken.rows[0][0] != std::optional<std::string>("0"))
+                                          "AND kind = $3 AND state NOT IN ('STOPPED', 'CANCELLED')",
+                                          {def.db, def.name, KindOf(def)}));
+    if (taken.rows.empty() || taken.rows[0][0] != std::optional<std::string>("0")) {
+      if (def.pipe)
+        return Status::AlreadyExists("pipe '" + def.name + "' already exists in database '" + def.db +
+                                     "' of the cluster; DROP PIPE it first or choose another name");
       return Status::AlreadyExists("a routine load named '" + def.name + "' already exists in database '" + def.db +
                                    "' of the cluster; STOP it first or choose another name");
+    }
     ASSIGN_OR_RETURN(auto next, pg->Exec("SELECT nextval('sluice_routine_load_ids')"));
     id = std::stoll(*next.rows[0][0]);
     auto inserted = pg->Exec("INSERT INTO sluice_routine_loads (id, db, name, definition, state, reason, create_time, "
-                             "pause_time, end_time) VALUES ($1, $2, $3, $4, 'NEED_SCHEDULE', '', $5, 0, 0)",
-                             {Str(id), def.db, def.name, SealDefinition(*secrets_, def), Str(now_ms)});
+                             "pause_time, end_time, kind) VALUES ($1, $2, $3, $4, 'NEED_SCHEDULE', '', $5, 0, 0, $6)",
+                             {Str(id), def.db, def.name, SealDefinition(*secrets_, def), Str(now_ms), KindOf(def)});
     return inserted.ok() ? Status::Ok() : inserted.status();
   }));
   return id;
@@ -79,7 +89,10 @@ Result<int64_t> ClusterJobStore::CreateJob(const RoutineLoadDefinition& def, int
 Status ClusterJobStore::UpdateJob(const StoredJob& job) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
-  auto r = pg->Exec("UPDATE sluice_routine_loads SET definition = $2, state = $3, reason = $4, pause_time = $5, "
+  // A pipe's definition is written by AlterJob only: a node writing a running pipe's state from a copy older than
+  // an ALTER made on another node must not undo that ALTER.
+  auto r = pg->Exec("UPDATE sluice_routine_loads SET definition = CASE WHEN kind = 'pipe' THEN definition ELSE $2 "
+                    "END, state = $3, reason = $4, pause_time = $5, "
                     "end_time = $6, updated_at = now() WHERE id = $1 AND state NOT IN ('STOPPED', 'CANCELLED') "
                     "AND ($3 <> 'RUNNING' OR state IN ('RUNNING', 'NEED_SCHEDULE'))",
                     {Str(job.id), SealDefinition(*secrets_, job.def), JobStateName(job.state), job.reason,
@@ -90,11 +103,14 @@ Status ClusterJobStore::UpdateJob(const StoredJob& job) {
 Status ClusterJobStore::AlterJob(const StoredJob& job, const std::vector<int32_t>&) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
-  // Only a PAUSED job is altered (the scheduler checked its own view; this checks the cluster's).
+  // Only a PAUSED routine load is altered (the scheduler checked its own view; this checks the cluster's); a pipe
+  // is altered in any state but dropped.
   auto r = pg->Exec("UPDATE sluice_routine_loads SET definition = $2, updated_at = now() WHERE id = $1 "
-                    "AND state = 'PAUSED'",
+                    "AND (state = 'PAUSED' OR (kind = 'pipe' AND state NOT IN ('STOPPED', 'CANCELLED')))",
                     {Str(job.id), SealDefinition(*secrets_, job.def)});
   if (!r.ok()) return r.status();
+  if (r->affected == 0 && job.def.pipe)
+    return Status::NotFound("pipe '" + job.def.name + "' was dropped in the cluster meanwhile; nothing changed");
   if (r->affected == 0)
     return Status::Conflict("routine load '" + job.def.name + "' is no longer PAUSED in the cluster; PAUSE it again "
                             "and retry the ALTER");

@@ -1,8 +1,13 @@
 #pragma once
-// ClusterJobStore: routine loads into Iceberg tables on a cluster node (`sluice serve --cluster URI`), kept in the
-// cluster's PostgreSQL database so that every node sees the same jobs (docs/cluster.md):
+// ClusterJobStore: routine loads and volume pipes into Iceberg tables on a cluster node (`sluice serve --cluster
+// URI`), kept in the cluster's PostgreSQL database so that every node sees the same jobs (docs/cluster.md):
 //
-//   sluice_routine_loads (id PRIMARY KEY, db, name, definition, state, reason, create_time, pause_time, end_time)
+//   sluice_routine_loads (id PRIMARY KEY, db, name, definition, state, reason, create_time, pause_time, end_time,
+//                         updated_at, kind 'routine_load' | 'pipe')
+//
+// Routine loads and pipes have names of their own (`kind`). A pipe is altered while it runs (ALTER PIPE), so its
+// definition is written by AlterJob only, never by UpdateJob: a node that writes a running pipe's state from a copy
+// older than an ALTER made on another node does not undo that ALTER.
 //
 // The definition is stored as RoutineLoadStore stores it (SealDefinition: secret properties sealed). The key must
 // be the same file on every node (--cluster-key-file), or a node cannot unseal a job another node created with a
@@ -33,7 +38,8 @@ class ClusterJobStore final : public JobStore {
   Result<int64_t> CreateJob(const RoutineLoadDefinition& def, int64_t now_ms) override;
   Status UpdateJob(const StoredJob& job) override;
   // The cluster store keeps no progress: the table's offsets are the truth (reset_partitions is ignored here; the
-  // scheduler forgets them in the node's own cache).
+  // scheduler forgets them in the node's own cache). A routine load must be PAUSED in the cluster; a pipe must not
+  // be dropped (NotFound).
   Status AlterJob(const StoredJob& job, const std::vector<int32_t>& reset_partitions) override;
   Result<std::vector<StoredJob>> LoadJobs() override;
 

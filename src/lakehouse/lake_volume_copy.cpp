@@ -278,6 +278,10 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
       }
       if (request.still_current && !request.still_current()) return moved_on();
       iceberg::Summary summary = request.extra_summary;
+      if (request.fence) {
+        ASSIGN_OR_RETURN(auto fenced, request.fence());
+        for (auto& [k, v] : fenced) summary[k] = v;
+      }
       summary[request.files_key] = files_json;
       return summary;
     };

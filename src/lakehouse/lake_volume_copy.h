@@ -60,6 +60,9 @@ struct LakeFilesRequest {
   bool listing_task = false;
   std::function<bool(size_t)> keep_going;  // asked before the n-th file of an attempt; empty: every file
   std::function<bool()> still_current;     // asked before each commit attempt; false commits nothing (Conflict)
+  // A cluster pipe's lease fence: asked after still_current before each commit attempt; an error commits nothing,
+  // the entries it returns (sluice.epochs.<pipe id>) join the summary.
+  load::CommitFence fence;
 };
 
 // Loads the files of `candidates` that are not loaded yet (per the table and `request.recorded`) into the table

@@ -40,9 +40,12 @@ Result<load::VolumeFilesCommit> LakeVolumeFiles::Commit(storage::Connection& con
   request.listing_task = true;
   request.keep_going = keep_going;
   request.still_current = still_current;
+  request.fence = fence_;
   auto committed = CommitVolumeFiles(*conn, con, target_, reader, volume, files, target, request, work_dir_);
   // Other writers kept winning the catalog's compare-and-swap, or kept committing the same files: nothing of the
   // task committed, and the next task (after a backoff) lists and tries again.
+  // A fence that failed is a Conflict too: retried the same way, while the cluster thread sees the lease gone and
+  // regroups the pipe (the retry then is no longer current).
   if (!committed.ok() && committed.status().code() == StatusCode::kConflict && still_current())
     return Status::Unavailable(committed.status().message());
   return committed;

@@ -17,6 +17,7 @@
 #include "catalog/routine_load_job.h"
 #include "catalog/volume_store.h"
 #include "common/status.h"
+#include "load/commit_sink.h"
 #include "load/volume_copy.h"
 #include "storage/database.h"
 
@@ -84,6 +85,12 @@ class VolumeFilesSink {
                                            const VolumeLoadTarget& target,
                                            const std::function<bool(size_t)>& keep_going,
                                            const std::function<bool()>& still_current) = 0;
+  // A cluster pipe's fence (scheduler/cluster_jobs.cpp): asked right before every compare-and-swap attempt; an
+  // error commits nothing, and the entries it returns go into the commit's summary (sluice.epochs.<pipe id>).
+  void set_commit_fence(CommitFence fence) { fence_ = std::move(fence); }
+
+ protected:
+  CommitFence fence_;
 };
 
 // `still_current` is asked before each file: false (the pipe was paused, altered or dropped) stops the task.

@@ -1,17 +1,19 @@
-// Cluster jobs (docs/cluster.md): on a node started with --cluster, routine loads into Iceberg tables live in the
-// cluster's PostgreSQL database (catalog::ClusterJobStore), every node sees them, and their partitions are split
-// among the live nodes by leases with epochs (cluster::LeaseStore). A node runs tasks only for the partitions it
-// holds, and a task's commit first fences its leases: a node that lost a partition commits nothing for it.
+// Cluster jobs (docs/cluster.md): on a node started with --cluster, routine loads and pipes into Iceberg tables
+// live in the cluster's PostgreSQL database (catalog::ClusterJobStore), every node sees them, and their work is
+// split among the live nodes by leases with epochs (cluster::LeaseStore): the partitions of a routine load or a
+// Kafka pipe, a volume pipe whole (`pipe:<id>`). A node runs tasks only for what it holds, and a task's commit
+// first fences its leases: a node that lost a partition or a pipe commits nothing for it.
 //
 // One thread per node (ClusterLoop) does, every tick (1 s): read the jobs (SyncClusterJobs), then renew, take and
-// give up leases (AssignPartitions). No PostgreSQL call is made under the registry's lock except the job writes
-// PersistLocked makes (bounded by PgClient's statement timeout), as the local store's writes are.
+// give up leases (AssignPartitions, AssignPipeLeases). No PostgreSQL call is made under the registry's lock except
+// the job writes PersistLocked makes (bounded by PgClient's statement timeout), as the local store's writes are.
 #include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "cluster/node_registry.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "scheduler/job_registry.h"
 
@@ -31,6 +33,11 @@ std::string MemberPrefix(int64_t job_id) { return "job:" + std::to_string(job_id
 
 bool Live(JobState s) { return s == JobState::kRunning || s == JobState::kNeedSchedule; }
 
+bool IsVolumePipe(const catalog::RoutineLoadDefinition& def) { return def.pipe && def.pipe->volume; }
+// A volume pipe runs whole on one node: one lease, kept in JobRuntime::leases under this key.
+constexpr int32_t kWholePipe = 0;
+std::string PipeResource(int64_t job_id) { return "pipe:" + std::to_string(job_id); }
+
 // This node's fair share of `total` partitions: the job's live members sorted by name, the first total % n of
 // them take one more. Every node computes the same split from the same list, so shares add up to the total exactly.
 size_t FairShare(size_t total, size_t nodes, size_t index) {
@@ -41,7 +48,9 @@ size_t FairShare(size_t total, size_t nodes, size_t index) {
 }  // namespace
 
 bool JobRegistry::IsClusterJob(const catalog::RoutineLoadDefinition& def) const {
-  return cluster_store_ != nullptr && def.iceberg_target() && !def.pipe;
+  // A Kafka pipe is a routine load with other statements: its partitions are split the same way. Pipes and
+  // routine loads into DuckDB tables stay the node's own.
+  return cluster_store_ != nullptr && def.iceberg_target();
 }
 
 catalog::JobStore& JobRegistry::StoreOf(const JobRuntime& job) {
@@ -69,7 +78,7 @@ void JobRegistry::SyncClusterJobs() {
   }
   auto stored = cluster_store_->LoadJobs();
   if (!stored.ok()) {
-    log::Debug("scheduler", "cannot read the cluster's routine loads: {}", stored.status().message());
+    log::Debug("scheduler", "cannot read the cluster's jobs: {}", stored.status().message());
     return;
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -83,8 +92,8 @@ void JobRegistry::SyncClusterJobs() {
       // Running in the cluster: this node schedules it too, for the partitions it will hold.
       if (job->stored.state == JobState::kRunning) job->stored.state = JobState::kNeedSchedule;
       job->next_schedule_attempt = Clock::now();
-      log::Info("scheduler", "routine load {}.{} (id {}) of the cluster: {}", job->stored.def.db, job->stored.def.name,
-                job->stored.id, catalog::JobStateName(job->shared_state));
+      log::Info("scheduler", "{} {}.{} (id {}) of the cluster: {}", JobKind(job->stored.def), job->stored.def.db,
+                job->stored.def.name, job->stored.id, catalog::JobStateName(job->shared_state));
       jobs_[job->stored.id] = job;
       continue;
     }
@@ -108,6 +117,11 @@ void JobRegistry::SyncClusterJobs() {
       job.stored.def = s.def;
       job.window_rows = job.window_errors = 0;
       job.other_msg.clear();
+      SetStateLocked(job, JobState::kNeedSchedule, "", false);
+    } else if (s.def.pipe && job.stored.def.pipe && s.def.pipe->modified_time_ms != job.stored.def.pipe->modified_time_ms) {
+      // A running pipe altered on another node (ALTER PIPE ... SET): regrouped with the new definition; its tasks
+      // in flight commit nothing.
+      job.stored.def = s.def;
       SetStateLocked(job, JobState::kNeedSchedule, "", false);
     }
   }
@@ -144,7 +158,7 @@ void JobRegistry::AssignPartitions() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [id, job] : jobs_) {
-      if (!job->cluster) continue;
+      if (!job->cluster || IsVolumePipe(job->stored.def)) continue;  // AssignPipeLeases
       Work w;
       w.job = job;
       w.wants = member && Live(job->stored.state) && !job->current_partitions.empty();
@@ -198,8 +212,8 @@ void JobRegistry::AssignPartitions() {
       const bool keep = w.wants && std::find(w.partitions.begin(), w.partitions.end(), p) != w.partitions.end();
       auto renewed = leases.Renew(lease, ttl);
       if (renewed.ok() && !*renewed) {
-        log::Warn("scheduler", "routine load {}: lost partition {} (epoch {}) to another node", w.job->stored.def.name,
-                  p, lease.epoch);
+        log::Warn("scheduler", "{} {}: lost partition {} (epoch {}) to another node", JobKind(w.job->stored.def),
+                  w.job->stored.def.name, p, lease.epoch);
       } else if (!keep) {
         to_release.push_back(lease);
       } else {
@@ -246,8 +260,8 @@ void JobRegistry::AssignPartitions() {
       }
       std::string parts;
       for (const auto& [p, l] : held) parts += (parts.empty() ? "" : ",") + std::to_string(p);
-      log::Info("scheduler", "routine load {}.{}: node '{}' holds partitions [{}] of {}", job.stored.def.db,
-                job.stored.def.name, me, parts, w.partitions.size());
+      log::Info("scheduler", "{} {}.{}: node '{}' holds partitions [{}] of {}", JobKind(job.stored.def),
+                job.stored.def.db, job.stored.def.name, me, parts, w.partitions.size());
       cv_.notify_all();
     }
     // Released after the regroup, so this node's tasks have stopped committing before another node can take them.
@@ -256,6 +270,112 @@ void JobRegistry::AssignPartitions() {
       if (!released.ok()) break;
     }
   }
+  AssignPipeLeases(leases, member);
+}
+
+void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member) {
+  const std::string& me = options_.cluster.node;
+  const auto ttl = options_.cluster.node_timeout;
+  struct Work {
+    std::shared_ptr<JobRuntime> job;
+    bool wants = false;
+    std::optional<cluster::Lease> held;
+  };
+  std::vector<Work> work;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, job] : jobs_) {
+      if (!job->cluster || !IsVolumePipe(job->stored.def)) continue;
+      Work w;
+      w.job = job;
+      w.wants = member && Live(job->stored.state) && job->cluster_ready;
+      if (auto it = job->leases.find(kWholePipe); it != job->leases.end()) w.held = it->second;
+      if (!w.wants && !w.held) continue;
+      work.push_back(std::move(w));
+    }
+  }
+  for (auto& w : work) {
+    const int64_t id = w.job->stored.id;
+    std::optional<cluster::Lease> now = w.held;
+    std::optional<cluster::Lease> to_release;
+    if (w.held) {
+      auto renewed = leases.Renew(*w.held, ttl);
+      if (renewed.ok() && !*renewed) {
+        log::Warn("scheduler", "pipe {}.{}: lost it (epoch {}) to another node", w.job->stored.def.db,
+                  w.job->stored.def.name, w.held->epoch);
+        now.reset();
+      } else if (!w.wants) {
+        to_release = w.held;
+        now.reset();
+      }
+      // Renewed; or PostgreSQL did not answer: kept, as it is still ours until it expires (the fence decides at
+      // commit).
+    } else {
+      // Free, released, expired, or its holder is dead or left: the lease store's acquire refuses anything else.
+      auto got = leases.Acquire(PipeResource(id), me, ttl);
+      if (got.ok() && got->acquired) now = got->lease;
+    }
+    const bool changed = now.has_value() != w.held.has_value() || (now && now->epoch != w.held->epoch);
+    if (changed) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& job = *w.job;
+      job.leases.clear();
+      if (now) job.leases[kWholePipe] = *now;
+      if (Live(job.stored.state)) {
+        // Started here, or stopped here: its task in flight commits nothing (the version moved), then the pipe is
+        // scheduled again, with a task group when this node holds it and none when it does not.
+        job.stored.state = JobState::kNeedSchedule;
+        job.next_schedule_attempt = Clock::now();
+        job.version++;
+      }
+      if (now)
+        log::Info("scheduler", "pipe {}.{}: node '{}' runs it (lease epoch {})", job.stored.def.db,
+                  job.stored.def.name, me, now->epoch);
+      else
+        log::Info("scheduler", "pipe {}.{}: node '{}' no longer runs it", job.stored.def.db, job.stored.def.name, me);
+      cv_.notify_all();
+    }
+    // Released after the regroup, so this node's task has stopped committing before another node can take it.
+    if (to_release) (void)leases.Release(*to_release);
+  }
+}
+
+Result<std::map<std::string, std::string>> JobRegistry::FencePipeTask(const JobRuntime& job) {
+  std::optional<cluster::Lease> held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = job.leases.find(kWholePipe); it != job.leases.end()) held = it->second;
+  }
+  if (!held) return Status::Conflict("this node no longer runs the pipe; its files are not committed");
+  std::lock_guard<std::mutex> lock(fence_mu_);
+  if (!fence_pg_) {
+    ASSIGN_OR_RETURN(fence_pg_, cluster::PgClient::Connect(options_.cluster.uri));
+  }
+  cluster::LeaseStore leases(*fence_pg_, options_.cluster.node_timeout);
+  ASSIGN_OR_RETURN(bool current, leases.Fence(PipeResource(job.stored.id), held->epoch));
+  if (!current)
+    return Status::Conflict("the pipe was taken over by another node (epoch " + std::to_string(held->epoch) +
+                            " is no longer current); its files are not committed");
+  nlohmann::json epochs = {{"pipe", held->epoch}};
+  return std::map<std::string, std::string>{{"sluice.epochs." + std::to_string(job.stored.id), epochs.dump()}};
+}
+
+Status JobRegistry::ChangeClusterStateLocked(JobRuntime& job, JobState to, const std::string& reason) {
+  catalog::StoredJob next = job.stored;
+  next.state = to;
+  next.reason = reason;
+  if (to == JobState::kPaused) next.pause_time_ms = WallClockMs();
+  if (to == JobState::kStopped) next.end_time_ms = WallClockMs();
+  job.local_write = ++cluster_writes_;
+  if (Status st = cluster_store_->UpdateJob(next); !st.ok())
+    return Status(st.code(), std::string(JobKind(job.stored.def)) + " '" + job.stored.def.name +
+                                 "' belongs to the cluster, whose state is kept in PostgreSQL: " + st.message() +
+                                 "; nothing changed, run the statement again once PostgreSQL answers");
+  job.shared_state = to;
+  SetStateLocked(job, to, reason, /*persist=*/false);
+  job.stored.pause_time_ms = next.pause_time_ms;
+  job.stored.end_time_ms = next.end_time_ms;
+  return Status::Ok();
 }
 
 Result<std::map<std::string, std::string>> JobRegistry::FenceTask(const JobRuntime& job,

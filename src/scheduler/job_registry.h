@@ -140,8 +140,8 @@ class JobRegistry {
   // job_status.cpp: what a Kafka task did, for the job's activity counters (GET /metrics).
   void RecordTaskLocked(JobRuntime& job, const Result<load::TaskResult>& outcome, double seconds);
 
-  // cluster_jobs.cpp: cluster jobs (docs/cluster.md). Whether `def` is one: a routine load into an Iceberg table
-  // on a cluster node.
+  // cluster_jobs.cpp: cluster jobs (docs/cluster.md). Whether `def` is one: a routine load or a pipe (Kafka or volume)
+  // into an Iceberg table on a cluster node.
   bool IsClusterJob(const catalog::RoutineLoadDefinition& def) const;
   catalog::JobStore& StoreOf(const JobRuntime& job);
   // Every tick: SyncClusterJobs, then AssignPartitions.
@@ -153,6 +153,23 @@ class JobRegistry {
   // Renews this node's leases, takes its fair share of every live cluster job's partitions, gives up what is
   // above it, and regroups a job whose partitions changed.
   void AssignPartitions();
+  // The same for volume pipes, each run whole by one node: holds or renews `pipe:<id>` while this node is alive
+  // (`member`) and able to run the pipe (JobRuntime::cluster_ready), releases it otherwise, and regroups a pipe
+  // whose lease came or went.
+  void AssignPipeLeases(cluster::LeaseStore& leases, bool member);
+  // Before a cluster volume pipe's commit: the pipe's lease still held at its epoch. Returns the summary entry
+  // sluice.epochs.<job> = {"pipe":<epoch>}; Conflict when the lease was lost.
+  Result<std::map<std::string, std::string>> FencePipeTask(const JobRuntime& job);
+  // A statement's change of a cluster job's state (PAUSE, RESUME, STOP, ALTER PIPE, DROP PIPE): written to
+  // PostgreSQL first, then applied here; a write PostgreSQL did not take fails the statement and changes nothing
+  // (changed here only, the next sync would undo it).
+  Status ChangeClusterStateLocked(JobRuntime& job, catalog::JobState to, const std::string& reason);
+  // A statement's change of any job's state: ChangeClusterStateLocked for a cluster job, SetStateLocked otherwise.
+  Status ChangeStateLocked(JobRuntime& job, catalog::JobState to, const std::string& reason) {
+    if (job.cluster) return ChangeClusterStateLocked(job, to, reason);
+    SetStateLocked(job, to, reason);
+    return Status::Ok();
+  }
   // Before a cluster task's commit: every partition of the task still held at its epoch (LeaseStore::Fence).
   // Returns the summary entry sluice.epochs.<job> = {"<partition>":<epoch>,...}; Conflict when a lease was lost.
   Result<std::map<std::string, std::string>> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);

@@ -92,6 +92,10 @@ struct JobRuntime {
   // every node for the partitions it holds leases on.
   bool cluster = false;
   std::map<int32_t, cluster::Lease> leases;      // the partitions this node holds, with their epochs
+                                                 // (a volume pipe: its one lease pipe:<id>, under key 0)
+  // A cluster volume pipe this node could start (its volume, table and format checked): only then does it take the
+  // pipe's lease, so a node without the volume or the catalog leaves the pipe to the others.
+  bool cluster_ready = false;
   catalog::JobState shared_state = catalog::JobState::kNeedSchedule;  // the state in PostgreSQL, as last known
   uint64_t local_write = 0;  // JobRegistry::cluster_writes_ at this node's last write of the job
 };

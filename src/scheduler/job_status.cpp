@@ -74,7 +74,13 @@ std::vector<JobStatus> JobRegistry::Statuses(bool definitions) {
     st.table = d.table;
     st.target_db = d.iceberg_target() ? d.lake_catalog + "." + d.lake_db : d.db;
     // A cluster job: its state in the cluster, as SHOW ROUTINE LOAD shows it (not this node's regrouping).
-    st.state = job->cluster ? std::string(catalog::JobStateName(job->shared_state)) : JobStatusName(s);
+    if (job->cluster) {
+      catalog::StoredJob shared = s;
+      shared.state = job->shared_state;
+      st.state = JobStatusName(shared);  // a pipe's status (RUNNING, SUSPENDED, FAILED) from that state
+    } else {
+      st.state = JobStatusName(s);
+    }
     st.reason = s.reason;
     st.reason_class = ReasonClass(s.state, s.reason);
     st.other_msg = job->other_msg;

@@ -213,6 +213,7 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
     return Status::NotSupported("the target table of a pipe must be in the pipe's database '" + db + "', not '" +
                                 stmt.table_db + "'");
   if (!catalog_.DatabaseExists(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
+  SyncClusterJobs();  // a cluster pipe of that name may have been created on another node a moment ago
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (FindPipeLocked(db, stmt.name)) {
@@ -312,12 +313,13 @@ Status JobRegistry::CreatePipe(const sql::CreatePipe& stmt, const std::string& s
 
 Status JobRegistry::DropPipe(const sql::DropPipe& stmt, const std::string& session_db) {
   const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  SyncClusterJobs();
   std::shared_ptr<JobRuntime> job;
   {
     std::lock_guard<std::mutex> lock(mu_);
     job = FindPipeLocked(db, stmt.name);
     if (!job) return stmt.if_exists ? Status::Ok() : Status::NotFound(PipeNotFound(stmt.name, db));
-    SetStateLocked(*job, JobState::kStopped, "dropped (DROP PIPE)");
+    RETURN_IF_ERROR(ChangeStateLocked(*job, JobState::kStopped, "dropped (DROP PIPE)"));
   }
   WaitForTasksToEnd(job);
   return Status::Ok();
@@ -325,6 +327,7 @@ Status JobRegistry::DropPipe(const sql::DropPipe& stmt, const std::string& sessi
 
 Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& session_db) {
   const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  SyncClusterJobs();
   catalog::RoutineLoadDefinition def;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -348,12 +351,12 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
                                        "); drop it and create it again");
       if (v == "TRUE") {
         if (state != JobState::kPaused || job->stored.reason != catalog::kPipeSuspendedReason)
-          SetStateLocked(*job, JobState::kPaused, catalog::kPipeSuspendedReason);
+          RETURN_IF_ERROR(ChangeStateLocked(*job, JobState::kPaused, catalog::kPipeSuspendedReason));
       } else if (state == JobState::kPaused) {
+        RETURN_IF_ERROR(ChangeStateLocked(*job, JobState::kNeedSchedule, ""));
         job->window_rows = job->window_errors = 0;
         job->failed_batches = 0;
         job->other_msg.clear();
-        SetStateLocked(*job, JobState::kNeedSchedule, "");
       }
       return Status::Ok();
     }
@@ -365,6 +368,16 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
   std::lock_guard<std::mutex> lock(mu_);
   auto job = FindPipeLocked(db, stmt.name);
   if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
+  if (job->cluster) {
+    // The cluster's pipe: its new definition is written to PostgreSQL first (a write it did not take fails the
+    // statement); every node regroups the pipe when it reads the new definition.
+    catalog::StoredJob altered = job->stored;
+    altered.def = def;
+    job->local_write = ++cluster_writes_;
+    if (Status st = cluster_store_->AlterJob(altered, {}); !st.ok())
+      return Status(st.code(), "pipe '" + stmt.name + "' belongs to the cluster, whose state is kept in PostgreSQL: " +
+                                   st.message() + "; nothing changed, run the statement again once PostgreSQL answers");
+  }
   job->stored.def = std::move(def);
   PersistLocked(*job);
   // Stored before the regrouping: a crash here restarts the pipe with its new definition (it was running). Only
@@ -390,6 +403,8 @@ struct PipeSnapshot {
 PipeSnapshot Snapshot(const JobRuntime& j) {
   PipeSnapshot s;
   s.stored = j.stored;
+  // A cluster pipe: its state in the cluster, the same on every node (not this node's regrouping).
+  if (j.cluster) s.stored.state = j.shared_state;
   s.other_msg = j.other_msg;
   s.latest = j.latest_offsets;
   s.timestamps = j.last_timestamp_ms;
@@ -506,6 +521,7 @@ Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, b
 
 Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::string& session_db) {
   const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  SyncClusterJobs();
   std::vector<PipeSnapshot> snaps;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -530,6 +546,7 @@ Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::
 
 Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::string& session_db) {
   const std::string db = stmt.db.empty() ? session_db : stmt.db;
+  SyncClusterJobs();
   PipeSnapshot s;
   {
     std::lock_guard<std::mutex> lock(mu_);

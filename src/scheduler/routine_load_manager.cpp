@@ -375,21 +375,7 @@ Status JobRegistry::Control(const sql::ControlRoutineLoad& stmt, const std::stri
       SetStateLocked(*job, to, reason);
       return Status::Ok();
     }
-    catalog::StoredJob next = job->stored;
-    next.state = to;
-    next.reason = reason;
-    if (to == JobState::kPaused) next.pause_time_ms = WallClockMs();
-    if (to == JobState::kStopped) next.end_time_ms = WallClockMs();
-    job->local_write = ++cluster_writes_;
-    if (Status st = cluster_store_->UpdateJob(next); !st.ok())
-      return Status(st.code(), "routine load '" + stmt.job_name + "' belongs to the cluster, whose state is kept in "
-                               "PostgreSQL: " + st.message() + "; nothing changed, run the statement again once "
-                               "PostgreSQL answers");
-    job->shared_state = to;
-    SetStateLocked(*job, to, reason, /*persist=*/false);
-    job->stored.pause_time_ms = next.pause_time_ms;
-    job->stored.end_time_ms = next.end_time_ms;
-    return Status::Ok();
+    return ChangeClusterStateLocked(*job, to, reason);
   };
   switch (stmt.action) {
     case Action::kPause:

@@ -67,14 +67,18 @@ void JobRegistry::ScheduleVolumePipe(std::shared_ptr<JobRuntime> job) {
   job->scheduling = false;
   cv_.notify_all();
   if (job->version != version || job->stored.state != JobState::kNeedSchedule) return;
+  job->cluster_ready = st.ok();
   if (!st.ok()) {
     if (st.code() == StatusCode::kUnknownTable || st.code() == StatusCode::kUnknownDatabase) {
       SetStateLocked(*job, JobState::kCancelled, "the target table " + TargetTableName(def) + " was dropped");
-    } else if (st.retriable()) {
+    } else if (st.retriable() || job->cluster) {
+      // A cluster pipe this node cannot start (its volume, catalog or vcluster is not defined here, or does not
+      // answer) is not failed for the whole cluster: this node takes no lease and keeps trying; another runs it.
       job->schedule_backoff_seconds = std::min(options_.max_retry_backoff_seconds,
                                                job->schedule_backoff_seconds <= 0 ? 1.0 : job->schedule_backoff_seconds * 2);
       job->next_schedule_attempt = Clock::now() + Seconds(job->schedule_backoff_seconds);
-      job->other_msg = st.message() + "; retrying in " +
+      job->other_msg = (job->cluster && !st.retriable() ? "this node cannot run the pipe: " : "") + st.message() +
+                       "; retrying in " +
                        std::to_string(static_cast<int>(job->schedule_backoff_seconds)) + " s";
       log::Warn("scheduler", "pipe {}.{}: {}", def.db, def.name, job->other_msg);
     } else {
@@ -82,6 +86,17 @@ void JobRegistry::ScheduleVolumePipe(std::shared_ptr<JobRuntime> job) {
                                                   "; fix the cause, then ALTER PIPE " + def.name +
                                                   " SET PIPE_EXECUTION_PAUSED = false");
     }
+    return;
+  }
+  job->other_msg.clear();
+  job->schedule_backoff_seconds = 0;
+  if (job->cluster && job->leases.empty()) {
+    // Another node runs it (or none yet: this node's cluster thread tries to take its lease next tick). RUNNING in
+    // the cluster, with no task here.
+    job->groups.clear();
+    job->stored.state = JobState::kRunning;
+    job->stored.reason.clear();
+    PersistLocked(*job);
     return;
   }
   auto first_run = Clock::now();
@@ -121,6 +136,8 @@ void JobRegistry::RunVolumeTask(std::shared_ptr<JobRuntime> job, std::shared_ptr
   std::shared_ptr<load::VolumeFilesSink> files_sink;
   if (def.iceberg_target() && options_.load_targets)
     files_sink = options_.load_targets->OpenVolumeFiles(def, job->stored.id);
+  // A cluster pipe commits only while this node still holds its lease at the epoch it was scheduled under.
+  if (files_sink && job->cluster) files_sink->set_commit_fence([this, job] { return FencePipeTask(*job); });
   if (target.ok() && target->continue_on_error && !def.iceberg_target()) {
     // Read at each task, so a task after ALTER TABLE checks the table as it is; an unknown table is the task's
     // own error.

@@ -119,6 +119,61 @@ TEST_F(ClusterJobStoreTest, WritesNeverUndoAStatementMadeElsewhere) {
   EXPECT_EQ(Only(*n1).state, JobState::kStopped);
 }
 
+RoutineLoadDefinition IcebergVolumePipe(const std::string& name = "job") {
+  RoutineLoadDefinition def = IcebergJob(name);
+  def.broker_list.clear();
+  def.topic.clear();
+  def.custom_properties.clear();
+  def.pipe.emplace();
+  def.pipe->volume.emplace();
+  def.pipe->volume->volume = "landing";
+  def.pipe->modified_time_ms = 1000;
+  return def;
+}
+
+TEST_F(ClusterJobStoreTest, PipesAndRoutineLoadsAreNamedApart) {
+  auto n1 = Open(), n2 = Open();
+  ASSERT_TRUE(n1->CreateJob(IcebergJob("same"), 1000).ok());
+  auto pipe = n2->CreateJob(IcebergVolumePipe("same"), 2000);
+  ASSERT_TRUE(pipe.ok()) << "a pipe may share a routine load's name: " << pipe.status().ToString();
+  EXPECT_EQ(Psql("SELECT kind FROM sluice_routine_loads WHERE id = " + std::to_string(*pipe)), "pipe");
+  auto again = n1->CreateJob(IcebergVolumePipe("same"), 3000);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(again.status().message().find("pipe 'same' already exists"), std::string::npos) << again.status().message();
+  auto jobs = n2->LoadJobs();
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_FALSE((*jobs)[0].def.pipe);
+  ASSERT_TRUE((*jobs)[1].def.pipe && (*jobs)[1].def.pipe->volume);
+  EXPECT_EQ((*jobs)[1].def.pipe->volume->volume, "landing");
+}
+
+TEST_F(ClusterJobStoreTest, AnAlteredRunningPipeKeepsItsNewDefinition) {
+  auto n1 = Open(), n2 = Open();
+  ASSERT_TRUE(n1->CreateJob(IcebergVolumePipe(), 1000).ok());
+  StoredJob on_n1 = Only(*n1), on_n2 = Only(*n2);
+  on_n1.state = JobState::kRunning;
+  ASSERT_TRUE(n1->UpdateJob(on_n1).ok());
+  // ALTER PIPE on n2 while it runs: taken.
+  StoredJob altered = Only(*n2);
+  altered.def.pipe->comment = "altered";
+  altered.def.pipe->modified_time_ms = 2000;
+  ASSERT_TRUE(n2->AlterJob(altered, {}).ok());
+  // n1, which has not read it yet, writes its state from its older copy: the new definition stays.
+  ASSERT_TRUE(n1->UpdateJob(on_n1).ok());
+  StoredJob now = Only(*n1);
+  EXPECT_EQ(now.def.pipe->comment, "altered");
+  EXPECT_EQ(now.def.pipe->modified_time_ms, 2000);
+  EXPECT_EQ(now.state, JobState::kRunning);
+  // Dropped (STOPPED): an ALTER says so and changes nothing.
+  on_n2.state = JobState::kStopped;
+  ASSERT_TRUE(n2->UpdateJob(on_n2).ok());
+  altered.def.pipe->comment = "too late";
+  EXPECT_EQ(n1->AlterJob(altered, {}).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Only(*n1).def.pipe->comment, "altered");
+}
+
 TEST(ClusterJobStoreUnreachable, FailsTheCallsNotTheOpen) {
   auto store = ClusterJobStore::Open("host=127.0.0.1 port=1 dbname=x user=y connect_timeout=1", "");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
