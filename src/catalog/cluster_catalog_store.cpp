@@ -5,23 +5,14 @@
 #include "catalog/external_catalog_store.h"
 #include "common/ascii.h"
 
+#include "cluster/cluster_schema.h"
+
 namespace sluice::catalog {
 
 namespace {
 
 // Advisory lock key shared by every node while the tables are created (the routine loads' are ...42 and ...43).
 constexpr const char* kSchemaLockKey = "7305873260815044";
-
-template <typename F>
-Status InPgTransaction(cluster::PgClient& pg, F&& body) {
-  RETURN_IF_ERROR(pg.Begin());
-  Status st = body();
-  if (!st.ok()) {
-    pg.Rollback();
-    return st;
-  }
-  return pg.Commit();
-}
 
 }  // namespace
 
@@ -43,19 +34,16 @@ Result<cluster::PgClient*> ClusterCatalogStore::ConnectedLocked() {
     ASSIGN_OR_RETURN(pg_, cluster::PgClient::Connect(uri_));
   }
   if (!tables_ready_) {
-    RETURN_IF_ERROR(InPgTransaction(*pg_, [&]() -> Status {
-      for (const std::string sql :
-           {std::string("SELECT pg_advisory_xact_lock(") + kSchemaLockKey + ")",
+    RETURN_IF_ERROR(cluster::CreateTablesUnderLock(
+        *pg_, kSchemaLockKey,
+        {
             std::string("CREATE TABLE IF NOT EXISTS sluice_external_catalogs (name_key TEXT PRIMARY KEY, name TEXT NOT "
                         "NULL, type TEXT NOT NULL, comment TEXT NOT NULL, created_at BIGINT NOT NULL, properties TEXT "
                         "NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())"),
             std::string("CREATE TABLE IF NOT EXISTS sluice_external_catalog_state (id INTEGER PRIMARY KEY CHECK (id = "
                         "1), version BIGINT NOT NULL)"),
-            std::string("INSERT INTO sluice_external_catalog_state VALUES (1, 0) ON CONFLICT DO NOTHING")}) {
-        if (auto r = pg_->Exec(sql); !r.ok()) return r.status();
-      }
-      return Status::Ok();
-    }));
+            std::string("INSERT INTO sluice_external_catalog_state VALUES (1, 0) ON CONFLICT DO NOTHING"),
+        }));
     tables_ready_ = true;
   }
   return pg_.get();
@@ -125,7 +113,7 @@ Result<bool> ClusterCatalogStore::Insert(const SharedCatalog& catalog) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
   bool inserted = false;
-  RETURN_IF_ERROR(InPgTransaction(*pg, [&]() -> Status {
+  RETURN_IF_ERROR(cluster::InTransaction(*pg, [&]() -> Status {
     ASSIGN_OR_RETURN(inserted, InsertLocked(*pg, catalog));
     if (!inserted) return Status::Ok();
     return pg->Exec("UPDATE sluice_external_catalog_state SET version = version + 1 WHERE id = 1").status();
@@ -137,7 +125,7 @@ Result<bool> ClusterCatalogStore::Remove(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
   bool removed = false;
-  RETURN_IF_ERROR(InPgTransaction(*pg, [&]() -> Status {
+  RETURN_IF_ERROR(cluster::InTransaction(*pg, [&]() -> Status {
     ASSIGN_OR_RETURN(auto r, pg->Exec("DELETE FROM sluice_external_catalogs WHERE name_key = $1", {AsciiLower(name)}));
     removed = r.affected > 0;
     if (!removed) return Status::Ok();
@@ -150,7 +138,7 @@ Result<std::vector<std::string>> ClusterCatalogStore::Publish(const std::vector<
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
   std::vector<std::string> taken;
-  RETURN_IF_ERROR(InPgTransaction(*pg, [&]() -> Status {
+  RETURN_IF_ERROR(cluster::InTransaction(*pg, [&]() -> Status {
     bool any = false;
     for (const auto& c : mine) {
       ASSIGN_OR_RETURN(bool inserted, InsertLocked(*pg, c));

@@ -1,5 +1,7 @@
 #include "catalog/cluster_job_store.h"
 
+#include "cluster/cluster_schema.h"
+
 namespace sluice::catalog {
 
 namespace {
@@ -14,18 +16,6 @@ std::string Str(int64_t v) { return std::to_string(v); }
 // Routine loads and pipes are named apart (a pipe and a routine load may share a name), as in a node's own catalog.
 std::string KindOf(const RoutineLoadDefinition& def) { return def.pipe ? "pipe" : "routine_load"; }
 
-// Runs `body` in a transaction on `pg`; rolls back on any error.
-template <typename F>
-Status InPgTransaction(cluster::PgClient& pg, F&& body) {
-  RETURN_IF_ERROR(pg.Begin());
-  Status st = body();
-  if (!st.ok()) {
-    pg.Rollback();
-    return st;
-  }
-  return pg.Commit();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ClusterJobStore>> ClusterJobStore::Open(std::string uri, const std::string& secrets_key_file) {
@@ -39,9 +29,9 @@ Result<cluster::PgClient*> ClusterJobStore::ConnectedLocked() {
     ASSIGN_OR_RETURN(pg_, cluster::PgClient::Connect(uri_));
   }
   if (!tables_ready_) {
-    RETURN_IF_ERROR(InPgTransaction(*pg_, [&]() -> Status {
-      for (const std::string sql :
-           {std::string("SELECT pg_advisory_xact_lock(") + kSchemaLockKey + ")",
+    RETURN_IF_ERROR(cluster::CreateTablesUnderLock(
+        *pg_, kSchemaLockKey,
+        {
             "CREATE SEQUENCE IF NOT EXISTS sluice_routine_load_ids START " + Str(kFirstClusterJobId),
             std::string("CREATE TABLE IF NOT EXISTS sluice_routine_loads (id BIGINT PRIMARY KEY, db TEXT NOT NULL, "
                         "name TEXT NOT NULL, definition TEXT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, "
@@ -49,11 +39,8 @@ Result<cluster::PgClient*> ClusterJobStore::ConnectedLocked() {
                         "updated_at TIMESTAMPTZ NOT NULL DEFAULT now())"),
             // Pipes joined routine loads later: a table created before holds routine loads only.
             std::string("ALTER TABLE sluice_routine_loads ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT "
-                        "'routine_load'")}) {
-        if (auto r = pg_->Exec(sql); !r.ok()) return r.status();
-      }
-      return Status::Ok();
-    }));
+                        "'routine_load'"),
+        }));
     tables_ready_ = true;
   }
   return pg_.get();
@@ -63,7 +50,7 @@ Result<int64_t> ClusterJobStore::CreateJob(const RoutineLoadDefinition& def, int
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
   int64_t id = 0;
-  RETURN_IF_ERROR(InPgTransaction(*pg, [&]() -> Status {
+  RETURN_IF_ERROR(cluster::InTransaction(*pg, [&]() -> Status {
     if (auto r = pg->Exec(std::string("SELECT pg_advisory_xact_lock(") + kCreateLockKey + ")"); !r.ok())
       return r.status();
     ASSIGN_OR_RETURN(auto taken, pg->Exec("SELECT count(*) FROM sluice_routine_loads WHERE db = $1 AND name = $2 "

@@ -31,16 +31,28 @@ constexpr const char* kAddDecommissioned =
 }  // namespace
 
 Status EnsureClusterTables(PgClient& pg) {
+  return CreateTablesUnderLock(pg, kSchemaLockKey,
+                               {kCreateNodes, kCreateLeases, kCreateLeaseHolderIndex, kAddDecommissioned});
+}
+
+Status InTransaction(PgClient& pg, const std::function<Status()>& body) {
   RETURN_IF_ERROR(pg.Begin());
-  const std::vector<std::string> statements = {"SELECT pg_advisory_xact_lock(" + std::string(kSchemaLockKey) + ")",
-                                               kCreateNodes, kCreateLeases, kCreateLeaseHolderIndex, kAddDecommissioned};
-  for (const std::string& sql : statements) {
-    if (auto r = pg.Exec(sql); !r.ok()) {
-      pg.Rollback();
-      return r.status();
-    }
+  Status st = body();
+  if (!st.ok()) {
+    pg.Rollback();
+    return st;
   }
   return pg.Commit();
+}
+
+Status CreateTablesUnderLock(PgClient& pg, const std::string& lock_key, const std::vector<std::string>& statements) {
+  return InTransaction(pg, [&]() -> Status {
+    if (auto r = pg.Exec("SELECT pg_advisory_xact_lock(" + lock_key + ")"); !r.ok()) return r.status();
+    for (const std::string& sql : statements) {
+      if (auto r = pg.Exec(sql); !r.ok()) return r.status();
+    }
+    return Status::Ok();
+  });
 }
 
 std::string UtcText(const std::string& t) {
