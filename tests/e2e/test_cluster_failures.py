@@ -40,7 +40,8 @@ from pg_harness import Postgres  # noqa: E402
 from s3_harness import S3rver  # noqa: E402
 from test_cluster_jobs import create_job, define_catalog, epochs, leases_by_node, shared_key  # noqa: E402
 from test_cluster_operations import (  # noqa: E402
-    Producer, Watcher, cluster_node, error_of, loaded_once, unreachable, wait_spread,
+    Producer, Watcher, back_after_postgres, cluster_node, error_of, loaded_once, ran_throughout, unreachable,
+    wait_spread,
 )
 
 suite = TestSuite("test_cluster_failures")
@@ -278,28 +279,15 @@ def test_a_hung_postgres_makes_jobs_wait(t):
                 pg.thaw()
             up_at = time.monotonic()
             print(f"  PostgreSQL hung for {up_at - frozen_at:.1f}s (node timeout {TIMEOUT}s)", flush=True)
-            for n in names:
-                kh.wait_until(lambda n=n: (lambda rows: rows if {r[0]: r[2] for r in rows} ==
-                                           {"n1": "alive", "n2": "alive"} else None)(
-                    kh.query(conns[n], "SHOW NODES")), 60, f"{n}: SHOW NODES answers, both alive", interval=0.3)
-            alive = time.monotonic() - up_at
-            spread = wait_spread(pg, jid, {"n1": 6, "n2": 6}, 60, "6/6 after the hang")
-            kh.wait_until(lambda: kh.scalar(conns["n1"], "SELECT count(*) FROM lake.db.events") > before + 100, 90,
-                          "the load goes on after the hang", interval=0.5)
-            resumed = time.monotonic() - up_at
-            print(f"  after it: both alive {alive:.1f}s, 6/6 {alive + spread:.1f}s, new rows {resumed:.1f}s after "
+            alive, spread, resumed = back_after_postgres(conns, pg, jid, before, up_at, 60, 90, "the hang")
+            print(f"  after it: both alive {alive:.1f}s, 6/6 {spread:.1f}s, new rows {resumed:.1f}s after "
                   f"SIGCONT", flush=True)
             time.sleep(3)
         finally:
             ids = producer.stop()
             watcher.stop()
         print(f"  watcher: {watcher.polls} SHOW ROUTINE LOAD polls, {len(ids)} messages produced", flush=True)
-        c.eq(watcher.not_running, [], "SHOW ROUTINE LOAD answered RUNNING on both nodes at every poll")
-        c.eq(watcher.errors, [], "SHOW ROUTINE LOAD never failed, also while PostgreSQL hung")
-        for n in names:
-            c.check(servers[n].alive(), f"{n} is still running")
-            log = servers[n].log_text()
-            c.check("-> PAUSED" not in log and "-> CANCELLED" not in log, f"{n} never paused or cancelled the job")
+        ran_throughout(c, watcher, {n: servers[n] for n in names}, "PostgreSQL hung")
         c.done()
         loaded_once(conns["n1"], pg, s3, ids, 180, "after PostgreSQL hung")
         for conn in conns.values():

@@ -138,6 +138,31 @@ def unreachable(c: Collector, err: str, what: str):
     c.check("password" not in err.lower(), f"{what}: no secret in the message")
 
 
+def back_after_postgres(conns: dict, pg: Postgres, jid: str, before: int, up_at: float, alive_timeout: float,
+                        rows_timeout: float, what: str) -> tuple[float, float, float]:
+    """After PostgreSQL answers again (at `up_at`): seconds until both nodes are alive in SHOW NODES, until 6/6
+    leases, and until new rows are committed."""
+    for n in conns:
+        kh.wait_until(lambda n=n: (lambda rows: rows if {r[0]: r[2] for r in rows} ==
+                                   {"n1": "alive", "n2": "alive"} else None)(
+            kh.query(conns[n], "SHOW NODES")), alive_timeout, f"{n}: SHOW NODES answers, both alive", interval=0.3)
+    alive = time.monotonic() - up_at
+    spread = wait_spread(pg, jid, {"n1": 6, "n2": 6}, 60, f"6/6 after {what}")
+    kh.wait_until(lambda: kh.scalar(conns["n1"], "SELECT count(*) FROM lake.db.events") > before + 100, rows_timeout,
+                  f"the load goes on after {what}", interval=0.5)
+    return alive, alive + spread, time.monotonic() - up_at
+
+
+def ran_throughout(c: Collector, watcher, servers: dict, what: str):
+    """The job was RUNNING on every node at every poll, no node paused or cancelled it, and every node lives."""
+    c.eq(watcher.not_running, [], "SHOW ROUTINE LOAD answered RUNNING on both nodes at every poll")
+    c.eq(watcher.errors, [], f"SHOW ROUTINE LOAD never failed, also while {what}")
+    for n, server in servers.items():
+        c.check(server.alive(), f"{n} is still running")
+        log = server.log_text()
+        c.check("-> PAUSED" not in log and "-> CANCELLED" not in log, f"{n} never paused or cancelled the job")
+
+
 def loaded_once(conn, pg, s3, ids: list[int], timeout: float, what: str):
     """Every produced id is in the table exactly once, read through Sluice and by icebird."""
     n = kh.wait_until(lambda: (lambda k: k if k >= len(ids) else None)(
@@ -267,28 +292,15 @@ def test_postgres_outages_make_jobs_wait(t):
                 pg.up()
                 up_at = time.monotonic()
                 print(f"  PostgreSQL down for {up_at - down_at:.1f}s (node timeout {timeout}s)", flush=True)
-                for n in names:
-                    kh.wait_until(lambda n=n: (lambda rows: rows if {r[0]: r[2] for r in rows} ==
-                                               {"n1": "alive", "n2": "alive"} else None)(
-                        kh.query(conns[n], "SHOW NODES")), 30, f"{n}: SHOW NODES answers, both alive", interval=0.3)
-                alive = time.monotonic() - up_at
-                spread = wait_spread(pg, jid, {"n1": 6, "n2": 6}, 60, "6/6 after the outage")
-                kh.wait_until(lambda: kh.scalar(conns["n1"], "SELECT count(*) FROM lake.db.events") > before + 100, 60,
-                              "the load goes on after the outage", interval=0.5)
-                resumed = time.monotonic() - up_at
-                print(f"  after it: both nodes alive in SHOW NODES {alive:.1f}s, 6/6 leases {alive + spread:.1f}s, "
+                alive, spread, resumed = back_after_postgres(conns, pg, jid, before, up_at, 30, 60, "the outage")
+                print(f"  after it: both nodes alive in SHOW NODES {alive:.1f}s, 6/6 leases {spread:.1f}s, "
                       f"new rows committed {resumed:.1f}s after PostgreSQL was back", flush=True)
                 time.sleep(3)
         finally:
             ids = producer.stop()
             watcher.stop()
         print(f"  watcher: {watcher.polls} SHOW ROUTINE LOAD polls, {len(ids)} messages produced", flush=True)
-        c.eq(watcher.not_running, [], "SHOW ROUTINE LOAD answered RUNNING on both nodes at every poll")
-        c.eq(watcher.errors, [], "SHOW ROUTINE LOAD never failed, also while PostgreSQL was down")
-        for n in names:
-            c.check(servers[n].alive(), f"{n} is still running")
-            log = servers[n].log_text()
-            c.check("-> PAUSED" not in log and "-> CANCELLED" not in log, f"{n} never paused or cancelled the job")
+        ran_throughout(c, watcher, {n: servers[n] for n in names}, "PostgreSQL was down")
         c.done()
         loaded_once(conns["n1"], pg, s3, ids, 120, "after two PostgreSQL outages")
         for conn in conns.values():
