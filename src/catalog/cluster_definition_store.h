@@ -80,9 +80,9 @@ class ClusterDefinitionStore {
   std::string SealProperties(const SharedDefinition& item) const;
   bool Sealed(const std::string& key) const { return kind_.sealed && kind_.sealed(key); }
   const ClusterDefinitionKind kind_;
-  std::mutex mu_;
-  std::string uri_;
-  std::unique_ptr<SecretBox> secrets_;
+  const std::string uri_;
+  const std::unique_ptr<SecretBox> secrets_;
+  std::mutex mu_;  // guards the connection below: one statement at a time
   std::unique_ptr<cluster::PgClient> pg_;
   bool tables_ready_ = false;
 };

@@ -138,8 +138,11 @@ int64_t JobRegistry::VclusterSizeLocked(const std::string& cluster) const {
 
 bool JobRegistry::MayRunHereLocked(const JobRuntime& job) const {
   if (!job.cluster || !job.stored.def.pipe) return true;
-  auto it = vclusters_.find(job.stored.def.pipe->virtual_cluster);
-  if (it == vclusters_.end() || it->second.nodes.empty()) return true;
+  const std::string& name = job.stored.def.pipe->virtual_cluster;
+  auto it = vclusters_.find(name);
+  // One this node has not learned yet (created elsewhere a moment ago) may name other nodes: take nothing yet.
+  if (it == vclusters_.end()) return name == kDefaultVcluster;
+  if (it->second.nodes.empty()) return true;
   const auto& nodes = it->second.nodes;
   return std::find(nodes.begin(), nodes.end(), options_.cluster.node) != nodes.end();
 }
