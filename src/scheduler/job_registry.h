@@ -159,7 +159,7 @@ class JobRegistry {
   void AssignPipeLeases(cluster::LeaseStore& leases, bool member);
   // Before a cluster volume pipe's commit: the pipe's lease still held at its epoch. Returns the summary entry
   // sluice.epochs.<job> = {"pipe":<epoch>}; Conflict when the lease was lost.
-  Result<std::map<std::string, std::string>> FencePipeTask(const JobRuntime& job);
+  Result<FencedCommit> FencePipeTask(const JobRuntime& job);
   // A statement's change of a cluster job's state (PAUSE, RESUME, STOP, ALTER PIPE, DROP PIPE): written to
   // PostgreSQL first, then applied here; a write PostgreSQL did not take fails the statement and changes nothing
   // (changed here only, the next sync would undo it).
@@ -172,7 +172,9 @@ class JobRegistry {
   }
   // Before a cluster task's commit: every partition of the task still held at its epoch (LeaseStore::Fence).
   // Returns the summary entry sluice.epochs.<job> = {"<partition>":<epoch>,...}; Conflict when a lease was lost.
-  Result<std::map<std::string, std::string>> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
+  Result<FencedCommit> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
+  // SHOW NODES (RoutineLoadManager::DescribeHeld): a node's lease resources as jobs and partitions, by job name.
+  HeldWork DescribeHeld(const std::vector<std::string>& resources);
   // Rows of SHOW ROUTINE LOAD TASK for the partitions of `job_id` other nodes hold.
   Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> PartitionsHeldElsewhere(int64_t job_id);
   // The node name SHOW ROUTINE LOAD TASK shows in BeId ("0" on a server of its own).
