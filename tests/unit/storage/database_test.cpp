@@ -1,5 +1,6 @@
 #include "storage/database.h"
 #include "storage/checkpointer.h"
+#include "storage_test_helpers.h"
 
 #include <gtest/gtest.h>
 
@@ -9,12 +10,6 @@
 
 namespace sluice::storage {
 namespace {
-
-std::unique_ptr<Connection> Connect(Database& db) {
-  auto con = db.Connect();
-  EXPECT_TRUE(con.ok());
-  return std::move(con).value();
-}
 
 TEST(DatabaseTest, QueryReturnsTypedColumnsAndTextValues) {
   auto db = Database::Open("");

@@ -9,15 +9,10 @@
 
 #include "common/test_points.h"
 #include "storage/database.h"
+#include "storage_test_helpers.h"
 
 namespace sluice::storage {
 namespace {
-
-std::unique_ptr<Connection> Connect(Database& db) {
-  auto con = db.Connect();
-  EXPECT_TRUE(con.ok());
-  return std::move(con).value();
-}
 
 // 3,000 rows over k = 0, 1, 2: DuckDB's statistics say k lies in [0, 2].
 void MakeSmallRangeTable(Connection& con) {
@@ -37,17 +32,6 @@ void WithCommitAfterThePlan(Connection& writer, Run query) {
   query();
   other.join();
   DisarmTestPoints();
-}
-
-std::vector<Row> Drain(ResultRowStream& stream) {
-  std::vector<Row> all, rows;
-  for (;;) {
-    auto more = stream.Next(&rows);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    all.insert(all.end(), rows.begin(), rows.end());
-  }
-  return all;
 }
 
 std::vector<Row> Ks(std::initializer_list<const char*> ks) {
