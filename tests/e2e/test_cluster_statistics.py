@@ -14,7 +14,9 @@ Iceberg JDBC catalog), s3rver (the volume's files and the table's), the test bro
   nodes: SHOW ROUTINE LOAD's Statistic (loadedRows, totalRows, committedTaskNum, receivedBytes) is the same on
   every node and loadedRows equals the table's count(*); after kill -9 of a node mid-load and the survivors
   loading the rest, the same holds on both survivors (nothing the dead node committed is lost from the figures),
-  and each node's own load_history still shows only its own batches.
+  and each node's own load_history still shows only its own batches. A Kafka pipe on the same topic, split the same
+  way: DESC PIPE EXTENDED's counts and LOAD_STATUS are the same on every node and loaded_rows is its table's
+  count(*), before and after the kill.
 
     /usr/bin/python3 tests/e2e/test_cluster_statistics.py --server build/sluice \
         --testbroker build/tools/testbroker/testbroker
@@ -140,6 +142,33 @@ def check_statistics(c: Collector, conns: dict, total: int, what: str) -> dict:
     return first
 
 
+def kafka_pipe(bootstrap: str) -> str:
+    """A Kafka pipe on the routine load's topic, into a table of its own."""
+    return f"""CREATE PIPE d.kp BATCH_INTERVAL_IN_SECONDS = '1' RESET_KAFKA_GROUP_OFFSETS = 'earliest'
+    ICEBERG_COMMIT_INTERVAL_IN_SECONDS = '1'
+AS COPY INTO lake.db.kp_events FROM (
+    SELECT CAST(PARSE_JSON(value::STRING)['id'] AS BIGINT) AS id, PARSE_JSON(value::STRING)['name']::STRING AS name,
+           CAST(PARSE_JSON(value::STRING)['ts'] AS TIMESTAMP) AS ts, CAST(PARSE_JSON(value::STRING)['amount'] AS INT) AS amount
+    FROM READ_KAFKA('{bootstrap}', 'ev', '', 'kp_group', '', '', '', '', 'raw', 'raw', 0, map())
+)"""
+
+
+def check_kafka_pipe(c: Collector, conns: dict, total: int, what: str) -> None:
+    """DESC PIPE EXTENDED's and LOAD_STATUS's counts of the Kafka pipe are the same on every node and equal its
+    table's count(*)."""
+    views = {}
+    for name, conn in conns.items():
+        count = kh.scalar(conn, "SELECT count(*) FROM lake.db.kp_events")
+        c.eq(count, total, f"{what}: lake.db.kp_events' count(*) on {name}")
+        desc = desc_extended(conn, "kp")
+        c.eq(desc.get("loaded_rows"), str(count), f"{what}: {name}'s DESC PIPE EXTENDED loaded_rows")
+        c.eq(load_status(conn, "kp").get("loadedRows"), count, f"{what}: {name}'s LOAD_STATUS loadedRows")
+        views[name] = {k: desc.get(k) for k in ("loaded_rows", "error_rows", "filtered_rows", "committed_batches",
+                                                "received_bytes", "next_offsets")}
+    first = next(iter(views.values()))
+    c.check(all(v == first for v in views.values()), f"{what}: the Kafka pipe's counts on every node: {views}")
+
+
 def own_batches(conn) -> int:
     return kh.scalar(conn, "SELECT coalesce(sum(loaded_rows), 0) FROM __sluice.load_history WHERE job_name = 'ev_job'")
 
@@ -153,16 +182,21 @@ def test_routine_load_statistics_are_the_clusters(t):
         nodes, conns = setup(t, pg, s3, broker)
         c = Collector()
         create_job(conns["n1"], broker)
+        kh.query(conns["n1"], "CREATE TABLE lake.db.kp_events (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, "
+                              "amount INT)")
+        kh.query(conns["n2"], kafka_pipe(broker.bootstrap))
         jid = wait_same(conns, "d.ev_job", "RUNNING", 60)["Id"]
         kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60, "4/4/4")
         produce_events(broker, "ev", ids_for(1, total // 2))
         eq(wait_count(conns["n1"], total // 2, 120), total // 2, "the first half loaded")
+        eq(wait_count(conns["n1"], total // 2, 120, "lake.db.kp_events"), total // 2, "the pipe loaded the first half")
         time.sleep(1.5)  # the last commits' offsets of partitions with nothing new
         first = check_statistics(c, conns, total // 2, "split 4/4/4")
         mine = {name: own_batches(conn) for name, conn in conns.items()}
         print(f"  Statistic {first}; each node's own load_history rows: {mine}", flush=True)
         c.eq(sum(mine.values()), total // 2, "the nodes' own load_history adds up to the table")
         c.check(all(v < total // 2 for v in mine.values()), f"each node loaded only its share itself: {mine}")
+        check_kafka_pipe(c, conns, total // 2, "split over three nodes")
 
         # kill -9 of n3 mid-load: what it committed stays in the figures, the survivors add the rest.
         produce_events(broker, "ev", ids_for(total // 2 + 1, total))
@@ -171,8 +205,10 @@ def test_routine_load_statistics_are_the_clusters(t):
         conns.pop("n3").close()
         kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, TIMEOUT + 30, "6/6 after the kill")
         eq(wait_count(conns["n1"], total, 180), total, "every message loaded")
+        eq(wait_count(conns["n1"], total, 180, "lake.db.kp_events"), total, "the pipe loaded every message")
         time.sleep(2)  # any late commit would show now
         after = check_statistics(c, conns, total, "after the kill")
+        check_kafka_pipe(c, conns, total, "after the kill")
         c.check(after["committedTaskNum"] > first["committedTaskNum"], "the survivors' tasks were added")
         for conn in conns.values():
             conn.close()
