@@ -136,7 +136,7 @@ Row CommittedFileRow(const scheduler::JobStatus& st, const load::CommittedFile& 
   auto at = TimestampFromMs(f.committed_ms);
   std::optional<std::string> error = rec.error_rows > 0 ? Text(std::to_string(rec.error_rows) + " row(s) rejected")
                                                         : Text("");
-  return {st.db, Number(st.id), st.name, rec.file_url, rec.etag.empty() ? kNull : Text(rec.etag), Number(rec.size),
+  return {st.db, Number(st.id), st.name, rec.file_url, Text(rec.etag), Number(rec.size),
           TimestampFromMs(rec.last_modified_ms), Text("FINISHED"), at, at, at, error, Number(rec.rows_loaded),
           Number(rec.error_rows)};
 }
