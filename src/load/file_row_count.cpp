@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <vector>
 
 namespace sluice::load {
 
@@ -26,11 +25,11 @@ template <typename F>
 bool ForEachChunk(const std::string& path, F&& chunk) {
   std::unique_ptr<std::FILE, FileCloser> in(std::fopen(path.c_str(), "rb"));
   if (!in) return false;
-  std::vector<char> buf(kChunk);
+  std::unique_ptr<char[]> buf(new char[kChunk]);  // not zeroed: fread fills what is read
   for (;;) {
-    size_t n = std::fread(buf.data(), 1, buf.size(), in.get());
-    if (n > 0 && !chunk(buf.data(), n)) return false;
-    if (n < buf.size()) return std::ferror(in.get()) == 0;
+    size_t n = std::fread(buf.get(), 1, kChunk, in.get());
+    if (n > 0 && !chunk(buf.get(), n)) return false;
+    if (n < kChunk) return std::ferror(in.get()) == 0;
   }
 }
 

@@ -678,15 +678,38 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       if (loaded) return Status::Conflict("file '" + files[i].path + "' was loaded meanwhile");
     }
   }
+  // Each file is counted once fetched (its rows for its load record, where Sluice can count them exactly:
+  // file_row_count.h), so DuckDB reads the group's files once. The files are fetched one after another: a store
+  // that refuses or fails one gets no further requests from this group.
+  std::vector<std::optional<Result<std::string>>> fetched(files.size());
+  std::vector<std::string> shapes(files.size());  // JSON: read_json's format of each file
+  std::vector<std::optional<int64_t>> counted(files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    fetched[i] = reader.Fetch(files[i], t.scratch_dir);
+    if (!fetched[i]->ok()) {
+      for (size_t j = i + 1; j < files.size(); j++) fetched[j] = Status::Internal("not fetched");
+      break;
+    }
+    const std::string& local = **fetched[i];
+    if (t.format.kind == FileFormat::Kind::kCsv) {
+      counted[i] = CountCsvRows(local, t.format);
+    } else if (t.format.kind == FileFormat::Kind::kJson) {
+      shapes[i] = JsonGroupFormat(local, t.format);
+      if (shapes[i] == "newline_delimited") counted[i] = CountJsonLines(local, t.format);
+    }
+  }
   std::vector<ScratchFile> scratch(files.size());
+  if (reader.FetchCopies())
+    for (size_t i = 0; i < files.size(); i++)
+      if (fetched[i]->ok()) scratch[i].path = **fetched[i];
   std::vector<std::string> locals;
   std::string json_format;
   for (size_t i = 0; i < files.size(); i++) {
-    ASSIGN_OR_RETURN(std::string local, reader.Fetch(files[i], t.scratch_dir));
-    if (reader.FetchCopies()) scratch[i].path = local;
+    if (!fetched[i]->ok()) return fetched[i]->status();
+    std::string local = **fetched[i];
     if (HasGlobCharacters(local)) return Status::NotSupported("file name '" + local + "' has glob characters");
     if (t.format.kind == FileFormat::Kind::kJson) {
-      std::string fmt = JsonGroupFormat(local, t.format);
+      const std::string& fmt = shapes[i];
       if (fmt.empty() || (!json_format.empty() && fmt != json_format))
         return Status::NotSupported("JSON files of unknown or mixed shape");
       json_format = fmt;
@@ -701,14 +724,6 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
     list += (i ? ", " : "") + QuoteLiteral(locals[i]);
   }
   list += "]";
-  // Each file's rows for its load record, counted here where that is exact (file_row_count.h), so DuckDB reads the
-  // files once; the others are counted by DuckDB after the INSERT.
-  std::vector<std::optional<int64_t>> counted(files.size());
-  if (t.format.kind == FileFormat::Kind::kCsv) {
-    for (size_t i = 0; i < locals.size(); i++) counted[i] = CountCsvRows(locals[i], t.format);
-  } else if (t.format.kind == FileFormat::Kind::kJson && json_format == "newline_delimited") {
-    for (size_t i = 0; i < locals.size(); i++) counted[i] = CountJsonLines(locals[i], t.format);
-  }
   std::string table_sql = QuoteIdentifier(t.db) + "." + QuoteIdentifier(t.table);
   std::vector<int64_t> rows(files.size(), 0);
   std::shared_lock<std::shared_mutex> schema_lock(TableSchemaMutex(table_sql));
