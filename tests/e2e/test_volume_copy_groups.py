@@ -155,5 +155,48 @@ def json_groups_and_fallback(s: TestSuite):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@suite.test(timeout=120)
+def group_row_counts(s: TestSuite):
+    """Each file's rows in its load record, whether Sluice counts them (plain lines, quoted values over several lines)
+    or DuckDB does (CRLF line ends, empty lines, a quote inside a value, JSON lines with blank lines)."""
+    folder = tempfile.mkdtemp(prefix="sluice-volgrp-")
+    try:
+        write(f"{folder}/csv/1.csv", "id,name\n1,a\n2,\"two\nlines\"\n3,\"say, \"\n")
+        write(f"{folder}/csv/2.csv", "id,name\r\n4,b\r\n5,c\r\n")
+        write(f"{folder}/csv/3.csv", "id,name\n6,d\n\n7,e\n")
+        write(f"{folder}/csv/4.csv", "id,name\n8,x\"y\n")
+        write(f"{folder}/csv/5.csv", "id,name\n9,f")
+        write(f"{folder}/json/1.json", '{"id": 10}\n{"id": 11, "name": "a\\nb"}\n')
+        write(f"{folder}/json/2.json", '\n  \n{"id": 12}\n\n{"id": 13}')
+        srv = s.server().start()
+        conn = srv.connect()
+        q(conn, "CREATE DATABASE d")
+        q(conn, "USE d")
+        q(conn, "CREATE TABLE t (id INT, name STRING)")
+        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') SUBDIRECTORY 'csv'"))
+        eq({k: v[:2] for k, v in res.items()}, {"csv/1.csv": ("LOADED", 3), "csv/2.csv": ("LOADED", 2),
+                                                "csv/3.csv": ("LOADED", 2), "csv/4.csv": ("LOADED", 1),
+                                                "csv/5.csv": ("LOADED", 1)}, "rows per CSV file")
+        recs = loads(conn, "%/csv/%")
+        eq({k: v[:2] for k, v in recs.items()}, {"1.csv": ("LOADED", 3), "2.csv": ("LOADED", 2),
+                                                 "3.csv": ("LOADED", 2), "4.csv": ("LOADED", 1),
+                                                 "5.csv": ("LOADED", 1)}, "load records of the CSV files")
+        eq(len({v[2] for v in recs.values()}), 1, "one transaction for the CSV files")
+        eq(q(conn, "SELECT id, name FROM t ORDER BY id"),
+           [(1, "a"), (2, "two\nlines"), (3, "say, "), (4, "b"), (5, "c"), (6, "d"), (7, "e"), (8, 'x"y'),
+            (9, "f")], "the CSV rows")
+        res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING JSON SUBDIRECTORY 'json'"))
+        eq({k: v[:2] for k, v in res.items()}, {"json/1.json": ("LOADED", 2), "json/2.json": ("LOADED", 2)},
+           "rows per JSON lines file")
+        recs = loads(conn, "%/json/%")
+        eq(len({v[2] for v in recs.values()}), 1, "one transaction for the JSON files")
+        eq(q(conn, "SELECT count(*), count(DISTINCT id) FROM t WHERE id >= 10"), [(4, 4)], "the JSON rows, once")
+        check("loaded 5 files" in srv.log_text() and "loaded 2 files" in srv.log_text(),
+              "both were loaded as groups")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 if __name__ == "__main__":
     sys.exit(suite.run())
