@@ -301,6 +301,10 @@ Status BindParams(duckdb_prepared_statement stmt, const std::vector<StatementPar
 // Callers write each parameter with the type of the values they bind (`$1::BIGINT` for an int64_t, `$2::VARCHAR`
 // for a string): DuckDB re-binds a prepared statement at every run whose values differ in type from its parameters
 // ($1::INTEGER given a BIGINT, or a NULL, which has no type), and the statement would be planned every time again.
+// DuckDB 1.4.4 also plans a prepared statement again at every run when a parameter sits directly in an INSERT's
+// VALUES or an UPDATE's SET or WHERE, is compared with a column (`WHERE id = $1`, in a SELECT too), or is used twice
+// in a multi-row VALUES; parameters that are only columns of a CTE or subquery, each used once, keep the plan
+// (storage/README.md; catalog::RoutineLoadStore::AdvanceProgress, catalog::RecordLoadHistory).
 Result<StatementResult> Connection::QueryPrepared(std::string_view sql, const std::vector<StatementParam>& params) {
   RETURN_IF_ERROR(RefuseNul(sql));
   for (const StatementParam& p : params)
