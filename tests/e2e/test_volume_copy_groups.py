@@ -26,6 +26,17 @@ suite = TestSuite("test_volume_copy_groups")
 
 
 
+def start_with_volume(s: TestSuite, folder: str, table: str):
+    """A server with database d, table `table` (name and columns) and volume v over `folder`, and a connection in d."""
+    srv = s.server().start()
+    conn = srv.connect()
+    q(conn, "CREATE DATABASE d")
+    q(conn, "USE d")
+    q(conn, f"CREATE TABLE {table}")
+    q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+    return srv, conn
+
+
 def loads(conn, like):
     """{file name: (status, rows_loaded, loaded_at)} from the load records."""
     rows = q(conn, "SELECT file_url, status, rows_loaded, loaded_at FROM __sluice.volume_loads WHERE file_url LIKE "
@@ -45,12 +56,7 @@ def csv_groups_and_fallback(s: TestSuite):
         write(f"{folder}/mixed/2.csv", "id,name\n20,x\n")
         write(f"{folder}/mixed/3.csv", "id,name\n30,x\nthirty-one,y\n32,z\n")
         write(f"{folder}/mixed/4.csv", "id,name\n40,x\n")
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, "CREATE TABLE t (id INT, name STRING)")
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        srv, conn = start_with_volume(s, folder, "t (id INT, name STRING)")
 
         res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') SUBDIRECTORY 'ok'"))
         eq(res, {"ok/a.csv": ("LOADED", 3, 0, None, None), "ok/b.csv.gz": ("LOADED", 2, 0, None, None),
@@ -117,12 +123,7 @@ def json_groups_and_fallback(s: TestSuite):
         write(f"{folder}/bad/3.json", '{"id": 30}\n')
         write(f"{folder}/shapes/1.json", '{"id": 40}\n')
         write(f"{folder}/shapes/2.json", '[{"id": 41}]')
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, "CREATE TABLE e (id INT, name STRING, amount DOUBLE)")
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        srv, conn = start_with_volume(s, folder, "e (id INT, name STRING, amount DOUBLE)")
 
         res = by_file(q(conn, "COPY INTO e FROM VOLUME v USING JSON SUBDIRECTORY 'lines'"))
         eq(res, {"lines/a.json": ("LOADED", 2, 0, None, None), "lines/b.json": ("LOADED", 1, 0, None, None)},
@@ -168,12 +169,7 @@ def group_row_counts(s: TestSuite):
         write(f"{folder}/csv/5.csv", "id,name\n9,f")
         write(f"{folder}/json/1.json", '{"id": 10}\n{"id": 11, "name": "a\\nb"}\n')
         write(f"{folder}/json/2.json", '\n  \n{"id": 12}\n\n{"id": 13}')
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, "CREATE TABLE t (id INT, name STRING)")
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        srv, conn = start_with_volume(s, folder, "t (id INT, name STRING)")
         res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') SUBDIRECTORY 'csv'"))
         eq({k: v[:2] for k, v in res.items()}, {"csv/1.csv": ("LOADED", 3), "csv/2.csv": ("LOADED", 2),
                                                 "csv/3.csv": ("LOADED", 2), "csv/4.csv": ("LOADED", 1),
