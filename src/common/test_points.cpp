@@ -26,6 +26,7 @@ const std::vector<std::string_view> kKnownPoints = {
     "volume_pipe.inside_commit",  "volume_pipe.before_purge",    "copy_into.after_download",
     "copy_into.inside_commit",    "storage.commit",              "storage.commit.routine_load",
     "storage.commit.kafka_pipe",  "storage.commit.volume_pipe",  "storage.commit.copy_into",
+    "storage.query.after_plan",
     "drop_table.inside",          "undrop_table.inside",         "alter_table.inside",         "alter_routine_load.inside",
     "alter_pipe.after_definition",
 };

@@ -7,6 +7,7 @@
 #include "common/test_points.h"
 #include "iceberg/table_operations.h"
 #include "iceberg/types.h"
+#include "lakehouse/job_statistics.h"
 #include "lakehouse/lake_append.h"
 #include "lakehouse/lake_volume_pipe.h"
 #include "load/task_plan.h"
@@ -55,6 +56,15 @@ Result<std::optional<std::map<int32_t, int64_t>>> IcebergSink::CommittedOffsets(
   return ReadJobOffsets(table.metadata, job_id);
 }
 
+Result<load::CommittedJobState> IcebergSink::CommittedState(int64_t job_id) {
+  ASSIGN_OR_RETURN(auto conn, lakes_.Connect(target_.catalog));
+  ASSIGN_OR_RETURN(iceberg::LoadedTable table, LoadLakeTable(*conn, target_));
+  load::CommittedJobState state;
+  ASSIGN_OR_RETURN(state.offsets, ReadJobOffsets(table.metadata, job_id));
+  ASSIGN_OR_RETURN(state.totals, ReadJobStatistics(table.metadata, job_id));
+  return state;
+}
+
 Status IcebergSink::Commit(storage::Connection& con, const load::TaskPlan& plan, const load::SinkCommit& commit,
                            load::TaskBookkeeping& book, bool* committed) {
   if (!book.StillCurrent()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
@@ -92,6 +102,10 @@ Status IcebergSink::Commit(storage::Connection& con, const load::TaskPlan& plan,
     RETURN_IF_ERROR(TestPoint("iceberg_load.after_fence"));
     for (const auto& [p, to] : *commit.to) merged[p] = to;
     fenced.summary[key] = OffsetsJson(merged);
+    // The job's totals on the version this attempt lands on, plus this task: exact whichever node commits next.
+    ASSIGN_OR_RETURN(auto totals, ReadJobStatistics(base.metadata, commit.job_id));
+    fenced.summary[StatisticsSummaryKey(commit.job_id)] =
+        StatisticsJson(AddTask(totals.value_or(catalog::PartitionProgress{}), book.counts()));
     fenced.summary["sluice.job"] = plan.def.db + "." + plan.def.name;
     return fenced;
   };

@@ -64,6 +64,13 @@ struct SinkCommit {
   const std::map<int32_t, int64_t>* to = nullptr;    // the next offsets after the batch
 };
 
+// What a sink holds of a job when it is their truth (Iceberg: the newest snapshot summaries carrying them): the
+// offsets, and the job's statistics committed with its rows (lakehouse/job_statistics.h). nullopt: none kept.
+struct CommittedJobState {
+  std::optional<std::map<int32_t, int64_t>> offsets;
+  std::optional<catalog::PartitionProgress> totals;
+};
+
 class CommitSink {
  public:
   virtual ~CommitSink() = default;
@@ -73,6 +80,11 @@ class CommitSink {
   // carrying them); nullopt when the sink keeps none apart from the progress rows (DuckDB). A task starts from
   // these.
   virtual Result<std::optional<std::map<int32_t, int64_t>>> CommittedOffsets(int64_t job_id) = 0;
+  // The offsets and the statistics in one look at the sink (SHOW ROUTINE LOAD of a cluster job).
+  virtual Result<CommittedJobState> CommittedState(int64_t job_id) {
+    ASSIGN_OR_RETURN(auto offsets, CommittedOffsets(job_id));
+    return CommittedJobState{std::move(offsets), std::nullopt};
+  }
   // Commits the batch's good rows and `to` atomically, fenced on `from`: Conflict when the progress is no longer
   // where the task started (a newer task, or an earlier life of the server, committed it) or the job moved on,
   // and nothing is committed. Sets `committed` when the rows and offsets are committed, even when a later local

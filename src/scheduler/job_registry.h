@@ -62,6 +62,9 @@ class JobRegistry {
   Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
   Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);
   Result<ResultSet> DescPipe(const sql::DescPipe& stmt, const std::string& db);
+  // The files a cluster volume pipe's commits list in its table, whichever node made them (PIPE_FILES); nullopt
+  // for any other pipe, whose files are in this node's load_history.
+  Result<std::optional<std::vector<load::CommittedFile>>> PipeFiles(const std::string& db, const std::string& name);
   Status CreateVcluster(const sql::CreateVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
@@ -116,6 +119,8 @@ class JobRegistry {
 
   // pipe_registry.cpp
   std::shared_ptr<JobRuntime> FindPipeLocked(const std::string& db, const std::string& name);
+  // Every file the volume pipe's commits list in its Iceberg table (LoadTargets::OpenVolumeFiles).
+  Result<std::vector<load::CommittedFile>> CommittedPipeFiles(const catalog::StoredJob& pipe);
   // Pipe jobs' tasks may start on `cluster` now (its size minus its running tasks).
   bool VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const;
   // Tasks the cluster runs at once: its size, or the worker pool's for "default".

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ class ServerSettings;
 class VolumeStore;
 }
 namespace sluice::load {
-class LoadTargets;  // load/commit_sink.h
+class LoadTargets;     // load/commit_sink.h
+struct CommittedFile;  // load/volume_pipe_task.h
 }
 
 namespace sluice::scheduler {
@@ -170,6 +172,9 @@ class RoutineLoadManager {
   Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
   Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);
   Result<ResultSet> DescPipe(const sql::DescPipe& stmt, const std::string& db);
+  // The files a cluster volume pipe's commits list in its Iceberg table (PIPE_FILES on a cluster: the same on every
+  // node); nullopt for any other pipe, whose files are in this node's load_history. NotFound: no such live pipe.
+  Result<std::optional<std::vector<load::CommittedFile>>> PipeFiles(const std::string& db, const std::string& name);
   Status CreateVcluster(const sql::CreateVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
