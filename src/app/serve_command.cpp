@@ -18,6 +18,7 @@
 #include "common/test_points.h"
 #include "common/version.h"
 #include "cluster/cluster_member.h"
+#include "cluster/node_registry.h"
 #include "cluster/pg_account_replica.h"
 #include "executor/engine.h"
 #include "pgconn/deadlines.h"

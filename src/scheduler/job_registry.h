@@ -73,6 +73,8 @@ class JobRegistry {
   // job_status.cpp: every job's runtime state and activity, copied under the lock without any DuckDB or Kafka call.
   std::vector<JobStatus> Statuses(bool definitions = false);
   uint64_t kafka_metadata_requests() const { return kafka_metadata_.requests_sent(); }
+  // SHOW NODES (RoutineLoadManager::DescribeHeld): a node's lease resources as jobs and partitions, by job name.
+  HeldWork DescribeHeld(const std::vector<std::string>& resources);
   void TargetDropped(const std::string& db, const std::string& table);
   // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
   // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
@@ -178,8 +180,6 @@ class JobRegistry {
   // Before a cluster task's commit: every partition of the task still held at its epoch (LeaseStore::Fence).
   // Returns the summary entry sluice.epochs.<job> = {"<partition>":<epoch>,...}; Conflict when a lease was lost.
   Result<FencedCommit> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
-  // SHOW NODES (RoutineLoadManager::DescribeHeld): a node's lease resources as jobs and partitions, by job name.
-  HeldWork DescribeHeld(const std::vector<std::string>& resources);
   // Rows of SHOW ROUTINE LOAD TASK for the partitions of `job_id` other nodes hold.
   Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> PartitionsHeldElsewhere(int64_t job_id);
   // The node name SHOW ROUTINE LOAD TASK shows in BeId ("0" on a server of its own).
