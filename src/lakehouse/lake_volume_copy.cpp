@@ -287,7 +287,7 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
     append.columns = names;
     append.commit_when_empty = true;  // files without rows are loaded files too
     append.after_stage = [] { return TestPoint("iceberg_load.after_upload"); };
-    append.prepare = [&](const iceberg::LoadedTable& base) -> Result<iceberg::Summary> {
+    append.prepare = [&](const iceberg::LoadedTable& base) -> Result<FencedCommit> {
       if (!request.force) {
         ASSIGN_OR_RETURN(auto now_in_table, FilesInTableHistory(base.metadata));
         for (const auto& key : keys)
@@ -297,13 +297,14 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
           }
       }
       if (request.still_current && !request.still_current()) return moved_on();
-      iceberg::Summary summary = request.extra_summary;
+      FencedCommit fenced;
       if (request.fence) {
-        ASSIGN_OR_RETURN(auto fenced, request.fence());
-        for (auto& [k, v] : fenced) summary[k] = v;
+        ASSIGN_OR_RETURN(fenced, request.fence());
+        RETURN_IF_ERROR(TestPoint("iceberg_load.after_fence"));
       }
-      summary[request.files_key] = files_json;
-      return summary;
+      for (const auto& [k, v] : request.extra_summary) fenced.summary.emplace(k, v);
+      fenced.summary[request.files_key] = files_json;
+      return fenced;
     };
     std::unique_lock<std::mutex> records_lock;
     if (!request.listing_task) records_lock = std::unique_lock<std::mutex>(CopyRecordsMutex(name));

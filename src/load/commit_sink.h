@@ -19,6 +19,7 @@
 #include "catalog/routine_load_job.h"
 #include "catalog/routine_load_store.h"
 #include "catalog/table_meta.h"
+#include "common/commit_guard.h"
 #include "common/status.h"
 #include "storage/database.h"
 
@@ -44,12 +45,13 @@ class TaskBookkeeping {
   virtual const catalog::TaskCounts& counts() const = 0;
   // Asked right before the commit, after StillCurrent: Conflict when the node may no longer commit the task's
   // partitions (a cluster job whose lease was taken over); otherwise summary entries the commit records beside the
-  // offsets (the leases' epochs). A task of a server on its own has no fence.
-  virtual Result<std::map<std::string, std::string>> Fence() { return std::map<std::string, std::string>{}; }
+  // offsets (the leases' epochs), and the same checks as guards for the commit's own swap when its store can run
+  // them there (common/commit_guard.h). A task of a server on its own has no fence.
+  virtual Result<FencedCommit> Fence() { return FencedCommit{}; }
 };
 
 // What RoutineLoadTask::set_commit_fence takes (see TaskBookkeeping::Fence).
-using CommitFence = std::function<Result<std::map<std::string, std::string>>()>;
+using CommitFence = std::function<Result<FencedCommit>()>;
 
 // One task's commit: the transform over the batch and the progress it advances.
 struct SinkCommit {
