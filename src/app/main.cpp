@@ -160,6 +160,27 @@ int main(int argc, char** argv) {
                     "The key file sealing secret properties of the cluster's routine loads in PostgreSQL: copy the "
                     "same file to every node (default: the node's own <data-dir>/secrets.key, which only works for "
                     "jobs without secret properties, or a single node).");
+  serve->add_option("--cluster-connect-timeout-seconds", opts.cluster_connect_timeout_seconds,
+                    "How long connecting to the cluster's PostgreSQL may take before it counts as unreachable "
+                    "(libpq's connect_timeout; docs/cluster.md, \"A PostgreSQL that hangs\").")
+      ->check(CLI::Range(2, 600))
+      ->capture_default_str();
+  serve->add_option("--cluster-answer-deadline-seconds", opts.cluster_answer_deadline_seconds,
+                    "How long one statement to the cluster's PostgreSQL (a heartbeat, a lease, a fence, SHOW NODES) "
+                    "waits for its answer on this node's clock before PostgreSQL counts as unreachable; the "
+                    "server's statement_timeout is 2 s less, its lock_timeout 60 % of that.")
+      ->check(CLI::Range(2.0, 3600.0))
+      ->capture_default_str();
+  serve->add_option("--catalog-connect-timeout-seconds", opts.catalog_connect_timeout_seconds,
+                    "How long connecting to an Iceberg JDBC catalog's PostgreSQL may take.")
+      ->check(CLI::Range(2, 600))
+      ->capture_default_str();
+  serve->add_option("--catalog-answer-deadline-seconds", opts.catalog_answer_deadline_seconds,
+                    "How long one statement to an Iceberg JDBC catalog's PostgreSQL (a table's lookup, a commit's "
+                    "swap) waits for its answer before the connection is given up and tried once more; raise it "
+                    "for a catalog whose statements are slow rather than hung.")
+      ->check(CLI::Range(2.0, 3600.0))
+      ->capture_default_str();
 
   int thread_stack_mb = kDefaultThreadStackMb;
   serve->add_option("--thread-stack-mb", thread_stack_mb,

@@ -18,8 +18,10 @@
 #include "common/test_points.h"
 #include "common/version.h"
 #include "cluster/cluster_member.h"
+#include "cluster/node_registry.h"
 #include "cluster/pg_account_replica.h"
 #include "executor/engine.h"
+#include "pgconn/deadlines.h"
 #include "http/http_server.h"
 #include "app/error_log_endpoint.h"
 #include "app/http_wiring.h"
@@ -58,10 +60,24 @@ int RunServe(const ServeOptions& options) {
   identity.address =
       options.advertise.empty() ? cluster::DefaultAdvertiseAddress(options.bind, options.mysql_port) : options.advertise;
   identity.version = kSluiceVersion;
+  // Before any PostgreSQL connection (the cluster's, a JDBC catalog's) is made.
+  pgconn::Deadlines deadlines;
+  deadlines.cluster_connect = std::chrono::seconds(options.cluster_connect_timeout_seconds);
+  deadlines.cluster_answer =
+      std::chrono::milliseconds(static_cast<int64_t>(options.cluster_answer_deadline_seconds * 1000));
+  deadlines.catalog_connect = std::chrono::seconds(options.catalog_connect_timeout_seconds);
+  deadlines.catalog_answer =
+      std::chrono::milliseconds(static_cast<int64_t>(options.catalog_answer_deadline_seconds * 1000));
+  if (Status st = pgconn::CheckDeadlines(deadlines); !st.ok()) {
+    log::Error("serve", "{}", st.message());
+    return 2;
+  }
+  pgconn::SetDeadlines(deadlines);
   cluster::ClusterOptions cluster_options;
   cluster_options.uri = options.cluster_uri;
   cluster_options.identity = identity;
   cluster_options.node_timeout = std::chrono::seconds(options.node_timeout_seconds);
+  cluster_options.incarnation = cluster::NewIncarnation();
   if (!options.cluster_uri.empty()) {
     if (Status st = cluster::ClusterMember::CheckOptions(cluster_options); !st.ok()) {
       log::Error("serve", "{}", st.message());
@@ -127,6 +143,7 @@ int RunServe(const ServeOptions& options) {
     scheduler_options.cluster.uri = options.cluster_uri;
     scheduler_options.cluster.node = identity.name;
     scheduler_options.cluster.node_timeout = cluster_options.node_timeout;
+    scheduler_options.cluster.incarnation = cluster_options.incarnation;
     scheduler_options.cluster.key_file = options.cluster_key_file;
   }
   std::string link_host = options.bind == "0.0.0.0" || options.bind == "::" ? "127.0.0.1" : options.bind;

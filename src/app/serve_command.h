@@ -38,6 +38,12 @@ struct ServeOptions {
   // --cluster-key-file: the key sealing secret properties of cluster jobs, the same file on every node; empty:
   // the node's own <data dir>/secrets.key.
   std::string cluster_key_file;
+  // Client-side bounds on PostgreSQL (pgconn/deadlines.h, docs/cluster.md "A PostgreSQL that hangs"): connecting
+  // and one statement's answer, for the cluster's database and for Iceberg JDBC catalogs.
+  int cluster_connect_timeout_seconds = 3;
+  double cluster_answer_deadline_seconds = 7;
+  int catalog_connect_timeout_seconds = 5;
+  double catalog_answer_deadline_seconds = 6;
 };
 
 // RunServe's answer when DuckDB stopped the database after a failed write and the disk has room again: the caller

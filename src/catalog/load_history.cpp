@@ -46,14 +46,19 @@ std::string FirstErrorSql(const LoadHistoryEntry& e) {
 }  // namespace
 
 Status RecordLoadHistory(storage::Connection& con, const LoadHistoryEntry& e) {
-  // Prepared once per connection (every task of every job writes one row): the values are parameters. No error
-  // is '' made NULL in SQL: a NULL value (of no type) would have DuckDB re-bind the statement.
+  // Prepared once per connection (every task of every job writes one row): the values are parameters, each used
+  // once in a VALUES list the INSERT selects from (as VALUES of the INSERT itself, DuckDB 1.4.4 planned the
+  // statement again at every run: Connection::QueryPrepared). No error is '' made NULL in SQL: a NULL value (of no
+  // type) would have DuckDB re-bind the statement.
   ASSIGN_OR_RETURN(auto r, con.QueryPrepared(
                                "INSERT INTO __sluice.load_history (db, table_name, job_name, job_kind, source, "
                                "loaded_rows, error_rows, filtered_rows, first_error, status, start_time, end_time, "
-                               "attempts) VALUES ($1::VARCHAR, $2::VARCHAR, $3::VARCHAR, $4::VARCHAR, $5::VARCHAR, "
-                               "$6::BIGINT, $7::BIGINT, $8::BIGINT, NULLIF($9::VARCHAR, ''), $10::VARCHAR, $11::BIGINT, "
-                               "$12::BIGINT, 1)",
+                               "attempts) SELECT db, table_name, job_name, job_kind, source, loaded_rows, error_rows, "
+                               "filtered_rows, NULLIF(first_error, ''), status, start_time, end_time, 1 FROM (VALUES "
+                               "($1::VARCHAR, $2::VARCHAR, $3::VARCHAR, $4::VARCHAR, $5::VARCHAR, $6::BIGINT, "
+                               "$7::BIGINT, $8::BIGINT, $9::VARCHAR, $10::VARCHAR, $11::BIGINT, $12::BIGINT)) AS "
+                               "__sluice_v(db, table_name, job_name, job_kind, source, loaded_rows, error_rows, "
+                               "filtered_rows, first_error, status, start_time, end_time)",
                                {e.db, e.table, e.job, e.job_kind, SourceOf(e), e.loaded_rows, e.error_rows,
                                 e.filtered_rows, FirstErrorText(e), e.status, e.start_ms, e.end_ms}));
   (void)r;

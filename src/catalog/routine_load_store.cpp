@@ -160,9 +160,13 @@ Result<std::vector<StoredJob>> RoutineLoadStore::LoadJobs() {
 
 Result<std::map<int32_t, PartitionProgress>> RoutineLoadStore::ReadProgress(int64_t job_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT kafka_partition, next_offset, loaded_rows, error_rows, unselected_rows, "
-                                       "received_bytes, committed_tasks, task_execute_ms FROM "
-                                       "__sluice.routine_load_progress WHERE job_id = " + Str(job_id)));
+  // Every task of every job reads its progress first: prepared once, the job id a parameter in a CTE (compared with
+  // the column directly, it would have DuckDB plan the statement again at every run: Connection::QueryPrepared).
+  ASSIGN_OR_RETURN(auto r, con_->QueryPrepared("WITH __sluice_k AS (SELECT $1::BIGINT AS job_id) SELECT "
+                                               "kafka_partition, next_offset, loaded_rows, error_rows, "
+                                               "unselected_rows, received_bytes, committed_tasks, task_execute_ms "
+                                               "FROM __sluice.routine_load_progress JOIN __sluice_k USING (job_id)",
+                                               {job_id}));
   std::map<int32_t, PartitionProgress> out;
   for (const auto& row : r.result_set->rows) {
     PartitionProgress p;
@@ -234,35 +238,44 @@ Status RoutineLoadStore::AdvanceProgress(storage::Connection& con, int64_t job_i
   // One UPDATE for all of the task's partitions, prepared once per connection and partition count (planning it
   // cost about 1.2 M instructions per partition as one statement each, and 12 M per task of 32 partitions as one
   // statement with the values in its text). Each partition moves only if it is still at the offset the task
-  // started from, and the task's counts go to its first partition's row, as before. Every parameter is a BIGINT,
-  // the type of the values bound: DuckDB re-binds a statement at every run whose values differ in type from its
-  // parameters ($1::INTEGER given a BIGINT).
-  std::vector<storage::StatementParam> params = {job_id, static_cast<int64_t>(from.begin()->first),
-                                                 counts.loaded_rows, counts.error_rows, counts.unselected_rows,
-                                                 counts.received_bytes, counts.execute_ms};
+  // started from, and the task's counts go to its first partition's row, as before.
+  // The values are parameters of a VALUES list in a CTE, each used once, and the UPDATE reads them as columns:
+  // DuckDB 1.4.4 plans a prepared statement again at every run when a parameter sits in the UPDATE's own SET or
+  // WHERE (or is compared with a column, or repeats in a multi-row VALUES), which cost 5.4 M instructions per task
+  // here (storage::Connection::QueryPrepared). Every parameter is a BIGINT, the type of the values bound.
+  std::vector<storage::StatementParam> params;
+  params.reserve(4 * from.size() + 5);
   std::string values;
+  auto next_param = [&](const storage::StatementParam& v) {
+    params.push_back(v);
+    return "$" + Str(static_cast<int64_t>(params.size())) + "::BIGINT";
+  };
   for (const auto& [p, start] : from) {
     auto it = to.find(p);
     const int64_t next = it == to.end() ? start : it->second;
-    const std::string at = "$" + Str(static_cast<int64_t>(params.size() + 1));
-    values += std::string(values.empty() ? "(" : ", (") + at + "::BIGINT, $" +
-              Str(static_cast<int64_t>(params.size() + 2)) + "::BIGINT, $" +
-              Str(static_cast<int64_t>(params.size() + 3)) + "::BIGINT)";
-    params.push_back(static_cast<int64_t>(p));
-    params.push_back(start);
-    params.push_back(next);
+    const bool first = values.empty();
+    values += std::string(first ? "(" : ", (") + next_param(job_id) + ", " + next_param(static_cast<int64_t>(p)) +
+              ", " + next_param(start) + ", " + next_param(next);
+    if (first) {
+      values += ", " + next_param(counts.loaded_rows) + ", " + next_param(counts.error_rows) + ", " +
+                next_param(counts.unselected_rows) + ", " + next_param(counts.received_bytes) + ", 1::BIGINT, " +
+                next_param(counts.execute_ms) + ")";
+    } else {
+      values += ", 0::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT)";
+    }
   }
-  auto add = [](const char* column, const char* param) {
-    return std::string(column) + " = " + column + " + CASE WHEN __sluice_v.kafka_partition = $2::BIGINT THEN " +
-           param + " ELSE 0 END";
+  auto add = [](const char* column) {
+    return std::string(column) + " = routine_load_progress." + column + " + __sluice_v." + column;
   };
   ASSIGN_OR_RETURN(auto r, con.QueryPrepared(
+                               "WITH __sluice_v AS (SELECT * FROM (VALUES " + values + ") AS __sluice_values(job_id, "
+                               "kafka_partition, start_offset, next_offset, loaded_rows, error_rows, unselected_rows, "
+                               "received_bytes, committed_tasks, task_execute_ms)) "
                                "UPDATE __sluice.routine_load_progress SET next_offset = __sluice_v.next_offset, " +
-                                   add("loaded_rows", "$3::BIGINT") + ", " + add("error_rows", "$4::BIGINT") + ", " +
-                                   add("unselected_rows", "$5::BIGINT") + ", " + add("received_bytes", "$6::BIGINT") +
-                                   ", " + add("committed_tasks", "1") + ", " + add("task_execute_ms", "$7::BIGINT") +
-                                   " FROM (VALUES " + values + ") AS __sluice_v(kafka_partition, start_offset, "
-                                   "next_offset) WHERE routine_load_progress.job_id = $1::BIGINT"
+                                   add("loaded_rows") + ", " + add("error_rows") + ", " + add("unselected_rows") +
+                                   ", " + add("received_bytes") + ", " + add("committed_tasks") + ", " +
+                                   add("task_execute_ms") +
+                                   " FROM __sluice_v WHERE routine_load_progress.job_id = __sluice_v.job_id"
                                    " AND routine_load_progress.kafka_partition = __sluice_v.kafka_partition"
                                    " AND routine_load_progress.next_offset = __sluice_v.start_offset",
                                params));

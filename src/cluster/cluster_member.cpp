@@ -26,7 +26,7 @@ Status ClusterMember::CheckOptions(const ClusterOptions& options) {
 }
 
 ClusterMember::ClusterMember(ClusterOptions options)
-    : options_(std::move(options)), incarnation_(NewIncarnation()), where_(PgClient::Describe(options_.uri)) {}
+    : options_(std::move(options)), incarnation_(options_.incarnation.empty() ? NewIncarnation() : options_.incarnation), where_(PgClient::Describe(options_.uri)) {}
 
 ClusterMember::~ClusterMember() { Stop(); }
 
@@ -162,6 +162,19 @@ Status ClusterMember::SetDecommissioned(const std::string& name, bool decommissi
   }
   NodeRegistry registry(*list_pg_, options_.node_timeout);
   Status st = registry.SetDecommissioned(name, decommissioned);
+  if (st.code() == StatusCode::kUnavailable) list_pg_.reset();
+  return st;
+}
+
+Status ClusterMember::DropNode(const std::string& name) {
+  std::lock_guard<std::mutex> lock(list_mu_);
+  if (!list_pg_) {
+    auto pg = PgClient::Connect(options_.uri);
+    if (!pg.ok()) return pg.status();
+    list_pg_ = std::move(*pg);
+  }
+  NodeRegistry registry(*list_pg_, options_.node_timeout);
+  Status st = registry.Drop(name);
   if (st.code() == StatusCode::kUnavailable) list_pg_.reset();
   return st;
 }

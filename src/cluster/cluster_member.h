@@ -24,6 +24,9 @@ struct ClusterOptions {
   NodeIdentity identity;
   std::chrono::milliseconds node_timeout{10000};     // --node-timeout-seconds
   std::chrono::milliseconds heartbeat_interval{1000};
+  // This process's incarnation in sluice_nodes (empty: a fresh one); the scheduler's commit guards name it too
+  // (NodeRegistry::SameDatabaseWitness).
+  std::string incarnation;
 };
 
 class ClusterMember : public NodeDirectory {
@@ -40,6 +43,7 @@ class ClusterMember : public NodeDirectory {
   void Stop();
   Result<std::vector<NodeRow>> ListNodes() override;
   Status SetDecommissioned(const std::string& name, bool decommissioned) override;
+  Status DropNode(const std::string& name) override;
   const NodeIdentity& identity() const { return options_.identity; }
   // Whether the last heartbeat was recorded (false before the first, during an outage, or once replaced).
   bool joined() const;

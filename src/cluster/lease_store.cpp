@@ -70,10 +70,17 @@ Result<bool> LeaseStore::Release(const Lease& lease) {
   return r.affected > 0;
 }
 
+CommitGuard LeaseStore::FenceGuard(const std::string& resource, int64_t epoch, std::string refused) {
+  CommitGuard g;
+  g.sql = "SELECT 1 FROM sluice_leases WHERE resource = $1 AND epoch = $2::bigint AND holder IS NOT NULL FOR SHARE";
+  g.params = {resource, std::to_string(epoch)};
+  g.refused = std::move(refused);
+  return g;
+}
+
 Result<bool> LeaseStore::Fence(const std::string& resource, int64_t epoch) {
-  ASSIGN_OR_RETURN(PgRows r, pg_.Exec("SELECT 1 FROM sluice_leases WHERE resource = $1 AND epoch = $2::bigint AND "
-                                      "holder IS NOT NULL FOR SHARE",
-                                      {resource, std::to_string(epoch)}));
+  CommitGuard g = FenceGuard(resource, epoch, "");
+  ASSIGN_OR_RETURN(PgRows r, pg_.Exec(g.sql, g.params));
   return !r.rows.empty();
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cluster/pg_client.h"
+#include "common/commit_guard.h"
 
 namespace sluice::cluster {
 
@@ -49,6 +50,10 @@ class LeaseStore {
   Result<bool> Renew(const Lease& lease, std::chrono::milliseconds ttl);
   Result<bool> Release(const Lease& lease);
   Result<bool> Fence(const std::string& resource, int64_t epoch);
+  // Fence's statement as a guard for a commit made in the same database on another connection (the Iceberg JDBC
+  // catalog's swap, common/commit_guard.h): the swap lands only while the epoch is current, and its FOR SHARE lock
+  // keeps a takeover waiting until the swap has committed.
+  static CommitGuard FenceGuard(const std::string& resource, int64_t epoch, std::string refused);
   Result<std::optional<Lease>> Current(const std::string& resource);
   // The unexpired, held leases whose resource starts with `prefix` (e.g. 'job:7:partition:'), by resource.
   Result<std::vector<Lease>> HeldWithPrefix(const std::string& prefix);

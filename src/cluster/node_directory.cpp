@@ -23,6 +23,11 @@ Status LocalNodeDirectory::SetDecommissioned(const std::string&, bool) {
                               "decommission; stop the server instead");
 }
 
+Status LocalNodeDirectory::DropNode(const std::string&) {
+  return Status::NotSupported("this server is not a cluster node (sluice serve --cluster): there is no node to "
+                              "drop");
+}
+
 namespace {
 
 std::string Hostname() {

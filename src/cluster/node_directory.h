@@ -28,6 +28,9 @@ struct NodeRow {
   std::string version;
   int64_t leases = 0;  // unexpired leases the node holds
   bool decommissioned = false;  // ALTER SYSTEM DECOMMISSION NODE: it gives its work up and takes none
+  // The resources of those leases, sorted ('job:7:partition:3', 'pipe:9', ...): what the scheduler, which names
+  // them, turns into SHOW NODES' Jobs, Partitions and Held.
+  std::vector<std::string> held;
 };
 
 class NodeDirectory {
@@ -37,6 +40,9 @@ class NodeDirectory {
   // ALTER SYSTEM DECOMMISSION NODE 'name' (true) / CANCEL DECOMMISSION NODE 'name' (false). NotFound for a name no
   // node ever joined with.
   virtual Status SetDecommissioned(const std::string& name, bool decommissioned) = 0;
+  // ALTER SYSTEM DROP NODE 'name': forgets a node that is not alive (left, or dead past the node timeout) and
+  // frees its leases. NotFound for an unknown name, InvalidArgument for a node that is alive.
+  virtual Status DropNode(const std::string& name) = 0;
 };
 
 // A server on its own: one row, alive, holding no leases.
@@ -46,6 +52,7 @@ class LocalNodeDirectory : public NodeDirectory {
       : identity_(std::move(identity)), started_at_(started_at) {}
   Result<std::vector<NodeRow>> ListNodes() override;
   Status SetDecommissioned(const std::string& name, bool decommissioned) override;
+  Status DropNode(const std::string& name) override;
 
  private:
   NodeIdentity identity_;

@@ -8,6 +8,15 @@
 
 namespace sluice::cluster {
 
+CommitGuard SameDatabaseWitness(const std::string& name, const std::string& incarnation) {
+  CommitGuard g;
+  g.sql = "SELECT 1 FROM sluice_nodes WHERE name = $1 AND incarnation = $2 AND "
+          "has_table_privilege('sluice_leases', 'SELECT') AND has_table_privilege('sluice_leases', 'UPDATE')";
+  g.params = {name, incarnation};
+  g.refused = "the cluster's database is not this catalog's";
+  return g;
+}
+
 std::string NewIncarnation() {
   std::random_device rd;
   return fmt::format("{:08x}{:08x}{:08x}{:08x}", rd(), rd(), rd(), rd());
@@ -67,11 +76,14 @@ Result<std::vector<NodeRow>> NodeRegistry::List() {
                    UtcText("n.last_heartbeat") + ", " + UtcText("n.started_at") +
                    ", n.version, "
                    "(SELECT count(*) FROM sluice_leases l WHERE l.holder = n.name AND l.expires_at > now()), "
-                   "n.decommissioned FROM sluice_nodes n ORDER BY n.name",
+                   "n.decommissioned, "
+                   // Node names hold no control characters (CheckNodeName), resources neither: '\n' separates.
+                   "(SELECT string_agg(l.resource, E'\\n' ORDER BY l.resource) FROM sluice_leases l "
+                   "WHERE l.holder = n.name AND l.expires_at > now()) FROM sluice_nodes n ORDER BY n.name",
                {SecondsParam(node_timeout_)}));
   std::vector<NodeRow> nodes;
   for (const auto& row : r.rows) {
-    if (row.size() != 8) continue;
+    if (row.size() != 9) continue;
     NodeRow n;
     n.name = row[0].value_or("");
     n.address = row[1].value_or("");
@@ -81,6 +93,16 @@ Result<std::vector<NodeRow>> NodeRegistry::List() {
     n.version = row[5].value_or("");
     n.leases = row[6] ? std::stoll(*row[6]) : 0;
     n.decommissioned = row[7].value_or("f") == "t";
+    if (row[8]) {
+      const std::string& all = *row[8];
+      size_t start = 0;
+      while (start < all.size()) {
+        size_t end = all.find('\n', start);
+        if (end == std::string::npos) end = all.size();
+        n.held.push_back(all.substr(start, end - start));
+        start = end + 1;
+      }
+    }
     nodes.push_back(std::move(n));
   }
   return nodes;
@@ -91,6 +113,33 @@ Status NodeRegistry::SetDecommissioned(const std::string& name, bool decommissio
                                       {name, decommissioned ? "true" : "false"}));
   if (r.affected == 0) return Status::NotFound("Unknown node '" + name + "': SHOW NODES lists the cluster's nodes");
   return Status::Ok();
+}
+
+Status NodeRegistry::Drop(const std::string& name) {
+  RETURN_IF_ERROR(pg_.Begin());
+  // Alive by the same rule as List's (and as acquire's): the row is locked by the DELETE, so a heartbeat racing
+  // this statement either comes first (and the node is alive) or waits and finds the row gone (and joins again).
+  auto dropped = pg_.Exec("DELETE FROM sluice_nodes WHERE name = $1 AND (state = 'left' OR "
+                          "last_heartbeat <= now() - make_interval(secs => $2::float8))",
+                          {name, SecondsParam(node_timeout_)});
+  if (!dropped.ok()) {
+    pg_.Rollback();
+    return dropped.status();
+  }
+  if (dropped->affected == 0) {
+    pg_.Rollback();
+    ASSIGN_OR_RETURN(PgRows exists, pg_.Exec("SELECT 1 FROM sluice_nodes WHERE name = $1", {name}));
+    if (exists.rows.empty()) return Status::NotFound("Unknown node '" + name + "': SHOW NODES lists the cluster's nodes");
+    return Status::InvalidArgument("node '" + name + "' is alive (it heartbeats): only a node that left or is dead "
+                                   "can be dropped. Stop it first (SIGTERM: it leaves at once), or DECOMMISSION it "
+                                   "to move its work away while it runs");
+  }
+  auto released = pg_.Exec("UPDATE sluice_leases SET holder = NULL, expires_at = now() WHERE holder = $1", {name});
+  if (!released.ok()) {
+    pg_.Rollback();
+    return released.status();
+  }
+  return pg_.Commit();
 }
 
 }  // namespace sluice::cluster

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cluster/node_directory.h"
+#include "common/commit_guard.h"
 #include "cluster/pg_client.h"
 
 namespace sluice::cluster {
@@ -35,12 +36,20 @@ class NodeRegistry {
   Result<std::vector<NodeRow>> List();
   // Sets the decommissioned flag; NotFound when no node of that name ever joined.
   Status SetDecommissioned(const std::string& name, bool decommissioned);
+  // Deletes the row of a node that is not alive (left, or silent past the node timeout, by PostgreSQL's clock) and
+  // releases its leases (rows kept: epochs only grow), in one transaction. NotFound for an unknown name,
+  // InvalidArgument when it is alive. A dead node that wakes up afterwards joins again as a new row.
+  Status Drop(const std::string& name);
 
  private:
   PgClient& pg_;
   std::chrono::milliseconds node_timeout_;
 };
 
+// A guard's witness (common/commit_guard.h): a statement that returns a row only in the cluster's own database, run
+// by another connection (an Iceberg JDBC catalog's) to learn whether it reaches that database: this process's row
+// of sluice_nodes (its incarnation is random) and the privilege a lease guard needs (FOR SHARE: UPDATE).
+CommitGuard SameDatabaseWitness(const std::string& name, const std::string& incarnation);
 // A new incarnation id: 128 random bits as hex.
 std::string NewIncarnation();
 // Seconds as PostgreSQL reads a float8 parameter ("10.000").

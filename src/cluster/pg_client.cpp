@@ -1,7 +1,11 @@
 #include "cluster/pg_client.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <libpq-fe.h>
+
+#include "pgconn/deadlines.h"
 
 namespace sluice::cluster {
 
@@ -15,10 +19,14 @@ std::string Oneline(std::string s) {
 }
 
 // Every statement is bounded twice: by the server (statement, lock and idle timeouts) while it runs, and by the
-// client's deadline (PgClient::kAnswerDeadline) and TCP bounds when it hangs or its machine is gone, so that a
-// PostgreSQL that stops answering (not only one that refuses connections) cannot hold the heartbeat thread, a
-// lease call or SHOW NODES for long.
-constexpr const char* kSessionOptions = "-c statement_timeout=5000 -c lock_timeout=3000 -c idle_in_transaction_session_timeout=10000";
+// client's deadline (PgClient::deadline(), pgconn/deadlines.h) and TCP bounds when it hangs or its machine is gone,
+// so that a PostgreSQL that stops answering (not only one that refuses connections) cannot hold the heartbeat
+// thread, a lease call or SHOW NODES for long.
+std::string SessionOptions(const pgconn::Deadlines& d) {
+  return fmt::format("-c statement_timeout={} -c lock_timeout={} -c idle_in_transaction_session_timeout={}",
+                     d.cluster_statement_timeout().count(), d.cluster_lock_timeout().count(),
+                     std::max<int64_t>(10000, d.cluster_answer.count() + 3000));
+}
 
 }  // namespace
 
@@ -70,8 +78,11 @@ std::string PgClient::Describe(const std::string& uri) {
 }
 
 Result<std::unique_ptr<PgClient>> PgClient::Connect(const std::string& uri) {
+  const pgconn::Deadlines& deadlines = pgconn::CurrentDeadlines();
+  const std::string connect_timeout = std::to_string(deadlines.cluster_connect.count());
+  const std::string session_options = SessionOptions(deadlines);
   std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name", "options"};
-  std::vector<const char*> values = {uri.c_str(), "3", "sluice-cluster", kSessionOptions};
+  std::vector<const char*> values = {uri.c_str(), connect_timeout.c_str(), "sluice-cluster", session_options.c_str()};
   pgconn::AddTcpBounds(keys, values);
   keys.push_back(nullptr);
   values.push_back(nullptr);
@@ -85,7 +96,7 @@ Result<std::unique_ptr<PgClient>> PgClient::Connect(const std::string& uri) {
   }
   // CREATE TABLE IF NOT EXISTS answers with NOTICEs, which libpq would print on stderr.
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
-  return std::unique_ptr<PgClient>(new PgClient(conn, Describe(uri)));
+  return std::unique_ptr<PgClient>(new PgClient(conn, Describe(uri), deadlines.cluster_answer));
 }
 
 PgClient::~PgClient() = default;
@@ -115,7 +126,7 @@ Result<PgRows> PgClient::Exec(const std::string& sql, const std::vector<std::str
       // next call reconnects, and ends the session this statement may still be waiting in first.
       if (in_transaction_) transaction_lost_ = true;
       return Status::Unavailable(fmt::format("the cluster's PostgreSQL at {} cannot be reached: no answer within "
-                                             "{} s", where_, kAnswerDeadline.count() / 1000));
+                                             "{:g} s", where_, db_.deadline().count() / 1000.0));
     }
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {

@@ -37,7 +37,7 @@ class PgClient {
   PgClient(const PgClient&) = delete;
   PgClient& operator=(const PgClient&) = delete;
 
-  // One statement with $1..$n text parameters, answered within kAnswerDeadline on the client's clock (a PostgreSQL
+  // One statement with $1..$n text parameters, answered within deadline() on the client's clock (a PostgreSQL
   // that hangs -- stopped, a blackhole -- is given up on like one that is down). Errors: Unavailable when the
   // connection is lost or no answer came (and it could not be re-established), Conflict for a serialization failure or a lock timeout, Internal for anything else.
   // Outside a transaction a statement that failed because the connection broke is run once more on a new
@@ -52,12 +52,14 @@ class PgClient {
   void Rollback();
   const std::string& where() const { return where_; }
 
-  // How long a statement waits for PostgreSQL's answer: above the server's statement_timeout (5 s), so a server
-  // that runs answers with its own error first, and a server that hangs is given up on after this.
-  static constexpr std::chrono::milliseconds kAnswerDeadline{7000};
+  // How long a statement waits for PostgreSQL's answer (--cluster-answer-deadline-seconds, 7 s by default,
+  // pgconn/deadlines.h): above the server's statement_timeout (2 s less), so a server that runs answers with its
+  // own error first, and a server that hangs is given up on after this.
+  std::chrono::milliseconds deadline() const { return db_.deadline(); }
 
  private:
-  PgClient(pg_conn* conn, std::string where) : db_(conn, kAnswerDeadline), where_(std::move(where)) {}
+  PgClient(pg_conn* conn, std::string where, std::chrono::milliseconds deadline)
+      : db_(conn, deadline), where_(std::move(where)) {}
   pgconn::BoundedConnection db_;
   std::string where_;
   bool in_transaction_ = false;

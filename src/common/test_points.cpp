@@ -22,10 +22,11 @@ const std::vector<std::string_view> kKnownPoints = {
     "routine_load.after_fetch",   "routine_load.after_decode",   "routine_load.inside_commit",
     "routine_load.after_commit",  "kafka_pipe.after_fetch",      "kafka_pipe.after_decode",
     "kafka_pipe.inside_commit",   "kafka_pipe.after_commit",     "iceberg_load.after_upload",
-    "iceberg_load.after_commit",  "iceberg_rewrite.after_upload", "volume_pipe.after_download",
+    "iceberg_load.after_fence",   "iceberg_load.after_commit",  "iceberg_rewrite.after_upload", "volume_pipe.after_download",
     "volume_pipe.inside_commit",  "volume_pipe.before_purge",    "copy_into.after_download",
     "copy_into.inside_commit",    "storage.commit",              "storage.commit.routine_load",
     "storage.commit.kafka_pipe",  "storage.commit.volume_pipe",  "storage.commit.copy_into",
+    "storage.query.after_plan",
     "drop_table.inside",          "undrop_table.inside",         "alter_table.inside",         "alter_routine_load.inside",
     "alter_pipe.after_definition",
 };

@@ -1,12 +1,17 @@
 // information_schema.PIPES and PIPE_FILES, as StarRocks 3.2 has them, for both kinds of pipe (docs/pipes.md).
 // PIPES takes its values from SHOW PIPES and DESC PIPE EXTENDED (so they agree with them, and hold no secret: the
 // COPY statement is not shown); PIPE_FILES lists the files a volume pipe loaded or could not load, as
-// load_history keeps them (load_history_retention_days), with the identity volume_loads recorded. A Kafka pipe
+// load_history keeps them (load_history_retention_days), with the identity volume_loads recorded. A cluster
+// volume pipe's loaded files come from its Iceberg table's commits instead (any node answers the same). A Kafka pipe
 // reads no files: it has no rows in PIPE_FILES (its batches are in LOADS). A user sees the pipes SHOW PIPES shows
 // them.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <set>
+
 #include "executor/information_schema_views.h"
+#include "load/volume_pipe_task.h"
 #include "scheduler/routine_load_manager.h"
 #include "sql/parser.h"
 
@@ -124,19 +129,52 @@ constexpr const char* kFileRowsSql =
     "JOIN __sluice.volume_loads v ON v.file_url = h.source AND v.target = h.db || '.' || h.table_name AND "
     "v.loaded_at = h.end_time WHERE h.job_kind = 'PIPE' AND NOT starts_with(h.source, 'kafka://') ";
 
+// A cluster volume pipe's committed files, as its table's commits list them (load::CommittedFile): FINISHED at
+// the commit's time. The table knows no first error: a file with rejected rows says how many.
+Row CommittedFileRow(const scheduler::JobStatus& st, const load::CommittedFile& f) {
+  const auto& rec = f.record;
+  auto at = TimestampFromMs(f.committed_ms);
+  std::optional<std::string> error = rec.error_rows > 0 ? Text(std::to_string(rec.error_rows) + " row(s) rejected")
+                                                        : Text("");
+  return {st.db, Number(st.id), st.name, rec.file_url, Text(rec.etag), Number(rec.size),
+          TimestampFromMs(rec.last_modified_ms), Text("FINISHED"), at, at, at, error, Number(rec.rows_loaded),
+          Number(rec.error_rows)};
+}
+
 Result<std::vector<Row>> PipeFileRows(InformationSchemaReader& r) {
   ASSIGN_OR_RETURN(auto pipes, VisiblePipes(r, false));
   std::vector<Row> rows;
   for (const auto& p : pipes) {
     const auto& st = *p.status;
     if (st.kind != "volume_pipe") continue;
+    // A cluster pipe is loaded by whichever node holds it: its committed files come from its table, each once,
+    // the same on every node; this node's load_history adds only the files that failed here and never committed.
+    std::optional<std::vector<load::CommittedFile>> committed;
+    if (r.source().jobs) {
+      auto in_table = r.source().jobs->PipeFiles(st.db, st.name);
+      if (!in_table.ok() && in_table.status().code() == StatusCode::kNotFound) continue;  // dropped meanwhile
+      if (!in_table.ok()) return in_table.status();
+      committed = std::move(in_table).value();
+    }
+    std::set<std::string> committed_urls;
+    if (committed) {
+      std::stable_sort(committed->begin(), committed->end(), [](const auto& a, const auto& b) {
+        return a.committed_ms != b.committed_ms ? a.committed_ms < b.committed_ms : a.record.file_url < b.record.file_url;
+      });
+      for (const auto& f : *committed) {
+        rows.push_back(CommittedFileRow(st, f));
+        committed_urls.insert(f.record.file_url);
+      }
+    }
     using sql::QuoteLiteral;
     ASSIGN_OR_RETURN(auto files, r.InternalQuery(std::string(kFileRowsSql) + "AND h.db = " + QuoteLiteral(st.target_db) +
                                                  " AND h.job_name = " + QuoteLiteral(st.name) +
                                                  " AND h.table_name = " + QuoteLiteral(st.table) +
                                                  " AND h.start_time >= " + std::to_string(st.create_time_ms) +
+                                                 (committed ? " AND h.status = 'FAILED'" : "") +
                                                  " ORDER BY h.end_time, h.source"));
     for (auto& f : files) {
+      if (committed && f[0] && committed_urls.count(*f[0])) continue;  // it failed here, then loaded
       auto ms = [&](size_t i) { return f[i] ? TimestampFromMs(std::stoll(*f[i])) : kNull; };
       rows.push_back({st.db, Number(st.id), st.name, f[0], f[1], f[2], ms(3), f[4], ms(5), ms(5),
                       *f[4] == "ERROR" ? kNull : ms(6), f[7], f[8], f[9]});

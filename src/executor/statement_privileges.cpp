@@ -227,8 +227,9 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
                                               "administrator can run GRANT NODE ON SYSTEM TO USER ...");
           },
           // As StarRocks' ALTER SYSTEM DECOMMISSION BACKEND: NODE on SYSTEM (cluster_admin, root).
-          [&](const sql::DecommissionNode&) -> Status {
-            return a.RequireSystem("NODE", "decommissioning moves a node's work to the other nodes");
+          [&](const sql::DecommissionNode& s) -> Status {
+            return a.RequireSystem("NODE", s.drop ? "dropping a node removes it from the cluster"
+                                                  : "decommissioning moves a node's work to the other nodes");
           },
           [&](const sql::AccountStatement&) { return Status::Ok(); },  // checked where it runs
           [&](const sql::Kill&) { return Status::Ok(); },  // the registry's kill policy (Engine::Open)

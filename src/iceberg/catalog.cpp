@@ -46,13 +46,34 @@ Result<TableVersion> Catalog::CreateTableVersion(const TableIdent& table, const 
 }
 
 Result<CommitResult> Catalog::CommitChange(const TableIdent& table, const TableChange& change) {
-  ASSIGN_OR_RETURN(CommitOutcome outcome, CommitTable(table, change.base_location, change.next_location));
-  CommitResult result;
-  result.outcome = outcome;
-  if (outcome == CommitOutcome::kCommitted) result.committed = TableVersion{change.next_location, change.next};
+  static const std::vector<CommitGuard> kNone;
+  ASSIGN_OR_RETURN(CommitResult result, CommitTableGuarded(table, change.base_location, change.next_location,
+                                                           change.guards ? *change.guards : kNone));
+  if (result.outcome == CommitOutcome::kCommitted) result.committed = TableVersion{change.next_location, change.next};
   return result;
 }
 
-const char* CommitOutcomeName(CommitOutcome o) { return o == CommitOutcome::kCommitted ? "committed" : "conflict"; }
+Result<bool> Catalog::RunsGuards(const CommitGuard&) { return false; }
+
+Result<CommitResult> Catalog::CommitTableGuarded(const TableIdent& table, const std::string& expected_metadata_location,
+                                                 const std::string& new_metadata_location,
+                                                 const std::vector<CommitGuard>& guards) {
+  if (!guards.empty())
+    return Status::Internal("Iceberg table " + table.ToString() + ": this catalog cannot check a commit's guards "
+                            "inside its swap");
+  ASSIGN_OR_RETURN(CommitOutcome outcome, CommitTable(table, expected_metadata_location, new_metadata_location));
+  CommitResult result;
+  result.outcome = outcome;
+  return result;
+}
+
+const char* CommitOutcomeName(CommitOutcome o) {
+  switch (o) {
+    case CommitOutcome::kCommitted: return "committed";
+    case CommitOutcome::kConflict: return "conflict";
+    case CommitOutcome::kRefused: return "refused";
+  }
+  return "conflict";
+}
 
 }  // namespace sluice::iceberg

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/commit_guard.h"
 #include "common/status.h"
 #include "iceberg/table_model.h"
 
@@ -25,8 +26,10 @@ struct TableIdent {
   static Result<TableIdent> Parse(const std::string& dotted);  // last part is the table
 };
 
-enum class CommitOutcome { kCommitted, kConflict };
-const char* CommitOutcomeName(CommitOutcome o);  // "committed" / "conflict"
+// kRefused: a guard of the commit (CommitGuard) returned no row, so nothing was swapped; only a commit given guards
+// is refused.
+enum class CommitOutcome { kCommitted, kConflict, kRefused };
+const char* CommitOutcomeName(CommitOutcome o);  // "committed" / "conflict" / "refused"
 
 // A table version as a catalog answers it: where its metadata.json is, and the metadata itself when the catalog
 // hands it over (REST's answers carry it; a JDBC catalog knows only the location and the file is read).
@@ -42,11 +45,14 @@ struct TableChange {
   const TableMetadata& base;
   const TableMetadata& next;
   std::string next_location;
+  // Conditions the swap itself must meet (Catalog::RunsGuards); null or empty: none.
+  const std::vector<CommitGuard>* guards = nullptr;
 };
 
 struct CommitResult {
   CommitOutcome outcome = CommitOutcome::kConflict;
   TableVersion committed;  // when committed: the new version (from a REST catalog, as the server wrote it)
+  std::string refused;     // when refused: the guard's reason
 };
 
 class Catalog {
@@ -79,8 +85,19 @@ class Catalog {
   // Default: CreateTable(table, metadata_location).
   virtual Result<TableVersion> CreateTableVersion(const TableIdent& table, const TableMetadata& metadata,
                                                   const std::string& metadata_location);
-  // Commits `change` if the table is still at its base. Default: CommitTable(base_location, next_location).
+  // Commits `change` if the table is still at its base. Default: CommitTableGuarded(base_location, next_location,
+  // guards).
   virtual Result<CommitResult> CommitChange(const TableIdent& table, const TableChange& change);
+
+  // Guards (common/commit_guard.h): whether this catalog runs its swaps in the database where `witness` returns a
+  // row, so guards written for that database can run inside the swap. Default (REST, any catalog that is not a
+  // database): false. An error only when the catalog cannot be reached.
+  virtual Result<bool> RunsGuards(const CommitGuard& witness);
+  // CommitTable whose swap lands only while every guard returns a row (kRefused, with the first failing guard's
+  // reason, when one does not). Default: CommitTable, and an error when guards are given.
+  virtual Result<CommitResult> CommitTableGuarded(const TableIdent& table, const std::string& expected_metadata_location,
+                                                  const std::string& new_metadata_location,
+                                                  const std::vector<CommitGuard>& guards);
 };
 
 }  // namespace sluice::iceberg

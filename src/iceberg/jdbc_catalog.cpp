@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 
 #include "common/egress_policy.h"
+#include "pgconn/deadlines.h"
 
 namespace sluice::iceberg {
 
@@ -42,7 +44,7 @@ std::string Oneline(std::string s) {
 }  // namespace
 
 JdbcCatalog::JdbcCatalog(pg_conn* conn, std::string catalog_name, std::string where)
-    : db_(conn, kAnswerDeadline), conn_(conn), catalog_name_(std::move(catalog_name)), where_(std::move(where)) {}
+    : db_(conn, pgconn::CurrentDeadlines().catalog_answer), conn_(conn), catalog_name_(std::move(catalog_name)), where_(std::move(where)) {}
 
 JdbcCatalog::~JdbcCatalog() = default;
 
@@ -128,9 +130,10 @@ Result<std::unique_ptr<JdbcCatalog>> JdbcCatalog::Connect(const std::string& raw
   std::string uri = raw_uri.rfind("jdbc:", 0) == 0 ? raw_uri.substr(5) : raw_uri;
   // passfile: never the server user's ~/.pgpass, whose passwords a catalog naming that host would borrow.
   // Bounded on the client: connecting (connect_timeout), a peer gone (TCP keepalives, tcp_user_timeout) and a
-  // server that hangs (kAnswerDeadline, in Exec).
+  // server that hangs (the answer deadline, in Exec); both set by `sluice serve` (pgconn/deadlines.h).
+  const std::string connect_timeout = std::to_string(pgconn::CurrentDeadlines().catalog_connect.count());
   std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name", "passfile"};
-  std::vector<const char*> values = {uri.c_str(), "5", "sluice", "/dev/null"};
+  std::vector<const char*> values = {uri.c_str(), connect_timeout.c_str(), "sluice", "/dev/null"};
   sluice::pgconn::AddTcpBounds(keys, values);
   if (!user.empty()) {
     keys.push_back("user");
@@ -185,9 +188,9 @@ Result<JdbcCatalog::QueryResult> JdbcCatalog::Exec(const std::string& sql, const
       // No answer: the server hangs. Like a lost connection, tried once more on a new one -- whose Reset ends
       // the session this statement may still wait in, so a swap retried there cannot be overtaken by it.
       if (attempt == 0) continue;
-      return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {} cannot be reached: no answer within {} s; "
+      return Status::Unavailable(fmt::format("Iceberg JDBC catalog at {} cannot be reached: no answer within {:g} s; "
                                              "retry once its PostgreSQL answers", where_,
-                                             kAnswerDeadline.count() / 1000));
+                                             db_.deadline().count() / 1000.0));
     }
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
@@ -332,13 +335,62 @@ Status JdbcCatalog::CreateTable(const TableIdent& table, const std::string& meta
 
 Result<CommitOutcome> JdbcCatalog::CommitTable(const TableIdent& table, const std::string& expected_metadata_location,
                                                const std::string& new_metadata_location) {
+  ASSIGN_OR_RETURN(CommitResult r, CommitTableGuarded(table, expected_metadata_location, new_metadata_location, {}));
+  return r.outcome;
+}
+
+namespace {
+
+// A guard's SQL with its parameters $1..$n renumbered to $(1 + offset)..$(n + offset), to run beside the swap's own.
+std::string RenumberParams(const std::string& sql, size_t offset) {
+  std::string out;
+  for (size_t i = 0; i < sql.size(); i++) {
+    if (sql[i] == '$' && i + 1 < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
+      size_t j = i + 1;
+      while (j < sql.size() && std::isdigit(static_cast<unsigned char>(sql[j]))) j++;
+      out += "$" + std::to_string(std::stoul(sql.substr(i + 1, j - i - 1)) + offset);
+      i = j - 1;
+      continue;
+    }
+    out += sql[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<bool> JdbcCatalog::RunsGuards(const CommitGuard& witness) {
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(QueryResult r,
-                   Exec("UPDATE iceberg_tables SET metadata_location = $1, previous_metadata_location = $2 WHERE "
-                        "catalog_name = $3 AND table_namespace = $4 AND table_name = $5 AND metadata_location = $2",
-                        {new_metadata_location, expected_metadata_location, catalog_name_, table.NamespaceString(),
-                         table.name}));
-  if (r.affected == 1) return CommitOutcome::kCommitted;
+  auto r = Exec(witness.sql, witness.params);
+  if (!r.ok()) {
+    if (r.status().code() == StatusCode::kUnavailable) return r.status();
+    return false;  // no such table or no privilege here: another database, as far as guards go
+  }
+  return !r->rows.empty();
+}
+
+Result<CommitResult> JdbcCatalog::CommitTableGuarded(const TableIdent& table,
+                                                     const std::string& expected_metadata_location,
+                                                     const std::string& new_metadata_location,
+                                                     const std::vector<CommitGuard>& guards) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> params = {new_metadata_location, expected_metadata_location, catalog_name_,
+                                     table.NamespaceString(), table.name};
+  std::string sql =
+      "UPDATE iceberg_tables SET metadata_location = $1, previous_metadata_location = $2 WHERE "
+      "catalog_name = $3 AND table_namespace = $4 AND table_name = $5 AND metadata_location = $2";
+  // Each guard in the same statement: PostgreSQL takes its row locks before it updates the row, and an autocommit
+  // statement holds them until it has committed, so no one changes a guarded row between the check and the swap.
+  for (const auto& g : guards) {
+    sql += " AND EXISTS (" + RenumberParams(g.sql, params.size()) + ")";
+    params.insert(params.end(), g.params.begin(), g.params.end());
+  }
+  ASSIGN_OR_RETURN(QueryResult r, Exec(sql, params));
+  CommitResult result;
+  if (r.affected == 1) {
+    result.outcome = CommitOutcome::kCommitted;
+    return result;
+  }
   // Nothing updated: another writer moved the table on, or the table is gone -- or this very swap landed and its
   // answer was lost with the connection (PostgreSQL went away after the commit), and Exec's retry found the table
   // already at new_metadata_location. Metadata file names are unique (a UUID each), so a table that points at
@@ -351,8 +403,22 @@ Result<CommitOutcome> JdbcCatalog::CommitTable(const TableIdent& table, const st
     return Status::UnknownTable(fmt::format("Iceberg table {} was dropped from catalog {} during the commit",
                                             table.ToString(), catalog_name_));
   }
-  if (current.rows[0][0] && *current.rows[0][0] == new_metadata_location) return CommitOutcome::kCommitted;
-  return CommitOutcome::kConflict;
+  if (current.rows[0][0] && *current.rows[0][0] == new_metadata_location) {
+    result.outcome = CommitOutcome::kCommitted;
+    return result;
+  }
+  // Not ours: a guard that no longer holds refused it (what the caller must hear: its right to commit is gone);
+  // otherwise another writer committed first.
+  for (const auto& g : guards) {
+    ASSIGN_OR_RETURN(QueryResult held, Exec(g.sql, g.params));
+    if (held.rows.empty()) {
+      result.outcome = CommitOutcome::kRefused;
+      result.refused = g.refused;
+      return result;
+    }
+  }
+  result.outcome = CommitOutcome::kConflict;
+  return result;
 }
 
 Result<std::vector<TableIdent>> JdbcCatalog::ListTables(const std::vector<std::string>& ns) {

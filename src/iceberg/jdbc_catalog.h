@@ -35,6 +35,14 @@ class JdbcCatalog : public Catalog {
   Status CreateTable(const TableIdent& table, const std::string& metadata_location) override;
   Result<CommitOutcome> CommitTable(const TableIdent& table, const std::string& expected_metadata_location,
                                     const std::string& new_metadata_location) override;
+  // The witness is run on the catalog's connection: a row means guards written for that database can run here.
+  // A missing table or privilege (another database, or a user who may not lock the guards' rows) is false.
+  Result<bool> RunsGuards(const CommitGuard& witness) override;
+  // One statement: the UPDATE ... WHERE metadata_location = <expected> also requires EXISTS (guard) for every
+  // guard, so its row locks (FOR SHARE) are taken and held in the swap's own transaction, until it commits.
+  Result<CommitResult> CommitTableGuarded(const TableIdent& table, const std::string& expected_metadata_location,
+                                          const std::string& new_metadata_location,
+                                          const std::vector<CommitGuard>& guards) override;
   Status CreateNamespace(const std::vector<std::string>& ns) override;
   Result<bool> NamespaceExists(const std::vector<std::string>& ns) override;
   Result<std::vector<std::string>> ListNamespaces() override;
@@ -45,14 +53,13 @@ class JdbcCatalog : public Catalog {
  private:
   JdbcCatalog(pg_conn* conn, std::string catalog_name, std::string where);
   struct QueryResult;
-  // Runs one statement with text parameters, waiting at most kAnswerDeadline for its answer; reconnects once when
+  // Runs one statement with text parameters, waiting at most the answer deadline (--catalog-answer-deadline-seconds,
+  // 6 s by default, pgconn/deadlines.h) for its answer; reconnects once when
   // the connection was lost or the answer did not come (after ending the session the unanswered statement may
   // still run in, so a retried swap and the re-read that follows it see the final outcome).
   Result<QueryResult> Exec(const std::string& sql, const std::vector<std::string>& params);
   Status EnsureTables();
 
-  // How long a statement waits for the catalog's PostgreSQL to answer before the connection is given up.
-  static constexpr std::chrono::milliseconds kAnswerDeadline{6000};
   std::mutex mu_;
   pgconn::BoundedConnection db_;  // owns the connection
   pg_conn* conn_;                 // db_'s connection (the same one across reconnects)

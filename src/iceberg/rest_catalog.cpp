@@ -235,6 +235,9 @@ Result<TableVersion> RestCatalog::CreateTableVersion(const TableIdent& table, co
 }
 
 Result<CommitResult> RestCatalog::CommitChange(const TableIdent& table, const TableChange& change) {
+  // RunsGuards is false: a writer fences before the commit instead, and never hands guards here.
+  if (change.guards && !change.guards->empty())
+    return Status::Internal("Iceberg table " + table.ToString() + ": a REST catalog cannot check a commit's guards");
   ASSIGN_OR_RETURN(std::string body, RestCommitBody(table, change.base, change.next));
   ASSIGN_OR_RETURN(Response r, Send("POST", TablePath(table), body));
   CommitResult result;

@@ -125,7 +125,7 @@ Result<StagedAppend> TableOperations::StageFiles(const LoadedTable& table, std::
 }
 
 Result<AppendResult> TableOperations::CommitStaged(const LoadedTable& base, const StagedAppend& staged,
-                                                   const Summary& summary) {
+                                                   const Summary& summary, const std::vector<CommitGuard>& guards) {
   const TableMetadata& m = base.metadata;
   if (m.default_spec_id != staged.spec_id) {
     return Status::Conflict(fmt::format(
@@ -156,7 +156,7 @@ Result<AppendResult> TableOperations::CommitStaged(const LoadedTable& base, cons
   }
 
   auto outcome =
-      catalog_->CommitChange(base.ident, TableChange{base.metadata_location, m, plan.metadata, new_location});
+      catalog_->CommitChange(base.ident, TableChange{base.metadata_location, m, plan.metadata, new_location, &guards});
   if (!outcome.ok()) {
     return Status(outcome.status().code(),
                   fmt::format("Iceberg table {}: the commit of snapshot {} may or may not have happened ({}); reload "
@@ -172,9 +172,13 @@ Result<AppendResult> TableOperations::CommitStaged(const LoadedTable& base, cons
                                committed.metadata ? std::move(*committed.metadata) : std::move(plan.metadata)};
     return result;
   }
-  // Lost the race: what this attempt wrote is referenced by nothing.
+  // Lost the race, or refused by a guard: what this attempt wrote is referenced by nothing.
   if (!new_location.empty()) (void)store_->Delete(new_location);
   (void)store_->Delete(list_location);
+  if (outcome->outcome == CommitOutcome::kRefused) {
+    result.refused = outcome->refused;
+    return result;
+  }
   ASSIGN_OR_RETURN(result.table, Load(base.ident));
   return result;
 }

@@ -51,6 +51,7 @@ struct AppendResult {
   CommitOutcome outcome = CommitOutcome::kConflict;
   LoadedTable table;        // committed: the new version; conflict: the reloaded current version
   int64_t snapshot_id = 0;  // of the new snapshot, when committed
+  std::string refused;      // outcome kRefused: the guard's reason (nothing committed, `table` not reloaded)
 };
 
 class TableOperations {
@@ -62,7 +63,11 @@ class TableOperations {
   Result<LoadedTable> Create(const TableIdent& ident, const Schema& schema, const PartitionSpec& spec,
                              const std::string& location, const std::map<std::string, std::string>& properties);
   Result<StagedAppend> StageFiles(const LoadedTable& table, std::vector<FileToAppend> files);
-  Result<AppendResult> CommitStaged(const LoadedTable& base, const StagedAppend& staged, const Summary& summary);
+  // `guards` (Catalog::RunsGuards): conditions the catalog's swap must meet; one that fails refuses the commit
+  // (outcome kRefused), and what this attempt wrote besides the staged files is deleted.
+  Result<AppendResult> CommitStaged(const LoadedTable& base, const StagedAppend& staged, const Summary& summary,
+                                    const std::vector<CommitGuard>& guards = {});
+  Catalog* catalog() const { return catalog_; }
   // StageFiles then CommitStaged once.
   Result<AppendResult> Append(const LoadedTable& base, std::vector<FileToAppend> files, const Summary& summary);
   // Deletes staged files a writer gives up (a stale task's).

@@ -7,6 +7,7 @@
 #include "common/test_points.h"
 #include "iceberg/table_operations.h"
 #include "iceberg/types.h"
+#include "lakehouse/job_statistics.h"
 #include "lakehouse/lake_append.h"
 #include "lakehouse/lake_volume_pipe.h"
 #include "load/task_plan.h"
@@ -55,6 +56,15 @@ Result<std::optional<std::map<int32_t, int64_t>>> IcebergSink::CommittedOffsets(
   return ReadJobOffsets(table.metadata, job_id);
 }
 
+Result<load::CommittedJobState> IcebergSink::CommittedState(int64_t job_id) {
+  ASSIGN_OR_RETURN(auto conn, lakes_.Connect(target_.catalog));
+  ASSIGN_OR_RETURN(iceberg::LoadedTable table, LoadLakeTable(*conn, target_));
+  load::CommittedJobState state;
+  ASSIGN_OR_RETURN(state.offsets, ReadJobOffsets(table.metadata, job_id));
+  ASSIGN_OR_RETURN(state.totals, ReadJobStatistics(table.metadata, job_id));
+  return state;
+}
+
 Status IcebergSink::Commit(storage::Connection& con, const load::TaskPlan& plan, const load::SinkCommit& commit,
                            load::TaskBookkeeping& book, bool* committed) {
   if (!book.StillCurrent()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
@@ -73,7 +83,7 @@ Status IcebergSink::Commit(storage::Connection& con, const load::TaskPlan& plan,
   // Offsets must advance even past a batch whose rows were all filtered or rejected.
   request.commit_when_empty = true;
   request.after_stage = [] { return TestPoint("iceberg_load.after_upload"); };
-  request.prepare = [&](const iceberg::LoadedTable& base) -> Result<iceberg::Summary> {
+  request.prepare = [&](const iceberg::LoadedTable& base) -> Result<FencedCommit> {
     ASSIGN_OR_RETURN(auto in_table, ReadJobOffsets(base.metadata, commit.job_id));
     std::map<int32_t, int64_t> merged = in_table.value_or(std::map<int32_t, int64_t>{});
     for (const auto& [p, from] : *commit.from) {
@@ -86,13 +96,18 @@ Status IcebergSink::Commit(storage::Connection& con, const load::TaskPlan& plan,
     if (!book.StillCurrent()) return Status::Conflict("the job moved on while the task ran; its rows are not committed");
     // A cluster job: the task's leases are still this node's (checked before every attempt, so also after a
     // rebase), and their epochs go into the summary beside the offsets.
-    ASSIGN_OR_RETURN(auto fenced, book.Fence());
+    // When the catalog's database is the cluster's, the same checks run again inside the swap (AppendRows): a node
+    // that stalls between here and the swap while its partitions are taken over cannot commit at all.
+    ASSIGN_OR_RETURN(FencedCommit fenced, book.Fence());
+    RETURN_IF_ERROR(TestPoint("iceberg_load.after_fence"));
     for (const auto& [p, to] : *commit.to) merged[p] = to;
-    iceberg::Summary summary;
-    for (const auto& [k, v] : fenced) summary[k] = v;
-    summary[key] = OffsetsJson(merged);
-    summary["sluice.job"] = plan.def.db + "." + plan.def.name;
-    return summary;
+    fenced.summary[key] = OffsetsJson(merged);
+    // The job's totals on the version this attempt lands on, plus this task: exact whichever node commits next.
+    ASSIGN_OR_RETURN(auto totals, ReadJobStatistics(base.metadata, commit.job_id));
+    fenced.summary[StatisticsSummaryKey(commit.job_id)] =
+        StatisticsJson(AddTask(totals.value_or(catalog::PartitionProgress{}), book.counts()));
+    fenced.summary["sluice.job"] = plan.def.db + "." + plan.def.name;
+    return fenced;
   };
   ASSIGN_OR_RETURN(AppendOutcome outcome, AppendRows(*conn, target_, con, request, work_dir_));
   *committed = true;

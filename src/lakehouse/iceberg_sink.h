@@ -6,6 +6,7 @@
 // Exactly once, with the table as the truth (DESIGN.md decision 9, as Iceberg's Kafka Connect sink does with
 // kafka.connect.offsets.*): the snapshot summary of every commit a job makes carries
 //   sluice.offsets.<job id> = {"<partition>":<next offset>,...}   (compact JSON, every partition of the job)
+//   sluice.stats.<job id>   = the job's totals up to this commit    (job_statistics.h)
 // A task starts from the newest snapshot in the table's history that carries the key (ReadSummaryChain); before
 // every attempt to commit (the first and each rebase after a CAS conflict) the sink checks that the table's
 // offsets of the task's partitions are still those the task started from. If not, another task or an earlier life
@@ -36,6 +37,7 @@ class IcebergSink final : public load::CommitSink {
       : lakes_(lakes), target_(std::move(target)), work_dir_(std::move(work_dir)) {}
   std::string Describe() const override { return "Iceberg table " + target_.ToString(); }
   Result<std::optional<std::map<int32_t, int64_t>>> CommittedOffsets(int64_t job_id) override;
+  Result<load::CommittedJobState> CommittedState(int64_t job_id) override;
   Status Commit(storage::Connection& con, const load::TaskPlan& plan, const load::SinkCommit& commit,
                 load::TaskBookkeeping& book, bool* committed) override;
 

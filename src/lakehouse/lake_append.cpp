@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "common/ascii.h"
 #include "common/log.h"
@@ -248,16 +249,31 @@ Result<AppendOutcome> AppendRows(LakeConnection& conn, const LakeTableRef& targe
   iceberg::LoadedTable base = std::move(table);
   // Another writer committed first: an append conflicts with nothing it added, so the same files go on top.
   constexpr int kAttempts = 11;
+  std::optional<bool> runs_guards;  // asked of the catalog once per append, at the first attempt with guards
   for (int attempt = 1; attempt <= kAttempts; attempt++) {
-    iceberg::Summary summary;
+    FencedCommit prepared;
     if (request.prepare) {
-      auto prepared = request.prepare(base);
-      if (!prepared.ok()) return give_up(prepared.status());
-      summary = std::move(prepared).value();
+      auto p = request.prepare(base);
+      if (!p.ok()) return give_up(p.status());
+      prepared = std::move(p).value();
+    }
+    std::vector<CommitGuard> guards;
+    if (!prepared.guards.empty() && prepared.witness) {
+      if (!runs_guards) {
+        auto runs = conn.catalog->RunsGuards(*prepared.witness);
+        if (!runs.ok()) return give_up(runs.status());  // before the swap: nothing was committed
+        runs_guards = *runs;
+      }
+      if (*runs_guards) guards = std::move(prepared.guards);
     }
     // An error here leaves the outcome unknown (the catalog may have swapped): nothing is deleted, and a load
     // reads its offsets back from the table before trying again.
-    ASSIGN_OR_RETURN(iceberg::AppendResult result, conn.ops->CommitStaged(base, staged, summary));
+    ASSIGN_OR_RETURN(iceberg::AppendResult result, conn.ops->CommitStaged(base, staged, prepared.summary, guards));
+    if (result.outcome == iceberg::CommitOutcome::kRefused) {
+      log::Warn("lakehouse", "{}: the catalog's swap refused the commit (a guard no longer held): {}", name,
+                result.refused);
+      return give_up(Status::Conflict(result.refused));
+    }
     if (result.outcome == iceberg::CommitOutcome::kCommitted) {
       outcome.committed = true;
       outcome.snapshot_id = result.snapshot_id;

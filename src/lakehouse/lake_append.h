@@ -10,7 +10,9 @@
 // Before every attempt, the first one and each rebase, `prepare` sees the table as the attempt will commit on top
 // of: it returns the snapshot-summary properties to add (such as a job's offsets, recomputed against that
 // version), or an error, and then nothing is committed and the staged files are deleted (a stale load task:
-// another task already committed its offsets).
+// another task already committed its offsets). It may also return guards (common/commit_guard.h) with their
+// witness: when the table's catalog runs its swaps in the witness's database (Catalog::RunsGuards), the guards run
+// inside the swap, and a guard that fails refuses the commit (Conflict with its reason; the staged files deleted).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -29,8 +31,8 @@ struct AppendRequest {
   // the table, in the table's order).
   std::string query;
   std::vector<std::string> columns;
-  // Called with the version each attempt commits on top of; the summary properties to add, or an error.
-  std::function<Result<iceberg::Summary>(const iceberg::LoadedTable&)> prepare;
+  // Called with the version each attempt commits on top of; the summary properties to add (and guards), or an error.
+  std::function<Result<FencedCommit>(const iceberg::LoadedTable&)> prepare;
   // Called once the files are uploaded and the manifest written, before the first catalog commit (a test point).
   std::function<Status()> after_stage;
   // Commit a snapshot even when the query gives no rows (a load's offsets must advance past filtered messages).

@@ -58,6 +58,7 @@ std::string IdentityKey(const catalog::FileLoadRecord& r) {
 struct ListedFile {
   catalog::FileLoadRecord record;  // file_url, size, last_modified_ms, etag, rows_loaded
   int64_t committed_ms = 0;
+  int64_t snapshot_id = 0;
 };
 
 // Every file listed under `key` (or, with `prefix`, any key starting with it) on the current snapshot's ancestry,
@@ -81,6 +82,7 @@ Result<std::vector<ListedFile>> ListedFiles(const iceberg::TableMetadata& metada
           l.record.error_rows = f.value("errors", int64_t{0});
           l.record.status = l.record.error_rows > 0 ? "PARTIALLY_LOADED" : "LOADED";
           l.committed_ms = s->timestamp_ms;
+          l.snapshot_id = s->snapshot_id;
           out.push_back(std::move(l));
         }
       } catch (const std::exception& e) {
@@ -119,6 +121,24 @@ Result<std::set<std::string>> FilesInTableHistory(const iceberg::TableMetadata& 
   ASSIGN_OR_RETURN(auto listed, ListedFiles(metadata, kFilesSummaryPrefix, /*prefix=*/true));
   std::set<std::string> out;
   for (const auto& l : listed) out.insert(IdentityKey(l.record));
+  return out;
+}
+
+Result<std::vector<load::CommittedFile>> CommittedFilesOf(const iceberg::TableMetadata& metadata,
+                                                          const std::string& files_key) {
+  ASSIGN_OR_RETURN(auto listed, ListedFiles(metadata, files_key, /*prefix=*/false));
+  // ListedFiles is newest snapshot first: its snapshots' runs taken backwards (each run in its list's order) meet
+  // each file's first commit first.
+  std::vector<load::CommittedFile> out;
+  std::set<std::string> seen;
+  size_t end = listed.size();
+  while (end > 0) {
+    size_t begin = end - 1;
+    while (begin > 0 && listed[begin - 1].snapshot_id == listed[end - 1].snapshot_id) begin--;
+    for (size_t i = begin; i < end; i++)
+      if (seen.insert(IdentityKey(listed[i].record)).second) out.push_back({listed[i].record, listed[i].committed_ms});
+    end = begin;
+  }
   return out;
 }
 
@@ -267,7 +287,7 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
     append.columns = names;
     append.commit_when_empty = true;  // files without rows are loaded files too
     append.after_stage = [] { return TestPoint("iceberg_load.after_upload"); };
-    append.prepare = [&](const iceberg::LoadedTable& base) -> Result<iceberg::Summary> {
+    append.prepare = [&](const iceberg::LoadedTable& base) -> Result<FencedCommit> {
       if (!request.force) {
         ASSIGN_OR_RETURN(auto now_in_table, FilesInTableHistory(base.metadata));
         for (const auto& key : keys)
@@ -277,13 +297,14 @@ Result<load::VolumeFilesCommit> CommitVolumeFiles(LakeConnection& conn, storage:
           }
       }
       if (request.still_current && !request.still_current()) return moved_on();
-      iceberg::Summary summary = request.extra_summary;
+      FencedCommit fenced;
       if (request.fence) {
-        ASSIGN_OR_RETURN(auto fenced, request.fence());
-        for (auto& [k, v] : fenced) summary[k] = v;
+        ASSIGN_OR_RETURN(fenced, request.fence());
+        RETURN_IF_ERROR(TestPoint("iceberg_load.after_fence"));
       }
-      summary[request.files_key] = files_json;
-      return summary;
+      for (const auto& [k, v] : request.extra_summary) fenced.summary.emplace(k, v);
+      fenced.summary[request.files_key] = files_json;
+      return fenced;
     };
     std::unique_lock<std::mutex> records_lock;
     if (!request.listing_task) records_lock = std::unique_lock<std::mutex>(CopyRecordsMutex(name));

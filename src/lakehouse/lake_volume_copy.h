@@ -37,6 +37,12 @@ inline constexpr const char* kCopyFilesKey = "sluice.files.copy";
 // FileIdentityKey of every file listed under a sluice.files.* key on the current snapshot's ancestry.
 Result<std::set<std::string>> FilesInTableHistory(const iceberg::TableMetadata& metadata);
 
+// Every file listed under exactly `files_key` on the current ancestry, each once, oldest commit first: a file a
+// later snapshot lists again (compaction carries the sluice.* keys forward) keeps the first commit's time. Exact
+// for what the table holds; a snapshot expire_snapshots removed takes its files' listing with it.
+Result<std::vector<load::CommittedFile>> CommittedFilesOf(const iceberg::TableMetadata& metadata,
+                                                          const std::string& files_key);
+
 // Files listed under exactly `files_key` on the current ancestry that the local volume_loads records of `t`'s table
 // lack (a crash came between the commit and the records): their load records and LOADED load_history rows (job and
 // kind from `t`, the rows from the summary, the snapshot's time) are written now, so load_history and the pipe

@@ -25,6 +25,12 @@ Result<std::set<std::string>> LakeVolumeFiles::LoadedFiles(storage::Connection& 
   return loaded;
 }
 
+Result<std::vector<load::CommittedFile>> LakeVolumeFiles::CommittedFiles() {
+  ASSIGN_OR_RETURN(auto conn, lakes_.Connect(target_.catalog));
+  ASSIGN_OR_RETURN(iceberg::LoadedTable table, LoadLakeTable(*conn, target_));
+  return CommittedFilesOf(table.metadata, PipeFilesSummaryKey(job_id_));
+}
+
 Result<load::VolumeFilesCommit> LakeVolumeFiles::Commit(storage::Connection& con, source::VolumeReader& reader,
                                                         const catalog::ResolvedVolume& volume,
                                                         const std::vector<source::VolumeFile>& files,

@@ -34,6 +34,8 @@ class LakeVolumeFiles final : public load::VolumeFilesSink {
                                          const load::VolumeLoadTarget& target,
                                          const std::function<bool(size_t)>& keep_going,
                                          const std::function<bool()>& still_current) override;
+  // From the table's current ancestry: the files listed under sluice.files.<pipe id> (CommittedFilesOf).
+  Result<std::vector<load::CommittedFile>> CommittedFiles() override;
 
  private:
   LakeCatalogs& lakes_;

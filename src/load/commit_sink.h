@@ -19,6 +19,7 @@
 #include "catalog/routine_load_job.h"
 #include "catalog/routine_load_store.h"
 #include "catalog/table_meta.h"
+#include "common/commit_guard.h"
 #include "common/status.h"
 #include "storage/database.h"
 
@@ -44,12 +45,13 @@ class TaskBookkeeping {
   virtual const catalog::TaskCounts& counts() const = 0;
   // Asked right before the commit, after StillCurrent: Conflict when the node may no longer commit the task's
   // partitions (a cluster job whose lease was taken over); otherwise summary entries the commit records beside the
-  // offsets (the leases' epochs). A task of a server on its own has no fence.
-  virtual Result<std::map<std::string, std::string>> Fence() { return std::map<std::string, std::string>{}; }
+  // offsets (the leases' epochs), and the same checks as guards for the commit's own swap when its store can run
+  // them there (common/commit_guard.h). A task of a server on its own has no fence.
+  virtual Result<FencedCommit> Fence() { return FencedCommit{}; }
 };
 
 // What RoutineLoadTask::set_commit_fence takes (see TaskBookkeeping::Fence).
-using CommitFence = std::function<Result<std::map<std::string, std::string>>()>;
+using CommitFence = std::function<Result<FencedCommit>()>;
 
 // One task's commit: the transform over the batch and the progress it advances.
 struct SinkCommit {
@@ -62,6 +64,13 @@ struct SinkCommit {
   const std::map<int32_t, int64_t>* to = nullptr;    // the next offsets after the batch
 };
 
+// What a sink holds of a job when it is their truth (Iceberg: the newest snapshot summaries carrying them): the
+// offsets, and the job's statistics committed with its rows (lakehouse/job_statistics.h). nullopt: none kept.
+struct CommittedJobState {
+  std::optional<std::map<int32_t, int64_t>> offsets;
+  std::optional<catalog::PartitionProgress> totals;
+};
+
 class CommitSink {
  public:
   virtual ~CommitSink() = default;
@@ -71,6 +80,11 @@ class CommitSink {
   // carrying them); nullopt when the sink keeps none apart from the progress rows (DuckDB). A task starts from
   // these.
   virtual Result<std::optional<std::map<int32_t, int64_t>>> CommittedOffsets(int64_t job_id) = 0;
+  // The offsets and the statistics in one look at the sink (SHOW ROUTINE LOAD of a cluster job).
+  virtual Result<CommittedJobState> CommittedState(int64_t job_id) {
+    ASSIGN_OR_RETURN(auto offsets, CommittedOffsets(job_id));
+    return CommittedJobState{std::move(offsets), std::nullopt};
+  }
   // Commits the batch's good rows and `to` atomically, fenced on `from`: Conflict when the progress is no longer
   // where the task started (a newer task, or an earlier life of the server, committed it) or the job moved on,
   // and nothing is committed. Sets `committed` when the rows and offsets are committed, even when a later local

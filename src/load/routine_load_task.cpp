@@ -245,8 +245,8 @@ class RoutineLoadTask::Bookkeeping final : public TaskBookkeeping {
   Status Account(storage::Connection& con, int64_t written) override;
   Status RecordLocal(storage::Connection& con) override;
   bool StillCurrent() override { return still_current_(); }
-  Result<std::map<std::string, std::string>> Fence() override {
-    if (!task_.fence_) return std::map<std::string, std::string>{};
+  Result<FencedCommit> Fence() override {
+    if (!task_.fence_) return FencedCommit{};
     return task_.fence_();
   }
   const catalog::TaskCounts& counts() const override { return result_.counts; }

@@ -23,6 +23,7 @@
 #include "common/test_points.h"
 #include "load/csv_header.h"
 #include "load/csv_read_error.h"
+#include "load/file_row_count.h"
 #include "sql/parser.h"
 
 namespace sluice::load {
@@ -677,15 +678,38 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
       if (loaded) return Status::Conflict("file '" + files[i].path + "' was loaded meanwhile");
     }
   }
+  // Each file is counted once fetched (its rows for its load record, where Sluice can count them exactly:
+  // file_row_count.h), so DuckDB reads the group's files once. The files are fetched one after another: a store
+  // that refuses or fails one gets no further requests from this group.
+  std::vector<std::optional<Result<std::string>>> fetched(files.size());
+  std::vector<std::string> shapes(files.size());  // JSON: read_json's format of each file
+  std::vector<std::optional<int64_t>> counted(files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    fetched[i] = reader.Fetch(files[i], t.scratch_dir);
+    if (!fetched[i]->ok()) {
+      for (size_t j = i + 1; j < files.size(); j++) fetched[j] = Status::Internal("not fetched");
+      break;
+    }
+    const std::string& local = **fetched[i];
+    if (t.format.kind == FileFormat::Kind::kCsv) {
+      counted[i] = CountCsvRows(local, t.format);
+    } else if (t.format.kind == FileFormat::Kind::kJson) {
+      shapes[i] = JsonGroupFormat(local, t.format);
+      if (shapes[i] == "newline_delimited") counted[i] = CountJsonLines(local, t.format);
+    }
+  }
   std::vector<ScratchFile> scratch(files.size());
+  if (reader.FetchCopies())
+    for (size_t i = 0; i < files.size(); i++)
+      if (fetched[i]->ok()) scratch[i].path = **fetched[i];
   std::vector<std::string> locals;
   std::string json_format;
   for (size_t i = 0; i < files.size(); i++) {
-    ASSIGN_OR_RETURN(std::string local, reader.Fetch(files[i], t.scratch_dir));
-    if (reader.FetchCopies()) scratch[i].path = local;
+    if (!fetched[i]->ok()) return fetched[i]->status();
+    std::string local = **fetched[i];
     if (HasGlobCharacters(local)) return Status::NotSupported("file name '" + local + "' has glob characters");
     if (t.format.kind == FileFormat::Kind::kJson) {
-      std::string fmt = JsonGroupFormat(local, t.format);
+      const std::string& fmt = shapes[i];
       if (fmt.empty() || (!json_format.empty() && fmt != json_format))
         return Status::NotSupported("JSON files of unknown or mixed shape");
       json_format = fmt;
@@ -709,25 +733,24 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
     if (cols.empty()) {
       ASSIGN_OR_RETURN(cols, TableColumns(con, t.db, t.table));
     }
-    std::string relation;
-    std::string insert_sql;  // when not the plain INSERT ... SELECT of the columns below
-    if (t.format.kind == FileFormat::Kind::kCsv) {
-      relation = "read_csv(" + list + CsvReaderOptions(cols, t.format);
-    } else if (t.format.kind == FileFormat::Kind::kParquet) {
-      // As LoadParquet does, file by file: the files' own columns by name (cast to FILE_COLUMNS' types when given).
-      // Files whose schemas differ fail the group, which then loads file by file.
-      std::string select = "*";
-      if (!t.file_columns.empty()) {
-        select.clear();
-        for (const auto& [name, type] : t.file_columns)
-          select += "CAST(" + QuoteIdentifier(name) + " AS " + type + ") AS " + QuoteIdentifier(name) + ", ";
-        select += kSourceFileColumn;
+    if (t.format.kind == FileFormat::Kind::kJson) by_name = true;  // JSON keys name the columns
+    // The files of `file_list` (a DuckDB list of paths) as one relation with the file's path in kSourceFileColumn.
+    auto relation_of = [&](const std::string& file_list) -> std::string {
+      if (t.format.kind == FileFormat::Kind::kCsv)
+        return "read_csv(" + file_list + CsvReaderOptions(cols, t.format) + ", filename = '" + kSourceFileColumn +
+               "')";
+      if (t.format.kind == FileFormat::Kind::kParquet) {
+        // As LoadParquet does, file by file: the files' own columns by name (cast to FILE_COLUMNS' types when
+        // given). Files whose schemas differ fail the group, which then loads file by file.
+        std::string select = "*";
+        if (!t.file_columns.empty()) {
+          select.clear();
+          for (const auto& [name, type] : t.file_columns)
+            select += "CAST(" + QuoteIdentifier(name) + " AS " + type + ") AS " + QuoteIdentifier(name) + ", ";
+          select += kSourceFileColumn;
+        }
+        return "(SELECT " + select + " FROM read_parquet(" + file_list + ", filename = '" + kSourceFileColumn + "'))";
       }
-      relation = "(SELECT " + select + " FROM read_parquet(" + list + ", filename = '" + kSourceFileColumn + "'))";
-      insert_sql = "INSERT INTO " + table_sql + " BY NAME SELECT * EXCLUDE (" + kSourceFileColumn + ") FROM " +
-                   relation;
-    } else {
-      by_name = true;  // JSON keys name the columns
       const FileFormat& f = t.format;
       std::string compression = f.compression == "auto" ? "auto_detect" : f.compression == "none" ? "uncompressed"
                                                                                                  : f.compression;
@@ -740,24 +763,43 @@ Result<std::vector<FileLoadOutcome>> LoadVolumeGroup(storage::Connection& con, s
         text_cols.emplace_back(name, "VARCHAR");
         select += "CAST(" + QuoteIdentifier(name) + " AS " + type + ") AS " + QuoteIdentifier(name) + ", ";
       }
-      relation = "(SELECT " + select + kSourceFileColumn + " FROM read_json(" + list + ", format = " +
-                 QuoteLiteral(json_format) + ", records = 'true', compression = " + QuoteLiteral(compression) +
-                 ", columns = " + ColumnsStruct(text_cols) + ", filename = '" + kSourceFileColumn + "'))";
-    }
-    if (t.format.kind == FileFormat::Kind::kCsv) relation += std::string(", filename = '") + kSourceFileColumn + "')";
-    if (insert_sql.empty())
-      insert_sql = "INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ")" : "") + " SELECT " +
-                   NameList(cols) + " FROM " + relation;
+      return "(SELECT " + select + kSourceFileColumn + " FROM read_json(" + file_list + ", format = " +
+             QuoteLiteral(json_format) + ", records = 'true', compression = " + QuoteLiteral(compression) +
+             ", columns = " + ColumnsStruct(text_cols) + ", filename = '" + kSourceFileColumn + "'))";
+    };
+    const std::string relation = relation_of(list);
+    const std::string insert_sql =
+        t.format.kind == FileFormat::Kind::kParquet
+            ? "INSERT INTO " + table_sql + " BY NAME SELECT * EXCLUDE (" + kSourceFileColumn + ") FROM " + relation
+            : "INSERT INTO " + table_sql + (by_name ? " (" + NameList(cols) + ")" : "") + " SELECT " +
+                  NameList(cols) + " FROM " + relation;
     ASSIGN_OR_RETURN(auto ins, con.Query(insert_sql));
-    // Rows per file: the files are read again, counting only (DuckDB skips converting the columns).
-    ASSIGN_OR_RETURN(auto per_file, con.Query(std::string("SELECT ") + kSourceFileColumn + ", count(*) FROM " +
-                                              relation + " GROUP BY 1"));
+    // A Parquet file says how many rows it holds (its footer, which the INSERT has just read).
+    auto take_counts = [&](const ResultSet& rs) -> Status {
+      for (const auto& row : rs.rows) {
+        auto it = row[0] ? index.find(*row[0]) : index.end();
+        if (it == index.end() || !row[1]) return Status::Internal("rows from an unexpected file " + row[0].value_or(""));
+        counted[it->second] = std::stoll(*row[1]);
+      }
+      return Status::Ok();
+    };
+    if (t.format.kind == FileFormat::Kind::kParquet) {
+      ASSIGN_OR_RETURN(auto meta, con.Query("SELECT file_name, num_rows FROM parquet_file_metadata(" + list + ")"));
+      RETURN_IF_ERROR(take_counts(*meta.result_set));
+    }
+    // The files not counted yet are read again by DuckDB, counting only (it skips converting the columns).
+    std::string uncounted;
+    for (size_t i = 0; i < locals.size(); i++)
+      if (!counted[i]) uncounted += (uncounted.empty() ? "" : ", ") + QuoteLiteral(locals[i]);
+    if (!uncounted.empty()) {
+      ASSIGN_OR_RETURN(auto per_file, con.Query(std::string("SELECT ") + kSourceFileColumn + ", count(*) FROM " +
+                                                relation_of("[" + uncounted + "]") + " GROUP BY 1"));
+      RETURN_IF_ERROR(take_counts(*per_file.result_set));
+    }
     int64_t total = 0;
-    for (const auto& row : per_file.result_set->rows) {
-      auto it = row[0] ? index.find(*row[0]) : index.end();
-      if (it == index.end() || !row[1]) return Status::Internal("rows from an unexpected file " + row[0].value_or(""));
-      rows[it->second] = std::stoll(*row[1]);
-      total += rows[it->second];
+    for (size_t i = 0; i < files.size(); i++) {
+      rows[i] = counted[i].value_or(0);  // a file DuckDB found no row in has no count(*) group
+      total += rows[i];
     }
     if (total != static_cast<int64_t>(ins.affected_rows))
       return Status::Internal("the files' rows (" + std::to_string(total) + ") do not add up to the rows inserted (" +

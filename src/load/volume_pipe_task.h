@@ -66,6 +66,12 @@ struct VolumeFilesCommit {
   bool stopped_early = false;  // `keep_going` said stop while files were left: they wait for the next task
 };
 
+// A file a commit of the target lists (url, size, etag, mtime, rows, errors), and when that commit was made.
+struct CommittedFile {
+  catalog::FileLoadRecord record;
+  int64_t committed_ms = 0;
+};
+
 class VolumeFilesSink {
  public:
   virtual ~VolumeFilesSink() = default;
@@ -85,6 +91,9 @@ class VolumeFilesSink {
                                            const VolumeLoadTarget& target,
                                            const std::function<bool(size_t)>& keep_going,
                                            const std::function<bool()>& still_current) = 0;
+  // Every file this pipe's commits list in the target, each once (the first commit that lists it), oldest first:
+  // what the pipe loaded, whichever node committed it (a cluster pipe's PIPE_FILES and DESC PIPE EXTENDED).
+  virtual Result<std::vector<CommittedFile>> CommittedFiles() = 0;
   // A cluster pipe's fence (scheduler/cluster_jobs.cpp): asked right before every compare-and-swap attempt; an
   // error commits nothing, and the entries it returns go into the commit's summary (sluice.epochs.<pipe id>).
   void set_commit_fence(CommitFence fence) { fence_ = std::move(fence); }

@@ -345,7 +345,7 @@ void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member) {
   }
 }
 
-Result<std::map<std::string, std::string>> JobRegistry::FencePipeTask(const JobRuntime& job) {
+Result<FencedCommit> JobRegistry::FencePipeTask(const JobRuntime& job) {
   std::optional<cluster::Lease> held;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -358,11 +358,15 @@ Result<std::map<std::string, std::string>> JobRegistry::FencePipeTask(const JobR
   }
   cluster::LeaseStore leases(*fence_pg_, options_.cluster.node_timeout);
   ASSIGN_OR_RETURN(bool current, leases.Fence(PipeResource(job.stored.id), held->epoch));
-  if (!current)
-    return Status::Conflict("the pipe was taken over by another node (epoch " + std::to_string(held->epoch) +
-                            " is no longer current); its files are not committed");
+  const std::string refused = "the pipe was taken over by another node (epoch " + std::to_string(held->epoch) +
+                              " is no longer current); its files are not committed";
+  if (!current) return Status::Conflict(refused);
   nlohmann::json epochs = {{"pipe", held->epoch}};
-  return std::map<std::string, std::string>{{"sluice.epochs." + std::to_string(job.stored.id), epochs.dump()}};
+  FencedCommit out;
+  out.summary["sluice.epochs." + std::to_string(job.stored.id)] = epochs.dump();
+  out.guards.push_back(cluster::LeaseStore::FenceGuard(PipeResource(job.stored.id), held->epoch, refused));
+  out.witness = cluster::SameDatabaseWitness(options_.cluster.node, options_.cluster.incarnation);
+  return out;
 }
 
 Status JobRegistry::ChangeClusterStateLocked(JobRuntime& job, JobState to, const std::string& reason) {
@@ -383,14 +387,14 @@ Status JobRegistry::ChangeClusterStateLocked(JobRuntime& job, JobState to, const
   return Status::Ok();
 }
 
-Result<std::map<std::string, std::string>> JobRegistry::FenceTask(const JobRuntime& job,
-                                                                  const std::vector<int32_t>& partitions) {
+Result<FencedCommit> JobRegistry::FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions) {
   std::map<int32_t, cluster::Lease> held;
   {
     std::lock_guard<std::mutex> lock(mu_);
     held = job.leases;
   }
   nlohmann::json epochs = nlohmann::json::object();
+  FencedCommit out;
   std::lock_guard<std::mutex> lock(fence_mu_);
   if (!fence_pg_) {
     ASSIGN_OR_RETURN(fence_pg_, cluster::PgClient::Connect(options_.cluster.uri));
@@ -401,12 +405,16 @@ Result<std::map<std::string, std::string>> JobRegistry::FenceTask(const JobRunti
     if (it == held.end())
       return Status::Conflict("this node no longer holds partition " + std::to_string(p) + "; its rows are not committed");
     ASSIGN_OR_RETURN(bool current, leases.Fence(PartitionResource(job.stored.id, p), it->second.epoch));
-    if (!current)
-      return Status::Conflict("partition " + std::to_string(p) + " was taken over by another node (epoch " +
-                              std::to_string(it->second.epoch) + " is no longer current); its rows are not committed");
+    const std::string refused = "partition " + std::to_string(p) + " was taken over by another node (epoch " +
+                                std::to_string(it->second.epoch) + " is no longer current); its rows are not committed";
+    if (!current) return Status::Conflict(refused);
     epochs[std::to_string(p)] = it->second.epoch;
+    // The same check again inside the catalog's swap, when the catalog's database is the cluster's (AppendRows).
+    out.guards.push_back(cluster::LeaseStore::FenceGuard(PartitionResource(job.stored.id, p), it->second.epoch, refused));
   }
-  return std::map<std::string, std::string>{{"sluice.epochs." + std::to_string(job.stored.id), epochs.dump()}};
+  out.summary["sluice.epochs." + std::to_string(job.stored.id)] = epochs.dump();
+  out.witness = cluster::SameDatabaseWitness(options_.cluster.node, options_.cluster.incarnation);
+  return out;
 }
 
 Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> JobRegistry::PartitionsHeldElsewhere(int64_t job_id) {
@@ -424,6 +432,45 @@ Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> JobRegistry::P
   }
   std::vector<std::pair<std::string, std::vector<int32_t>>> out(by_node.begin(), by_node.end());
   for (auto& [node, parts] : out) std::sort(parts.begin(), parts.end());
+  return out;
+}
+
+HeldWork JobRegistry::DescribeHeld(const std::vector<std::string>& resources) {
+  std::map<int64_t, std::vector<int32_t>> partitions;  // by job id
+  std::set<int64_t> pipes;
+  for (const auto& r : resources) {
+    // job:<id>:partition:<n> and pipe:<id>; a membership (job:<id>:node:<name>) is no work of its own.
+    try {
+      if (r.rfind("pipe:", 0) == 0) {
+        pipes.insert(std::stoll(r.substr(5)));
+      } else if (r.rfind("job:", 0) == 0) {
+        const size_t at = r.find(":partition:", 4);
+        if (at == std::string::npos) continue;
+        partitions[std::stoll(r.substr(4, at - 4))].push_back(static_cast<int32_t>(std::stol(r.substr(at + 11))));
+      }
+    } catch (const std::exception&) {
+      continue;  // not a resource this scheduler names
+    }
+  }
+  HeldWork out;
+  nlohmann::json held = nlohmann::json::object();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto name_of = [&](int64_t id) {
+    auto it = jobs_.find(id);
+    // A job this node has not read yet (created a moment ago) or no longer has: its id.
+    return it == jobs_.end() ? "job " + std::to_string(id) : it->second->stored.def.db + "." + it->second->stored.def.name;
+  };
+  for (auto& [id, parts] : partitions) {
+    std::sort(parts.begin(), parts.end());
+    held[name_of(id)] = parts;
+    out.partitions += static_cast<int64_t>(parts.size());
+    out.jobs++;
+  }
+  for (int64_t id : pipes) {
+    held[name_of(id)] = "pipe";
+    out.jobs++;
+  }
+  out.held = held.dump();
   return out;
 }
 

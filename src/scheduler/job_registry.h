@@ -64,6 +64,9 @@ class JobRegistry {
   Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
   Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);
   Result<ResultSet> DescPipe(const sql::DescPipe& stmt, const std::string& db);
+  // The files a cluster volume pipe's commits list in its table, whichever node made them (PIPE_FILES); nullopt
+  // for any other pipe, whose files are in this node's load_history.
+  Result<std::optional<std::vector<load::CommittedFile>>> PipeFiles(const std::string& db, const std::string& name);
   Status CreateVcluster(const sql::CreateVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
@@ -72,6 +75,8 @@ class JobRegistry {
   // job_status.cpp: every job's runtime state and activity, copied under the lock without any DuckDB or Kafka call.
   std::vector<JobStatus> Statuses(bool definitions = false);
   uint64_t kafka_metadata_requests() const { return kafka_metadata_.requests_sent(); }
+  // SHOW NODES (RoutineLoadManager::DescribeHeld): a node's lease resources as jobs and partitions, by job name.
+  HeldWork DescribeHeld(const std::vector<std::string>& resources);
   void TargetDropped(const std::string& db, const std::string& table);
   // The table's partitions changed (ALTER TABLE ... ADD/DROP PARTITION): jobs loading it plan their next tasks
   // against the new partitions. A job whose PARTITION (...) names a dropped partition pauses, saying so.
@@ -118,6 +123,8 @@ class JobRegistry {
 
   // pipe_registry.cpp
   std::shared_ptr<JobRuntime> FindPipeLocked(const std::string& db, const std::string& name);
+  // Every file the volume pipe's commits list in its Iceberg table (LoadTargets::OpenVolumeFiles).
+  Result<std::vector<load::CommittedFile>> CommittedPipeFiles(const catalog::StoredJob& pipe);
   // Pipe jobs' tasks may start on `cluster` now (its size minus its running tasks).
   bool VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const;
   // Tasks the cluster runs at once: its size, or the worker pool's for "default".
@@ -169,7 +176,7 @@ class JobRegistry {
   void AssignPipeLeases(cluster::LeaseStore& leases, bool member);
   // Before a cluster volume pipe's commit: the pipe's lease still held at its epoch. Returns the summary entry
   // sluice.epochs.<job> = {"pipe":<epoch>}; Conflict when the lease was lost.
-  Result<std::map<std::string, std::string>> FencePipeTask(const JobRuntime& job);
+  Result<FencedCommit> FencePipeTask(const JobRuntime& job);
   // A statement's change of a cluster job's state (PAUSE, RESUME, STOP, ALTER PIPE, DROP PIPE): written to
   // PostgreSQL first, then applied here; a write PostgreSQL did not take fails the statement and changes nothing
   // (changed here only, the next sync would undo it).
@@ -182,7 +189,7 @@ class JobRegistry {
   }
   // Before a cluster task's commit: every partition of the task still held at its epoch (LeaseStore::Fence).
   // Returns the summary entry sluice.epochs.<job> = {"<partition>":<epoch>,...}; Conflict when a lease was lost.
-  Result<std::map<std::string, std::string>> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
+  Result<FencedCommit> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
   // Rows of SHOW ROUTINE LOAD TASK for the partitions of `job_id` other nodes hold.
   Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> PartitionsHeldElsewhere(int64_t job_id);
   // The node name SHOW ROUTINE LOAD TASK shows in BeId ("0" on a server of its own).

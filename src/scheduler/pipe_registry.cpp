@@ -15,6 +15,7 @@
 #include "common/like.h"
 #include "common/log.h"
 #include "common/test_points.h"
+#include "load/volume_pipe_task.h"
 #include "scheduler/job_registry.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
@@ -54,6 +55,10 @@ Result<ResultSet> RoutineLoadManager::ShowPipes(const sql::ShowPipes& s, const s
 }
 Result<ResultSet> RoutineLoadManager::DescPipe(const sql::DescPipe& s, const std::string& db) {
   return jobs_->DescPipe(s, db);
+}
+Result<std::optional<std::vector<load::CommittedFile>>> RoutineLoadManager::PipeFiles(const std::string& db,
+                                                                                    const std::string& name) {
+  return jobs_->PipeFiles(db, name);
 }
 Status RoutineLoadManager::CreateVcluster(const sql::CreateVcluster& s) { return jobs_->CreateVcluster(s); }
 Status RoutineLoadManager::DropVcluster(const sql::DropVcluster& s) { return jobs_->DropVcluster(s); }
@@ -302,6 +307,9 @@ struct PipeSnapshot {
   int64_t pending_files = 0, pending_bytes = 0, last_listing_ms = 0, last_load_ms = 0;
   std::string last_loaded_file;
   std::string start_note;
+  // A cluster pipe (run by several nodes over its life): its counts and files are read from its table.
+  bool cluster = false;
+  std::shared_ptr<const load::TaskPlan> plan;  // a Kafka pipe's, for its sink (null until planned on this node)
 };
 
 PipeSnapshot Snapshot(const JobRuntime& j) {
@@ -319,6 +327,8 @@ PipeSnapshot Snapshot(const JobRuntime& j) {
   s.last_load_ms = j.last_load_ms;
   s.last_loaded_file = j.last_loaded_file;
   s.start_note = j.start_note;
+  s.cluster = j.cluster;
+  s.plan = j.plan;
   return s;
 }
 
@@ -386,8 +396,11 @@ ResultSet DescRows(const PipeSnapshot& s, const json& props, const std::string& 
   return rs;
 }
 
-// DESC PIPE of a volume pipe. EXTENDED adds what load_history holds of the pipe (within its retention).
-Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, bool extended) {
+// DESC PIPE of a volume pipe. EXTENDED adds what load_history holds of the pipe (within its retention); for a
+// cluster pipe (`committed`: from its table) the files, rows and error rows its commits list, whichever node made
+// them, and failed_loads from this node's load_history (a file that failed committed nothing).
+Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, bool extended,
+                                 const std::optional<std::vector<load::CommittedFile>>& committed) {
   const auto& d = s.stored.def;
   const auto& p = *d.pipe;
   const auto& v = *p.volume;
@@ -413,9 +426,20 @@ Result<ResultSet> DescVolumePipe(storage::Database& db, const PipeSnapshot& s, b
     const Row& row = r.result_set->rows.at(0);
     add("virtual_cluster", p.virtual_cluster);
     add("ingest_mode", v.ingest_mode);
-    add("loaded_files", row[0].value_or("0"));
-    add("loaded_rows", row[1].value_or("0"));
-    add("error_rows", row[2].value_or("0"));
+    if (committed) {
+      int64_t rows = 0, errors = 0;
+      for (const auto& f : *committed) {
+        rows += f.record.rows_loaded;
+        errors += f.record.error_rows;
+      }
+      add("loaded_files", std::to_string(committed->size()));
+      add("loaded_rows", std::to_string(rows));
+      add("error_rows", std::to_string(errors));
+    } else {
+      add("loaded_files", row[0].value_or("0"));
+      add("loaded_rows", row[1].value_or("0"));
+      add("error_rows", row[2].value_or("0"));
+    }
     add("failed_loads", row[3].value_or("0"));
     add("last_error", LastError(s));
   }
@@ -459,8 +483,31 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
     if (!job) return Status::NotFound(PipeNotFound(stmt.name, db));
     s = Snapshot(*job);
   }
-  if (s.stored.def.pipe->volume) return DescVolumePipe(db_, s, stmt.extended);
+  if (s.stored.def.pipe->volume) {
+    std::optional<std::vector<load::CommittedFile>> committed;
+    if (stmt.extended && s.cluster) {
+      // A table that cannot be read leaves this node's own figures (information_schema.pipes still lists the pipe).
+      auto in_table = CommittedPipeFiles(s.stored);
+      if (in_table.ok()) committed = std::move(in_table).value();
+      else log::Warn("pipe", "DESC PIPE {}: this node's own counts: {}", stmt.name, in_table.status().message());
+    }
+    return DescVolumePipe(db_, s, stmt.extended, committed);
+  }
   ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(s.stored.id));
+  // A cluster pipe's partitions are loaded by several nodes: offsets and counts come from its table, where they
+  // commit with the rows (lakehouse/job_statistics.h), so every node answers the same.
+  std::optional<catalog::PartitionProgress> table_totals;
+  if (s.cluster && s.plan) {
+    auto in_table = s.plan->sink->CommittedState(s.stored.id);
+    if (in_table.ok()) {
+      if (in_table->offsets)
+        for (const auto& [part, o] : *in_table->offsets) progress[part].next_offset = o;
+      table_totals = in_table->totals;
+    } else {
+      log::Warn("pipe", "DESC PIPE {}: cannot read its progress from its table, this node's own counts: {}",
+                stmt.name, in_table.status().message());
+    }
+  }
   const auto& d = s.stored.def;
   const auto& p = *d.pipe;
   json props = json::object();
@@ -485,6 +532,13 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
       bytes += pr.received_bytes;
       offsets[std::to_string(part)] = pr.next_offset;
     }
+    if (table_totals) {
+      loaded = table_totals->loaded_rows;
+      errors = table_totals->error_rows;
+      unselected = table_totals->unselected_rows;
+      batches = table_totals->committed_tasks;
+      bytes = table_totals->received_bytes;
+    }
     add("virtual_cluster", p.virtual_cluster);
     add("max_errors", std::to_string(p.max_errors));
     add("loaded_rows", std::to_string(loaded));
@@ -496,6 +550,30 @@ Result<ResultSet> JobRegistry::DescPipe(const sql::DescPipe& stmt, const std::st
     add("last_error", LastError(s));
   }
   return rs;
+}
+
+Result<std::vector<load::CommittedFile>> JobRegistry::CommittedPipeFiles(const catalog::StoredJob& pipe) {
+  if (!options_.load_targets) return Status::NotSupported("no Iceberg load targets");
+  auto sink = options_.load_targets->OpenVolumeFiles(pipe.def, pipe.id);
+  auto files = sink->CommittedFiles();
+  if (!files.ok())
+    return Status(files.status().code(), "cannot read the files pipe '" + pipe.def.name + "' loaded from " +
+                                             sink->Describe() + ": " + files.status().message());
+  return files;
+}
+
+Result<std::optional<std::vector<load::CommittedFile>>> JobRegistry::PipeFiles(const std::string& db,
+                                                                             const std::string& name) {
+  catalog::StoredJob stored;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto job = FindPipeLocked(db, name);
+    if (!job) return Status::NotFound(PipeNotFound(name, db));
+    if (!job->cluster || !job->stored.def.pipe->volume) return std::optional<std::vector<load::CommittedFile>>();
+    stored = job->stored;
+  }
+  ASSIGN_OR_RETURN(auto files, CommittedPipeFiles(stored));
+  return std::optional<std::vector<load::CommittedFile>>(std::move(files));
 }
 
 }  // namespace sluice::scheduler

@@ -39,6 +39,9 @@ RoutineLoadManager::RoutineLoadManager(storage::Database& db, catalog::Catalog& 
     : jobs_(std::make_unique<JobRegistry>(db, catalog, std::move(options))) {}
 RoutineLoadManager::~RoutineLoadManager() { Stop(); }
 Status RoutineLoadManager::Start() { return jobs_->Start(); }
+HeldWork RoutineLoadManager::DescribeHeld(const std::vector<std::string>& resources) {
+  return jobs_->DescribeHeld(resources);
+}
 void RoutineLoadManager::Stop() { jobs_->Stop(); }
 Status RoutineLoadManager::Create(const sql::CreateRoutineLoad& s, const std::string& db) { return jobs_->Create(s, db); }
 Status RoutineLoadManager::Alter(const sql::AlterRoutineLoad& s, const std::string& db) { return jobs_->Alter(s, db); }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ class ServerSettings;
 class VolumeStore;
 }
 namespace sluice::load {
-class LoadTargets;  // load/commit_sink.h
+class LoadTargets;     // load/commit_sink.h
+struct CommittedFile;  // load/volume_pipe_task.h
 }
 
 namespace sluice::scheduler {
@@ -35,10 +37,20 @@ std::string FormatTimeMs(int64_t ms);
 struct ClusterJobsOptions {
   std::string uri;   // empty: a server of its own, every job local
   std::string node;  // this node's name: the holder of its leases
+  std::string incarnation;  // this process's row of sluice_nodes (ClusterOptions::incarnation): commit guards' witness
   std::chrono::milliseconds node_timeout{10000};
   std::chrono::milliseconds tick{1000};  // how often jobs are synced and leases renewed
   // The key sealing secret properties of cluster jobs: the same file on every node (empty: the node's own).
   std::string key_file;
+};
+
+// What one node of the cluster holds, for SHOW NODES: `jobs` it loads (a routine load or Kafka pipe with at least one
+// of its partitions, a volume pipe it runs), `partitions` in all, and `held` as JSON by job name, e.g.
+// {"d.ev_job":[0,1,2,3],"d.files":"pipe"} ("{}" when it holds nothing).
+struct HeldWork {
+  int64_t jobs = 0;
+  int64_t partitions = 0;
+  std::string held = "{}";
 };
 
 struct SchedulerOptions {
@@ -160,6 +172,9 @@ class RoutineLoadManager {
   Status AlterPipe(const sql::AlterPipe& stmt, const std::string& db);
   Result<ResultSet> ShowPipes(const sql::ShowPipes& stmt, const std::string& db);
   Result<ResultSet> DescPipe(const sql::DescPipe& stmt, const std::string& db);
+  // The files a cluster volume pipe's commits list in its Iceberg table (PIPE_FILES on a cluster: the same on every
+  // node); nullopt for any other pipe, whose files are in this node's load_history. NotFound: no such live pipe.
+  Result<std::optional<std::vector<load::CommittedFile>>> PipeFiles(const std::string& db, const std::string& name);
   Status CreateVcluster(const sql::CreateVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
@@ -175,6 +190,8 @@ class RoutineLoadManager {
   // Every job that is not dropped (STOPPED and CANCELLED included), from memory: cheap enough for every scrape.
   // `definitions`: also render each definition (the JSON API; a scrape does not need them).
   std::vector<JobStatus> Statuses(bool definitions = false);
+  // SHOW NODES: what a node's leases (cluster::NodeRow::held) are, by job.
+  HeldWork DescribeHeld(const std::vector<std::string>& resources);
   // Metadata and ListOffsets requests the shared metadata clients sent (partition checks, idle groups' checks for
   // new data, starting offsets, lag of jobs not running), for /metrics.
   uint64_t KafkaMetadataRequests() const;

@@ -137,15 +137,20 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
     const auto& s = snap.stored;
     const auto& d = s.def;
     ASSIGN_OR_RETURN(auto progress, store_->ReadProgress(s.id));
-    // A cluster job's partitions are loaded by several nodes: its Progress is read from the table (the truth), not
-    // from this node's cache. Statistic counts what this node loaded.
+    // A cluster job's partitions are loaded by several nodes: its Progress and Statistic are read from the table
+    // (the truth: offsets and totals commit with the rows, lakehouse/job_statistics.h), not from this node's
+    // cache, so every node answers the same. abortedTaskNum stays this node's (an aborted task commits nothing).
+    std::optional<catalog::PartitionProgress> table_totals;
     if (snap.cluster && snap.plan) {
-      auto in_table = snap.plan->sink->CommittedOffsets(s.id);
-      if (in_table.ok() && *in_table)
-        for (const auto& [p, o] : **in_table) progress[p].next_offset = o;
-      else if (!in_table.ok())
+      auto in_table = snap.plan->sink->CommittedState(s.id);
+      if (in_table.ok()) {
+        if (in_table->offsets)
+          for (const auto& [p, o] : *in_table->offsets) progress[p].next_offset = o;
+        table_totals = in_table->totals;
+      } else {
         log::Debug("scheduler", "SHOW ROUTINE LOAD: cannot read {}'s offsets from its table: {}", s.def.name,
                    in_table.status().message());
+      }
     }
     catalog::PartitionProgress total;
     json prog = json::object(), ts = json::object(), latest = json::object(), lag = json::object();
@@ -170,6 +175,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
         if (pp.next_offset >= 0) lag[key] = std::max<int64_t>(0, l->second - pp.next_offset);
       }
     }
+    if (table_totals) total = *table_totals;
     double seconds = static_cast<double>(total.task_execute_ms) / 1000.0;
     int64_t total_rows = total.loaded_rows + total.error_rows + total.unselected_rows;
     json stat = {{"receivedBytes", total.received_bytes},

@@ -2,6 +2,11 @@
 // a failed write) no task starts, every live job is paused with the reason, and the jobs paused so resume by
 // themselves once writes can succeed again. A task is atomic (rows and progress in one transaction), so a
 // paused job loses nothing: it continues from its committed progress.
+//
+// A cluster job paused so is paused on this node only (nothing is written to PostgreSQL): not live here, it is not
+// among the job's members, and the cluster thread releases its leases at its next tick, so the other nodes take its
+// partitions (or its volume pipe) at theirs. Once the disk has room it is scheduled again here, still without a
+// write (the cluster's state may have changed meanwhile: the next sync applies it), and takes its share again.
 #include <string>
 
 #include "common/log.h"
@@ -50,7 +55,8 @@ void JobRegistry::GateOnStorageLocked() {
     if (!job->paused_for_storage || job->stored.state != JobState::kPaused) continue;
     job->window_rows = job->window_errors = 0;
     job->other_msg.clear();
-    SetStateLocked(*job, JobState::kNeedSchedule, "");
+    // A cluster job's pause was never written: writing NEED_SCHEDULE now could undo a PAUSE made on another node.
+    SetStateLocked(*job, JobState::kNeedSchedule, "", /*persist=*/!job->cluster);
     resumed++;
   }
   if (resumed > 0) log::Info("scheduler", "the database takes writes again: resumed {} job(s)", resumed);

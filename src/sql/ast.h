@@ -202,10 +202,12 @@ struct Kill {
 
 // SHOW NODES: the nodes of the cluster (or the one local node), with their state and leases.
 struct ShowNodes {};
-// ALTER SYSTEM DECOMMISSION NODE 'name' / CANCEL DECOMMISSION NODE 'name' (StarRocks' ... BACKEND "host:port").
+// ALTER SYSTEM DECOMMISSION NODE 'name' / CANCEL DECOMMISSION NODE 'name' (StarRocks' ... BACKEND "host:port"), and
+// ALTER SYSTEM DROP NODE 'name' (`drop`; StarRocks' DROP BACKEND): forget a node that left or is dead.
 struct DecommissionNode {
   std::string name;
   bool cancel = false;
+  bool drop = false;
 };
 
 struct PassThrough { std::string sql; };  // already translated for DuckDB

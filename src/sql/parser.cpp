@@ -200,20 +200,22 @@ Result<Statement> ParseStatement(std::string_view sql, const SessionContext& ses
       ts.Peek(4).IsIdentifier() && ts.Peek(5).IsSymbol(".") && ts.Peek(6).IsIdentifier() &&
       (ts.Peek(7).IsWord("EXECUTE") || ts.Peek(7).IsWord("SET")))
     return Statement{MakePassThrough(sql, session)};
-  // ALTER SYSTEM DECOMMISSION NODE 'name' / CANCEL DECOMMISSION NODE 'name'.
+  // ALTER SYSTEM DECOMMISSION NODE 'name' / CANCEL DECOMMISSION NODE 'name' / ALTER SYSTEM DROP NODE 'name'.
   if ((first.IsWord("ALTER") && second.IsWord("SYSTEM")) || (first.IsWord("CANCEL") && second.IsWord("DECOMMISSION"))) {
     DecommissionNode d;
     d.cancel = first.IsWord("CANCEL");
     ts.Next();
     if (!d.cancel) {
       ts.Next();  // SYSTEM
-      if (!ts.PeekWord("DECOMMISSION"))
-        return ts.NotSupportedAt(ts.Peek(), "ALTER SYSTEM takes DECOMMISSION NODE 'name' only");
+      d.drop = ts.PeekWord("DROP");
+      if (!ts.PeekWord("DECOMMISSION") && !d.drop)
+        return ts.NotSupportedAt(ts.Peek(), "ALTER SYSTEM takes DECOMMISSION NODE 'name' or DROP NODE 'name' only");
     }
-    ts.Next();  // DECOMMISSION
+    ts.Next();  // DECOMMISSION or DROP
     if (ts.PeekWord("BACKEND") || ts.PeekWord("BACKENDS"))
-      return ts.NotSupportedAt(ts.Peek(), "Sluice has nodes, not backends: write DECOMMISSION NODE 'name' (SHOW "
-                                          "NODES lists the names)");
+      return ts.NotSupportedAt(ts.Peek(), std::string("Sluice has nodes, not backends: write ") +
+                                              (d.drop ? "DROP" : "DECOMMISSION") +
+                                              " NODE 'name' (SHOW NODES lists the names)");
     if (!ts.AcceptWord("NODE")) return ts.ErrorExpecting({"NODE"});
     ASSIGN_OR_RETURN(d.name, ts.ExpectString("the node's name in quotes, as SHOW NODES lists it"));
     RETURN_IF_ERROR(ts.ExpectEnd());

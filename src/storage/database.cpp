@@ -9,8 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "common/test_points.h"
 #include "storage/batch_table_function.h"
 #include "storage/checkpointer.h"
+#include "storage/pending_execution.h"
+#include "storage/plan_transaction.h"
 #include "storage/result_conversion.h"
 #include "storage/text_row_stream.h"
 
@@ -71,11 +74,17 @@ Result<std::unique_ptr<Connection>> Database::Connect() {
 }
 
 Connection::~Connection() {
+  EndStreamTransaction();
   for (auto& [sql, cached] : prepared_) duckdb_destroy_prepare(&cached.stmt);
   duckdb_disconnect(&con_);
 }
 
 void Connection::Interrupt() { duckdb_interrupt(con_); }
+
+void Connection::EndStreamTransaction() {
+  if (auto transaction = stream_transaction_.lock()) transaction->End();
+  stream_transaction_.reset();
+}
 
 namespace {
 
@@ -99,56 +108,10 @@ bool NeedsTextCast(duckdb_type t) {
   }
 }
 
-struct Prepared {
-  duckdb_prepared_statement stmt = nullptr;
-  ~Prepared() {
-    if (stmt) duckdb_destroy_prepare(&stmt);
-  }
-};
-
 std::string WithoutTrailingSemicolons(std::string_view sql) {
   size_t end = sql.size();
   while (end > 0 && (sql[end - 1] == ';' || isspace(static_cast<unsigned char>(sql[end - 1])))) end--;
   return std::string(sql.substr(0, end));
-}
-
-// Runs a prepared statement like duckdb_execute_prepared, without its busy wait. DuckDB's own loop, while the
-// query's only runnable task is on one of DuckDB's worker threads (a load's INSERT over one table-function scan),
-// asks again and again for a task of its own, taking a core from the thread doing the work. Here the calling thread
-// runs the query's tasks itself while there are any, and otherwise waits: yields first, then sleeps for up to 1 ms
-// (checking again between sleeps), which delays a query's end by at most that.
-// A query that fails to start (DuckDB's pending result has the error) returns its error in `start_error` and
-// leaves `result` unset; otherwise `result` holds the result or the error, as with duckdb_execute_prepared.
-// With `streaming`, the result is DuckDB's streaming result: it is ready as soon as the first rows can be fetched,
-// and the rest of the query runs as duckdb_fetch_chunk asks for them.
-duckdb_state ExecutePrepared(duckdb_prepared_statement stmt, duckdb_result* result, Status* start_error,
-                             bool streaming = false) {
-  duckdb_pending_result pending = nullptr;
-  duckdb_state started =
-      streaming ? duckdb_pending_prepared_streaming(stmt, &pending) : duckdb_pending_prepared(stmt, &pending);
-  if (started != DuckDBSuccess) {
-    const char* error = pending ? duckdb_pending_error(pending) : nullptr;
-    *start_error = ErrorFromMessage(error ? error : "the query could not be started");
-    duckdb_destroy_pending(&pending);
-    return DuckDBError;
-  }
-  int idle = 0;
-  for (;;) {
-    const duckdb_pending_state state = duckdb_pending_execute_task(pending);
-    if (duckdb_pending_execution_is_finished(state)) break;
-    if (state != DUCKDB_PENDING_NO_TASKS_AVAILABLE) {
-      idle = 0;
-      continue;
-    }
-    if (++idle <= 16) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, 25 << std::min(idle - 17, 6))));
-    }
-  }
-  duckdb_state st = duckdb_execute_pending(pending, result);  // the result, or the error in `result`
-  duckdb_destroy_pending(&pending);
-  return st;
 }
 
 // A prepared statement's result columns: names and types as the client will see them.
@@ -189,6 +152,7 @@ Result<std::vector<ColumnInfo>> Connection::ResultColumns(std::string_view sql) 
 }
 
 Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
+  EndStreamTransaction();
   std::string text(sql);
   Prepared prepared;
   if (duckdb_prepare(con_, text.c_str(), &prepared.stmt) != DuckDBSuccess || duckdb_nparams(prepared.stmt) != 0 ||
@@ -202,11 +166,15 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
   if (std::any_of(original.begin(), original.end(), [](const ColumnInfo& c) { return c.type == ValueType::kBlob; }))
     return Query(sql);
   duckdb_destroy_prepare(&prepared.stmt);
+  // Planned and run in one transaction (plan_transaction.h), which ends with the stream.
+  auto transaction = std::make_shared<PlanTransaction>(con_, !write_claims_.in_transaction());
   std::string wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
   if (duckdb_prepare(con_, wrapped.c_str(), &prepared.stmt) != DuckDBSuccess ||
       duckdb_prepared_statement_column_count(prepared.stmt) != n) {
+    transaction->Rollback();
     return Query(sql);
   }
+  RETURN_IF_ERROR(TestPoint("storage.query.after_plan"));
   duckdb_result result;
   Status start_error;
   duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error, /*streaming=*/true);
@@ -218,7 +186,8 @@ Result<StatementResult> Connection::QueryStreaming(std::string_view sql) {
   }
   StatementResult out;
   out.result_set = ResultSet{original, {}};
-  out.stream = MakeTextRowStream(result, std::move(original), health_);
+  if (transaction->open()) stream_transaction_ = transaction;
+  out.stream = MakeTextRowStream(result, std::move(original), health_, std::move(transaction));
   return out;
 }
 
@@ -237,21 +206,30 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
     duckdb_destroy_result(&result);
     return out;
   }
+  const duckdb_statement_type type = duckdb_prepared_statement_type(prepared.stmt);
   std::vector<ColumnInfo> original;
-  if (duckdb_prepared_statement_type(prepared.stmt) == DUCKDB_STATEMENT_TYPE_SELECT) {
+  std::string to_run = text;
+  if (type == DUCKDB_STATEMENT_TYPE_SELECT) {
     idx_t n = duckdb_prepared_statement_column_count(prepared.stmt);
     bool cast = false;
     for (idx_t c = 0; c < n; c++) cast |= NeedsTextCast(duckdb_prepared_statement_column_type(prepared.stmt, c));
     if (cast) {
       original = PreparedColumns(prepared.stmt);
-      duckdb_destroy_prepare(&prepared.stmt);
-      std::string wrapped = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
-      if (duckdb_prepare(con_, wrapped.c_str(), &prepared.stmt) != DuckDBSuccess) {
-        return Status::Internal(std::string("cannot render the result as text: ") +
-                                duckdb_prepare_error(prepared.stmt));
-      }
+      to_run = "SELECT COLUMNS(*)::VARCHAR FROM (" + WithoutTrailingSemicolons(text) + "\n) AS q";
     }
   }
+  // Outside a transaction the statement is planned again inside one of its own (plan_transaction.h).
+  PlanTransaction transaction(con_, !write_claims_.in_transaction() && PlanDependsOnData(type));
+  if (transaction.open() || to_run != text) {
+    duckdb_destroy_prepare(&prepared.stmt);
+    if (duckdb_prepare(con_, to_run.c_str(), &prepared.stmt) != DuckDBSuccess) {
+      const char* error = duckdb_prepare_error(prepared.stmt);
+      if (to_run != text)
+        return Status::Internal(std::string("cannot render the result as text: ") + (error ? error : ""));
+      return Checked(ErrorFromMessage(error ? error : "the statement could not be prepared"));
+    }
+  }
+  RETURN_IF_ERROR(TestPoint("storage.query.after_plan"));
   duckdb_result result;
   Status start_error;
   duckdb_state st = ExecutePrepared(prepared.stmt, &result, &start_error);
@@ -259,6 +237,10 @@ Result<StatementResult> Connection::Query(std::string_view sql) {
   Result<StatementResult> out =
       st == DuckDBSuccess ? ConvertResult(&result, original) : Checked(ErrorFromResult(&result));
   duckdb_destroy_result(&result);
+  if (out.ok() && transaction.open()) {
+    Status committed = transaction.Commit();
+    if (!committed.ok()) return Checked(committed);
+  }
   return out;
 }
 
@@ -319,6 +301,10 @@ Status BindParams(duckdb_prepared_statement stmt, const std::vector<StatementPar
 // Callers write each parameter with the type of the values they bind (`$1::BIGINT` for an int64_t, `$2::VARCHAR`
 // for a string): DuckDB re-binds a prepared statement at every run whose values differ in type from its parameters
 // ($1::INTEGER given a BIGINT, or a NULL, which has no type), and the statement would be planned every time again.
+// DuckDB 1.4.4 also plans a prepared statement again at every run when a parameter sits directly in an INSERT's
+// VALUES or an UPDATE's SET or WHERE, is compared with a column (`WHERE id = $1`, in a SELECT too), or is used twice
+// in a multi-row VALUES; parameters that are only columns of a CTE or subquery, each used once, keep the plan
+// (storage/README.md; catalog::RoutineLoadStore::AdvanceProgress, catalog::RecordLoadHistory).
 Result<StatementResult> Connection::QueryPrepared(std::string_view sql, const std::vector<StatementParam>& params) {
   RETURN_IF_ERROR(RefuseNul(sql));
   for (const StatementParam& p : params)

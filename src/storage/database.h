@@ -28,6 +28,7 @@ namespace sluice::storage {
 
 class Connection;
 class Checkpointer;
+class PlanTransaction;
 
 // A value for a parameter ($1, $2, ...) of Connection::QueryPrepared: NULL, a BIGINT or a VARCHAR.
 using StatementParam = std::variant<std::monostate, int64_t, std::string>;
@@ -125,6 +126,7 @@ class Connection {
   };
   // Waits until `sql` may run beside the other connections' writes (write_gate.h); held while it runs.
   Admitted AdmitWrites(std::string_view sql) {
+    EndStreamTransaction();
     WriteGate::Hold hold = write_gate_->Acquire(write_claims_.For(sql));
     return Admitted(std::move(hold), write_claims_.changed_catalog() ? catalog_epoch_.get() : nullptr);
   }
@@ -141,6 +143,10 @@ class Connection {
     std::list<std::string>::iterator use;  // its place in used_
   };
   void DropPrepared(const std::string& sql);
+  // A streaming SELECT's own transaction (plan_transaction.h) ends when its stream does, or at the latest when the
+  // connection's next statement starts (DuckDB has closed the stream by then).
+  void EndStreamTransaction();
+  std::weak_ptr<PlanTransaction> stream_transaction_;
   std::unordered_map<std::string, CachedStatement> prepared_;
   std::list<std::string> used_;  // most recently used first
   std::map<std::vector<std::string>, int64_t> batch_slots_;

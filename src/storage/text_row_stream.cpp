@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "storage/plan_transaction.h"
 #include "storage/result_conversion.h"
 
 namespace sluice::storage {
@@ -11,9 +12,14 @@ namespace {
 
 class TextRowStream final : public ResultRowStream {
  public:
-  TextRowStream(duckdb_result result, std::vector<ColumnInfo> columns, std::shared_ptr<StorageHealth> health)
-      : result_(result), columns_(std::move(columns)), health_(std::move(health)) {}
-  ~TextRowStream() override { duckdb_destroy_result(&result_); }
+  TextRowStream(duckdb_result result, std::vector<ColumnInfo> columns, std::shared_ptr<StorageHealth> health,
+                std::shared_ptr<PlanTransaction> transaction)
+      : result_(result), columns_(std::move(columns)), health_(std::move(health)),
+        transaction_(std::move(transaction)) {}
+  ~TextRowStream() override {
+    duckdb_destroy_result(&result_);
+    if (transaction_) transaction_->End();
+  }
   TextRowStream(const TextRowStream&) = delete;
   TextRowStream& operator=(const TextRowStream&) = delete;
 
@@ -23,6 +29,7 @@ class TextRowStream final : public ResultRowStream {
     duckdb_data_chunk chunk = duckdb_fetch_chunk(result_);
     if (!chunk) {
       done_ = true;
+      if (transaction_) transaction_->End();
       // NULL is both the end and a failure (an interrupt, an error in a later part of the query).
       const char* error = duckdb_result_error(&result_);
       if (error && *error) {
@@ -50,6 +57,7 @@ class TextRowStream final : public ResultRowStream {
     duckdb_destroy_data_chunk(&chunk);
     if (size == 0) {
       done_ = true;
+      if (transaction_) transaction_->End();
       return false;
     }
     return true;
@@ -59,14 +67,16 @@ class TextRowStream final : public ResultRowStream {
   duckdb_result result_;
   std::vector<ColumnInfo> columns_;
   std::shared_ptr<StorageHealth> health_;
+  std::shared_ptr<PlanTransaction> transaction_;
   bool done_ = false;
 };
 
 }  // namespace
 
 std::shared_ptr<ResultRowStream> MakeTextRowStream(duckdb_result result, std::vector<ColumnInfo> columns,
-                                                   std::shared_ptr<StorageHealth> health) {
-  return std::make_shared<TextRowStream>(result, std::move(columns), std::move(health));
+                                                   std::shared_ptr<StorageHealth> health,
+                                                   std::shared_ptr<PlanTransaction> transaction) {
+  return std::make_shared<TextRowStream>(result, std::move(columns), std::move(health), std::move(transaction));
 }
 
 }  // namespace sluice::storage

@@ -11,9 +11,14 @@
 
 namespace sluice::storage {
 
+class PlanTransaction;
+
 // Takes ownership of `result`. `columns` are the types the client sees (one per result column). An error in a later
 // chunk goes through `health` (when given), as a statement's error does: a full disk mid-result is reported as such.
+// `transaction` (when given) is the query's own (plan_transaction.h): it ends when the last rows have been read or
+// the stream is destroyed.
 std::shared_ptr<ResultRowStream> MakeTextRowStream(duckdb_result result, std::vector<ColumnInfo> columns,
-                                                   std::shared_ptr<StorageHealth> health);
+                                                   std::shared_ptr<StorageHealth> health,
+                                                   std::shared_ptr<PlanTransaction> transaction = nullptr);
 
 }  // namespace sluice::storage

@@ -109,6 +109,31 @@ StatementWrites Read(const Statement& s) {
     if (!IsWord(s, ++i, "ANALYZE")) return w;
     i++;
   }
+  if (IsWord(s, i, "WITH")) {
+    // WITH name AS (...) [, name AS (...)] <statement>: the statement after the CTEs, when nothing inside them
+    // writes (Sluice's own prepared statements carry their parameters in a CTE: storage::Connection::QueryPrepared).
+    int depth = 0;
+    bool writes_inside = false;
+    for (size_t j = i + 1; j < s.size(); j++) {
+      if (s[j].kind == Token::kPunct) {
+        if (s[j].text == "(") depth++;
+        else if (s[j].text == ")") depth--;
+        continue;
+      }
+      if (s[j].kind != Token::kWord) continue;
+      const std::string& word = s[j].text;
+      const bool statement = word == "SELECT" || word == "INSERT" || word == "UPDATE" || word == "MERGE" ||
+                             word == "DELETE" || word == "REPLACE";
+      if (depth > 0) {
+        writes_inside |= statement && word != "SELECT" && word != "DELETE";
+        continue;
+      }
+      if (statement) {
+        if (!writes_inside) i = j;
+        break;
+      }
+    }
+  }
   if (i >= s.size() || s[i].kind != Token::kWord) return w;
   const std::string& verb = s[i].text;
   w.ddl = verb == "CREATE" || verb == "ALTER" || verb == "DROP" || verb == "ATTACH" || verb == "DETACH" ||

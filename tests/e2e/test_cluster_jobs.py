@@ -16,6 +16,11 @@ processes on loopback and npm's icebird.
 - test_a_frozen_node_does_not_commit: a node SIGSTOPped past the node timeout with a commit in flight (stalled by
   the test point iceberg_load.after_upload) loses its partitions to the others; after SIGCONT that commit does not
   land (no snapshot after the takeover carries its old epochs) and the table holds every message exactly once.
+- test_a_commit_stalled_after_its_fence_is_refused_inside_the_swap: a commit that passed its lease fence and then
+  stalled (iceberg_load.after_fence) while another node took its partitions over is refused by the epoch check
+  inside the JDBC catalog's swap (the catalog lives in the cluster's database), though nothing else moved the table.
+- test_a_node_whose_disk_is_full_hands_its_partitions_over: a node whose data directory fills up gives its
+  partitions to the others while its storage gate is closed, and takes its share again once the disk has room.
 
     /usr/bin/python3 tests/e2e/test_cluster_jobs.py --server build/sluice --testbroker build/tools/testbroker/testbroker
 """
@@ -98,6 +103,15 @@ def epochs(pg: Postgres, jid: str) -> dict:
     rows = pg.psql("SELECT resource, holder, epoch FROM sluice_leases WHERE resource LIKE 'job:" + jid +
                    ":partition:%'")
     return {int(r[0].rsplit(":", 1)[1]): (r[1], int(r[2])) for r in rows}
+
+
+def nodes_work(conn) -> dict:
+    """SHOW NODES' Jobs, Partitions and Held (decoded) by node name."""
+    with conn.cursor() as cur:
+        cur.execute("SHOW NODES")
+        names = [d[0] for d in cur.description]
+        rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    return {r["Name"]: (int(r["Jobs"]), int(r["Partitions"]), json.loads(r["Held"])) for r in rows}
 
 
 SAME = ("Id", "Name", "State", "TableName", "JobProperties", "DataSourceProperties", "ReasonOfStateChanged")
@@ -187,6 +201,13 @@ def test_three_nodes_share_a_job_and_survive_a_kill(t):
         spread = kh.wait_until(lambda: (lambda b: b if b == {"n1": 4, "n2": 4, "n3": 4} else None)(
             leases_by_node(pg, jid)), 60, "12 partitions leased 4/4/4")
         print(f"  partitions by node: {spread}", flush=True)
+        # SHOW NODES: the jobs and partitions each node holds, the same on every node.
+        held = {holder: sorted(p for p, (h, _) in epochs(pg, jid).items() if h == holder) for holder in NODES}
+        want = {name: (1, 4, {"d.ev_job": held[name]}) for name in NODES}
+        views = kh.wait_until(lambda: (lambda v: v if all(x == want for x in v.values()) else None)(
+            {name: nodes_work(conn) for name, conn in conns.items()}), 20,
+            f"SHOW NODES on every node: Jobs 1, Partitions 4 and the partitions held ({want})")
+        print(f"  SHOW NODES' Jobs, Partitions, Held: {views['n1']}", flush=True)
         # A node starts its task groups just after it takes its leases: wait for the three nodes' tasks.
         def task_rows():
             rows = kh.show_rows(conns["n2"], "SHOW ROUTINE LOAD TASK FROM d WHERE JobName = \"ev_job\"")
@@ -220,6 +241,9 @@ def test_three_nodes_share_a_job_and_survive_a_kill(t):
         print(f"  n3's partitions {n3_parts} moved {moved_after:.1f}s after kill -9 (node timeout {TIMEOUT}s)",
               flush=True)
         after = epochs(pg, jid)
+        work = nodes_work(conns["n2"])
+        c.eq((work["n1"][1], work["n2"][1], work["n3"][:2]), (6, 6, (0, 0)),
+             f"SHOW NODES after the kill: n1 and n2 hold 6 partitions each, n3 nothing ({work})")
         for p in n3_parts:
             c.check(after[p][0] in ("n1", "n2") and after[p][1] > before[p][1],
                     f"partition {p}: taken over with a new epoch ({before[p]} -> {after[p]})")
@@ -236,18 +260,20 @@ def test_three_nodes_share_a_job_and_survive_a_kill(t):
         final = wait_same(conns, "d.ev_job", "RUNNING", 20, SAME + ("Progress",))
         c.eq(final["Progress"], {str(p): str(per - 1) for p in range(PARTITIONS)}, "Progress, from the table")
         for name in ("n1", "n2"):
-            loaded = kh.show_job(conns[name], "d.ev_job")["Statistic"]["loadedRows"]
+            # Statistic is the cluster's (read from the table); the node's own batches are in its load_history.
+            loaded = own_rows(conns[name])
             c.check(loaded > 0, f"{name} loaded rows itself ({loaded})")
         # n3 started again: the others give partitions back and it loads its share of what comes next.
         nodes["n3"].start()
         conns["n3"] = nodes["n3"].connect()
+        n3_before = own_rows(conns["n3"])
         kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 4, "n2": 4, "n3": 4}, 60, "4/4/4 once n3 is back")
         more = PARTITIONS * 50
         produce_events(broker, "ev", ids_for(total + 1, total + more))
         eq(wait_count(conns["n1"], total + more, 120), total + more, "every message loaded after n3 came back")
         time.sleep(2)
         check_table(c, conns["n1"], pg, s3, total + more, "after n3 came back")
-        c.check(kh.show_job(conns["n3"], "d.ev_job")["Statistic"]["loadedRows"] > 0, "n3 loads again")
+        c.check(own_rows(conns["n3"]) > n3_before, "n3 loads again")
         # A DuckDB table's job stays the node's own.
         kh.query(conns["n1"], "CREATE TABLE d.plain (id BIGINT)")
         kh.query(conns["n1"], f"""CREATE ROUTINE LOAD d.local_job ON plain COLUMNS (id)
@@ -258,6 +284,12 @@ PROPERTIES ("format" = "json") FROM KAFKA ("kafka_broker_list" = "{broker.bootst
         for conn in conns.values():
             conn.close()
         c.done()
+
+
+def own_rows(conn) -> int:
+    """The rows this node committed itself, from its own load_history."""
+    return int(kh.scalar(conn, "SELECT coalesce(sum(loaded_rows), 0) FROM __sluice.load_history "
+                               "WHERE job_name = 'ev_job'"))
 
 
 def _error(conn, sql: str) -> str:
@@ -324,6 +356,152 @@ def test_a_frozen_node_does_not_commit(t):
         for conn in conns.values():
             conn.close()
         c.done()
+
+
+@suite.test(timeout=300)
+def test_a_commit_stalled_after_its_fence_is_refused_inside_the_swap(t):
+    """n1 runs a one-task job alone (n2 is decommissioned); its first commit passes the lease fence and then stalls
+    (iceberg_load.after_fence) while n2, decommissioning cancelled, takes partitions 6..11 over. n2's own first
+    commit stalls before its swap (after its upload), so nothing else moves the table: with the fence only before
+    the swap, n1's stale commit would land there. The JDBC catalog is in the cluster's database, so the epochs are
+    checked again inside the swap: it is refused and logged, and no snapshot carries n1's old epochs of those
+    partitions."""
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        key = shared_key(pg.root)
+        stall_ms = 15000
+
+        def start(name, points):
+            return t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
+                                        str(TIMEOUT), "--cluster-key-file", key],
+                            extra_env={"SLUICE_TEST_POINTS": points}).start()
+        n1 = start("n1", f"iceberg_load.after_fence=sleep:{stall_ms}:1")
+        n2 = start("n2", "iceberg_load.after_upload=sleep:30000:1")
+        c1, c2 = n1.connect(), n2.connect()
+        setup_lake(c1, pg, s3)
+        define_catalog(c2, pg, s3)
+        kh.wait_until(lambda: pg.psql("SELECT count(*) FROM sluice_nodes WHERE state = 'alive'") == [["2"]], 30,
+                      "two nodes alive")
+        kh.query(c1, "ALTER SYSTEM DECOMMISSION NODE 'n2'")
+        # Messages only in the partitions n1 gives up when n2 takes its share (a node above its share gives up its
+        # highest): n1's regrouped task over 0..5 reads nothing and commits nothing.
+        moved = list(range(PARTITIONS // 2, PARTITIONS))
+        ids = {p: [i for i in range(1, 1201) if i % PARTITIONS == p] for p in moved}
+        total = sum(len(v) for v in ids.values())
+        produce_events(broker, "ev", ids)
+        kh.query(c1, f"""CREATE ROUTINE LOAD d.ev_job ON lake.db.events COLUMNS (id, name, ts, amount)
+PROPERTIES ("format" = "json", "desired_concurrent_number" = "1", "max_batch_interval" = "0.5")
+FROM KAFKA ("kafka_broker_list" = "{broker.bootstrap}", "kafka_topic" = "ev",
+            "property.kafka_default_offsets" = "OFFSET_BEGINNING")""")
+        jid = kh.show_job(c1, "d.ev_job")["Id"]
+        kh.wait_until(lambda: "test point iceberg_load.after_fence fired" in n1.log_text(), 60,
+                      "n1's first commit passed its fence and stalls")
+        fenced_at = time.monotonic()
+        before = epochs(pg, jid)
+        eq({h for h, _ in before.values()}, {"n1"}, "n1 held every partition when it passed the fence")
+        kh.query(c2, "CANCEL DECOMMISSION NODE 'n2'")
+        kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 30, "n2 takes its share (6/6)")
+        print(f"  n2 held partitions 6..11 {time.monotonic() - fenced_at:.1f}s after n1's fence", flush=True)
+        after = epochs(pg, jid)
+        for p in moved:
+            check(after[p][0] == "n2" and after[p][1] > before[p][1],
+                  f"partition {p} taken over by n2 at a new epoch: {before[p]} -> {after[p]}")
+        kh.wait_until(lambda: "test point iceberg_load.after_upload fired" in n2.log_text(), 30,
+                      "n2's first commit stalls before its swap")
+        check("test point iceberg_load.after_fence woke up" not in n1.log_text(),
+              f"n1 was still stalled when n2 took over (stall {stall_ms} ms)")
+        eq(kh.scalar(c1, "SELECT count(*) FROM lake.db.events"), 0, "nothing committed yet")
+        kh.wait_until(lambda: "test point iceberg_load.after_fence woke up" in n1.log_text(), stall_ms / 1000 + 10,
+                      "n1's stalled commit goes on to its swap")
+        kh.wait_until(lambda: "the catalog's swap refused the commit" in n1.log_text(), 20,
+                      "n1's log says the swap refused the commit")
+        line = next(x for x in n1.log_text().splitlines() if "the catalog's swap refused the commit" in x)
+        print(f"  n1: {line.strip()[:220]}", flush=True)
+        check("was taken over by another node" in line, f"the refusal names the lease: {line}")
+        check("test point iceberg_load.after_upload woke up" not in n2.log_text(),
+              "n2 had not committed yet: nothing but the guard refused n1's swap")
+        eq(kh.scalar(c1, "SELECT count(*) FROM lake.db.events"), 0, "n1's stale commit did not land")
+        # n2's stall ends: it commits the partitions it took over, and every message is in the table once.
+        eq(wait_count(c1, total, 90), total, "every message loaded, by n2")
+        time.sleep(2)
+        c = Collector()
+        count, distinct = kh.query(c1, "SELECT count(*), count(DISTINCT id) FROM lake.db.events")[0]
+        c.eq((count, distinct), (total, total), "count = distinct = produced")
+        history = kh.query(c1, "SELECT summary['sluice.epochs." + jid + "'] FROM lake.db.events$snapshots")
+        stale = [(p, e) for (value,) in history for p, e in json.loads(value or "{}").items()
+                 if int(p) in moved and int(e) == before[int(p)][1]]
+        c.eq(stale, [], "no snapshot carries n1's old epochs of the partitions taken over")
+        c.check(any(json.loads(v or "{}") for (v,) in history), f"the snapshots record epochs: {history}")
+        c1.close()
+        c2.close()
+        c.done()
+
+
+@suite.test(timeout=300)
+def test_a_node_whose_disk_is_full_hands_its_partitions_over(t):
+    """n2's data directory is a small tmpfs (tests/e2e/test_disk_full.py's technique) that the test fills past
+    --min-free-disk-mb: n2's storage gate pauses its tasks and it gives up its leases, n1 takes all 12 partitions
+    and loads everything, the job stays RUNNING in the cluster; once the filler is gone n2 takes its share again."""
+    from test_disk_full import small_disk_or_skip
+    disk = small_disk_or_skip(96)
+    if disk is None:
+        return
+    broker = kh.adopt_broker(kh.TestBroker({"ev": PARTITIONS}).start())
+    filler = os.path.join(disk.path, "filler")
+    try:
+        with Postgres() as pg, S3rver() as s3:
+            s3.create_bucket(BUCKET)
+            key = shared_key(pg.root)
+            common = ["--cluster", pg.uri, "--node-timeout-seconds", str(TIMEOUT), "--cluster-key-file", key]
+            n1 = t.server(extra_args=common + ["--node-name", "n1"]).start()
+            n2 = t.server(data_dir=os.path.join(disk.path, "data"),
+                          extra_args=common + ["--node-name", "n2", "--min-free-disk-mb", "16"]).start()
+            c1, c2 = n1.connect(), n2.connect()
+            setup_lake(c1, pg, s3)
+            define_catalog(c2, pg, s3)
+            per = 100
+            total = PARTITIONS * per
+            produce_events(broker, "ev", ids_for(1, total // 3))
+            create_job(c1, broker)
+            jid = kh.show_job(c1, "d.ev_job")["Id"]
+            kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60, "6/6")
+            eq(wait_count(c1, total // 3, 120), total // 3, "both nodes load")
+
+            # Fill n2's disk to below --min-free-disk-mb (8 MiB left).
+            st = os.statvfs(disk.path)
+            with open(filler, "wb") as f:
+                f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - (8 << 20)))
+            filled = time.monotonic()
+            kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 12}, 30,
+                          "n2 gives its partitions up and n1 takes them")
+            print(f"  n1 held all 12 partitions {time.monotonic() - filled:.1f}s after n2's disk filled up",
+                  flush=True)
+            check("disk full" in n2.log_text() or "free" in n2.log_text(), "n2's log says why it paused")
+            eq(kh.show_job(c1, "d.ev_job")["State"], "RUNNING", "the job stays RUNNING in the cluster")
+            work = nodes_work(c1)
+            eq((work["n2"][:2], work["n1"][1]), ((0, 0), 12), f"SHOW NODES: n2 holds nothing, n1 all 12 ({work})")
+            produce_events(broker, "ev", ids_for(total // 3 + 1, 2 * total // 3))
+            eq(wait_count(c1, 2 * total // 3, 120), 2 * total // 3, "n1 loads everything while n2's disk is full")
+
+            os.remove(filler)
+            freed = time.monotonic()
+            kh.wait_until(lambda: leases_by_node(pg, jid) == {"n1": 6, "n2": 6}, 60,
+                          "n2 takes its share again once its disk has room")
+            print(f"  6/6 again {time.monotonic() - freed:.1f}s after n2's disk had room", flush=True)
+            produce_events(broker, "ev", ids_for(2 * total // 3 + 1, total))
+            c = Collector()
+            eq(wait_count(c1, total, 120), total, "every message loaded")
+            time.sleep(2)
+            check_table(c, c1, pg, s3, total, "after n2's disk was full and had room again")
+            c.check(kh.show_job(c2, "d.ev_job")["State"] == "RUNNING", "n2 runs the job again")
+            c1.close()
+            c2.close()
+            c.done()
+    finally:
+        if os.path.exists(filler):
+            os.remove(filler)
+        disk.cleanup()
 
 
 def two_nodes(t, pg: Postgres):

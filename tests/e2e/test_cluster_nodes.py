@@ -22,7 +22,8 @@ from harness import LOOPBACK, TestSuite, check, eq, expect_mysql_error  # noqa: 
 from pg_harness import Postgres  # noqa: E402
 
 suite = TestSuite("test_cluster_nodes")
-COLUMNS = ["Name", "Address", "State", "LastHeartbeat", "StartedAt", "Version", "Leases", "Decommissioned"]
+COLUMNS = ["Name", "Address", "State", "LastHeartbeat", "StartedAt", "Version", "Leases", "Decommissioned", "Jobs",
+           "Partitions", "Held"]
 TIMEOUT = 3  # --node-timeout-seconds in these tests (the default is 10)
 
 
@@ -33,6 +34,16 @@ def show_nodes(server, **kw) -> dict:
             cur.execute("SHOW NODES")
             eq([d[0] for d in cur.description], COLUMNS, "SHOW NODES columns")
             return {r[0]: dict(zip(COLUMNS, r)) for r in cur.fetchall()}
+    finally:
+        conn.close()
+
+
+def run(server, sql: str, **kw):
+    conn = server.connect(**kw)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
     finally:
         conn.close()
 
@@ -73,6 +84,7 @@ def test_a_server_of_its_own_lists_itself(s):
     eq(row["Address"], f"{LOOPBACK}:{srv.mysql_port}", "default address")
     eq(row["State"], "alive", "state")
     eq(row["Leases"], "0", "leases")
+    eq((row["Jobs"], row["Partitions"], row["Held"]), ("0", "0", "{}"), "a server of its own holds no cluster work")
     check(len(row["LastHeartbeat"]) == 19 and len(row["StartedAt"]) == 19, f"times: {row}")
     check(row["Version"], "version")
     conn = srv.connect()
@@ -123,6 +135,22 @@ def test_two_nodes_see_each_other_alive_dead_and_left(s):
         eq(states(n1)["n2"], "left", "n2 after a clean shutdown")
         eq(pg.psql("SELECT state FROM sluice_nodes WHERE name = 'n2'"), [["left"]], "sluice_nodes row")
         check("node 'n2' left the cluster" in n2.log_text(), "n2's log says it left")
+
+        # ALTER SYSTEM DROP NODE: a node that left (or is dead) is forgotten; an alive one is refused.
+        expect_mysql_error(lambda: run(n1, "ALTER SYSTEM DROP NODE 'n1'"), None, "is alive",
+                           "DROP NODE of an alive node")
+        expect_mysql_error(lambda: run(n1, "ALTER SYSTEM DROP NODE 'n9'"), None, "Unknown node 'n9'",
+                           "DROP NODE of an unknown name")
+        run(n1, "CREATE USER 'op'@'%' IDENTIFIED BY 'op-pw'")
+        expect_mysql_error(lambda: run(n1, "ALTER SYSTEM DROP NODE 'n2'", user="op", password="op-pw"), 1227, "NODE",
+                           "DROP NODE without NODE on SYSTEM")
+        run(n1, "ALTER SYSTEM DROP NODE 'n2'")
+        eq(list(show_nodes(n1)), ["n1"], "SHOW NODES after DROP NODE 'n2'")
+        eq(pg.psql("SELECT count(*) FROM sluice_nodes WHERE name = 'n2'"), [["0"]], "n2's row is gone")
+        # Started again under the same name, it simply joins anew.
+        n2.start()
+        wait_until("a dropped node that starts again joins", lambda: states(n1) == {"n1": "alive", "n2": "alive"})
+        n2.stop()
         n1.stop()
 
 

@@ -26,6 +26,17 @@ suite = TestSuite("test_volume_copy_groups")
 
 
 
+def start_with_volume(s: TestSuite, folder: str, table: str):
+    """A server with database d, table `table` (name and columns) and volume v over `folder`, and a connection in d."""
+    srv = s.server().start()
+    conn = srv.connect()
+    q(conn, "CREATE DATABASE d")
+    q(conn, "USE d")
+    q(conn, f"CREATE TABLE {table}")
+    q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+    return srv, conn
+
+
 def loads(conn, like):
     """{file name: (status, rows_loaded, loaded_at)} from the load records."""
     rows = q(conn, "SELECT file_url, status, rows_loaded, loaded_at FROM __sluice.volume_loads WHERE file_url LIKE "
@@ -45,12 +56,7 @@ def csv_groups_and_fallback(s: TestSuite):
         write(f"{folder}/mixed/2.csv", "id,name\n20,x\n")
         write(f"{folder}/mixed/3.csv", "id,name\n30,x\nthirty-one,y\n32,z\n")
         write(f"{folder}/mixed/4.csv", "id,name\n40,x\n")
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, "CREATE TABLE t (id INT, name STRING)")
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        srv, conn = start_with_volume(s, folder, "t (id INT, name STRING)")
 
         res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') SUBDIRECTORY 'ok'"))
         eq(res, {"ok/a.csv": ("LOADED", 3, 0, None, None), "ok/b.csv.gz": ("LOADED", 2, 0, None, None),
@@ -117,12 +123,7 @@ def json_groups_and_fallback(s: TestSuite):
         write(f"{folder}/bad/3.json", '{"id": 30}\n')
         write(f"{folder}/shapes/1.json", '{"id": 40}\n')
         write(f"{folder}/shapes/2.json", '[{"id": 41}]')
-        srv = s.server().start()
-        conn = srv.connect()
-        q(conn, "CREATE DATABASE d")
-        q(conn, "USE d")
-        q(conn, "CREATE TABLE e (id INT, name STRING, amount DOUBLE)")
-        q(conn, f"CREATE VOLUME v LOCATION 'file://{folder}/' RECURSIVE = TRUE")
+        srv, conn = start_with_volume(s, folder, "e (id INT, name STRING, amount DOUBLE)")
 
         res = by_file(q(conn, "COPY INTO e FROM VOLUME v USING JSON SUBDIRECTORY 'lines'"))
         eq(res, {"lines/a.json": ("LOADED", 2, 0, None, None), "lines/b.json": ("LOADED", 1, 0, None, None)},
@@ -151,6 +152,44 @@ def json_groups_and_fallback(s: TestSuite):
         eq(res, {"shapes/1.json": ("LOADED", 1, 0, None, None), "shapes/2.json": ("LOADED", 1, 0, None, None)},
            "mixed shapes")
         eq(q(conn, "SELECT id FROM e WHERE id >= 40 ORDER BY id"), [(40,), (41,)], "mixed shapes rows")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@suite.test(timeout=120)
+def group_row_counts(s: TestSuite):
+    """Each file's rows in its load record, whether Sluice counts them (plain lines, quoted values over several lines)
+    or DuckDB does (CRLF line ends, empty lines, a quote inside a value, JSON lines with blank lines)."""
+    folder = tempfile.mkdtemp(prefix="sluice-volgrp-")
+    try:
+        write(f"{folder}/csv/1.csv", "id,name\n1,a\n2,\"two\nlines\"\n3,\"say, \"\n")
+        write(f"{folder}/csv/2.csv", "id,name\r\n4,b\r\n5,c\r\n")
+        write(f"{folder}/csv/3.csv", "id,name\n6,d\n\n7,e\n")
+        write(f"{folder}/csv/4.csv", "id,name\n8,x\"y\n")
+        write(f"{folder}/csv/5.csv", "id,name\n9,f")
+        write(f"{folder}/json/1.json", '{"id": 10}\n{"id": 11, "name": "a\\nb"}\n')
+        write(f"{folder}/json/2.json", '\n  \n{"id": 12}\n\n{"id": 13}')
+        srv, conn = start_with_volume(s, folder, "t (id INT, name STRING)")
+        res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING CSV OPTIONS ('header' = 'true') SUBDIRECTORY 'csv'"))
+        eq({k: v[:2] for k, v in res.items()}, {"csv/1.csv": ("LOADED", 3), "csv/2.csv": ("LOADED", 2),
+                                                "csv/3.csv": ("LOADED", 2), "csv/4.csv": ("LOADED", 1),
+                                                "csv/5.csv": ("LOADED", 1)}, "rows per CSV file")
+        recs = loads(conn, "%/csv/%")
+        eq({k: v[:2] for k, v in recs.items()}, {"1.csv": ("LOADED", 3), "2.csv": ("LOADED", 2),
+                                                 "3.csv": ("LOADED", 2), "4.csv": ("LOADED", 1),
+                                                 "5.csv": ("LOADED", 1)}, "load records of the CSV files")
+        eq(len({v[2] for v in recs.values()}), 1, "one transaction for the CSV files")
+        eq(q(conn, "SELECT id, name FROM t ORDER BY id"),
+           [(1, "a"), (2, "two\nlines"), (3, "say, "), (4, "b"), (5, "c"), (6, "d"), (7, "e"), (8, 'x"y'),
+            (9, "f")], "the CSV rows")
+        res = by_file(q(conn, "COPY INTO t FROM VOLUME v USING JSON SUBDIRECTORY 'json'"))
+        eq({k: v[:2] for k, v in res.items()}, {"json/1.json": ("LOADED", 2), "json/2.json": ("LOADED", 2)},
+           "rows per JSON lines file")
+        recs = loads(conn, "%/json/%")
+        eq(len({v[2] for v in recs.values()}), 1, "one transaction for the JSON files")
+        eq(q(conn, "SELECT count(*), count(DISTINCT id) FROM t WHERE id >= 10"), [(4, 4)], "the JSON rows, once")
+        check("loaded 5 files" in srv.log_text() and "loaded 2 files" in srv.log_text(),
+              "both were loaded as groups")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -178,14 +178,23 @@ def put_object_atomically(s3: S3rver, bucket: str, key: str, body: bytes):
     """An object that appears whole: checksum first, then the object file renamed into place (see the top)."""
     parts = key.split("/")
     folder = os.path.join(s3.data_dir, bucket, *parts[:-1])
-    os.makedirs(folder, exist_ok=True)
     final = os.path.join(folder, f"{parts[-1]}._S3rver_object")
-    with open(final + ".md5", "w") as f:
-        f.write(hashlib.md5(body).hexdigest())
     tmp = os.path.join(folder, f".{parts[-1]}.writing")
-    with open(tmp, "wb") as f:
-        f.write(body)
-    os.replace(tmp, final)
+    # s3rver removes a folder once the pipe's purge has deleted its last object, so the folder can vanish between
+    # any two of these steps (makedirs itself then fails with "File exists"): start again when it does.
+    for attempt in range(50):
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(final + ".md5", "w") as f:
+                f.write(hashlib.md5(body).hexdigest())
+            with open(tmp, "wb") as f:
+                f.write(body)
+            os.replace(tmp, final)
+            return
+        except (FileExistsError, FileNotFoundError):
+            if attempt == 49:
+                raise
+            time.sleep(0.01)
 
 
 # ---- the soak ----------------------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ TEST(PgClientDeadlineTest, AHungPostgresAnswersUnavailableWithinTheDeadlineAndTh
   ASSERT_FALSE(hung.ok());
   EXPECT_EQ(hung.status().code(), StatusCode::kUnavailable) << hung.status().ToString();
   EXPECT_NE(hung.status().message().find("cannot be reached"), std::string::npos) << hung.status().message();
-  const double deadline = std::chrono::duration<double>(PgClient::kAnswerDeadline).count();
+  const double deadline = std::chrono::duration<double>((*client)->deadline()).count();
   EXPECT_GE(waited, deadline - 0.5);
   EXPECT_LT(waited, deadline + 2.0);
   // Still hung: the next call reconnects, and connecting is bounded by connect_timeout (3 s).

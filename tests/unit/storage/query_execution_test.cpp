@@ -6,16 +6,11 @@
 #include <thread>
 
 #include "storage/database.h"
+#include "storage_test_helpers.h"
 #include "storage/result_conversion.h"
 
 namespace sluice::storage {
 namespace {
-
-std::unique_ptr<Connection> Connect(Database& db) {
-  auto con = db.Connect();
-  EXPECT_TRUE(con.ok());
-  return std::move(con).value();
-}
 
 TEST(QueryExecutionTest, ParallelQueriesGiveTheirResults) {
   auto db = Database::Open("");

@@ -6,27 +6,10 @@
 #include <thread>
 
 #include "storage/database.h"
+#include "storage_test_helpers.h"
 
 namespace sluice::storage {
 namespace {
-
-std::unique_ptr<Connection> Connect(Database& db) {
-  auto con = db.Connect();
-  EXPECT_TRUE(con.ok());
-  return std::move(con).value();
-}
-
-std::vector<Row> Drain(ResultRowStream& stream, size_t* chunks = nullptr) {
-  std::vector<Row> all, rows;
-  for (;;) {
-    auto more = stream.Next(&rows);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    if (chunks) ++*chunks;
-    all.insert(all.end(), rows.begin(), rows.end());
-  }
-  return all;
-}
 
 TEST(StreamingQueryTest, RowsComeInChunksWithTheMaterializedValues) {
   auto db = Database::Open("");

@@ -32,9 +32,20 @@ TEST(WriteClaimsTest, ReadsWhatAStatementUpdatesAndAppends) {
   EXPECT_EQ(For("EXPLAIN UPDATE t SET a = 1"), Claims{});
 }
 
+TEST(WriteClaimsTest, AStatementAfterCtesClaimsItsTable) {
+  EXPECT_EQ(For("WITH x AS (SELECT 1) UPDATE t SET a = 1 FROM x"), (Claims{{"t", Mode::kUpdate}}));
+  EXPECT_EQ(For("WITH x(a) AS (SELECT * FROM (VALUES ($1::BIGINT)) AS v(a)), y AS NOT MATERIALIZED (SELECT 2) "
+                "UPDATE __sluice.routine_load_progress SET next_offset = x.a FROM x, y"),
+            (Claims{{"routine_load_progress", Mode::kUpdate}}));
+  EXPECT_EQ(For("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x"), (Claims{{"t", Mode::kAppend}}));
+  EXPECT_EQ(For("WITH x AS (SELECT 1) SELECT * FROM x"), Claims{});
+  EXPECT_EQ(For("WITH x AS (SELECT 1) DELETE FROM t USING x"), Claims{});
+}
+
 TEST(WriteClaimsTest, AStatementItCannotFollowClaimsEveryTable) {
-  EXPECT_EQ(For("WITH x AS (SELECT 1) UPDATE t SET a = 1 FROM x"), (Claims{{"*", Mode::kUpdate}}));
-  EXPECT_EQ(For("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x"), (Claims{{"*", Mode::kAppend}}));
+  EXPECT_EQ(For("WITH x AS (UPDATE u SET a = 1 RETURNING a) UPDATE t SET a = 1 FROM x"),
+            (Claims{{"*", Mode::kUpdate}}));
+  EXPECT_EQ(For("WITH x AS (INSERT INTO u VALUES (1) RETURNING a) SELECT * FROM x"), (Claims{{"*", Mode::kAppend}}));
   EXPECT_EQ(For("UPDATE (SELECT 1) SET a = 1"), (Claims{{"*", Mode::kUpdate}}));
 }
 
