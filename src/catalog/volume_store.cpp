@@ -372,17 +372,10 @@ Result<std::vector<VolumeInfo>> VolumeStore::ListVolumes() {
 }
 
 Result<ResolvedVolume> VolumeStore::Resolve(const std::string& volume) {
-  // A volume (or its connection) the copy does not know yet may have been created on another node a moment ago.
-  auto query = [&] {
-    std::lock_guard<std::mutex> lock(mu_);
-    return con_->Query("SELECT count(*) FROM __sluice.volumes v LEFT JOIN __sluice.storage_connections c ON "
-                       "lower(c.name) = lower(v.connection) WHERE lower(v.name) = lower(" + QuoteLiteral(volume) +
-                       ") AND (v.connection = '' OR c.name IS NOT NULL)");
-  };
-  if (volumes_mirror_) {
-    ASSIGN_OR_RETURN(auto known, query());
-    if (known.result_set->rows[0][0] == std::optional<std::string>("0")) SyncShared();
-  }
+  // On a cluster the volume (or its connection) may have been created, changed or dropped on another node a moment
+  // ago: the copy is brought in step first (one version read when nothing changed), so every node resolves a name
+  // the same way; PostgreSQL away, the copy answers.
+  SyncShared();
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT v.name, v.location, v.connection, v.recursive, v.comment, "
                                        "v.created_at, c.endpoint, c.region, c.access_id, c.access_key FROM "

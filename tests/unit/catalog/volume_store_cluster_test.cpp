@@ -143,7 +143,7 @@ TEST_F(VolumeStoreClusterTest, TheFirstJoinPublishesTheNodesOwnAndTheClustersWin
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 2u);
   for (const auto& c : *listed)
-    if (c.name == "shared") EXPECT_EQ(c.endpoint, "http://127.0.0.1:1111") << "the cluster's definition wins";
+    if (c.name == "shared") { EXPECT_EQ(c.endpoint, "http://127.0.0.1:1111") << "the cluster's definition wins"; }
 }
 
 TEST_F(VolumeStoreClusterTest, WhilePostgresIsAwayChangesAreRefusedAndReadsGoOn) {
