@@ -21,14 +21,6 @@ std::string NameMatch(const std::string& column, const std::string& name) {
 
 bool IsSealed(const std::string& key) { return IsSealedCatalogProperty(key); }
 
-// A change refused because the cluster's PostgreSQL does not answer says so, and that nothing changed.
-Status ClusterRefusal(const std::string& where, const ClusterCatalogStore& cluster, const Status& st) {
-  if (st.code() != StatusCode::kUnavailable && st.code() != StatusCode::kConflict) return st;
-  return Status(st.code(), where + ": external catalogs are shared by the cluster's nodes and cannot change while "
-                               "PostgreSQL at " + cluster.Where() + " does not answer (" + st.message() +
-                               "); nothing changed, run the statement again once it does");
-}
-
 std::string Display(const std::string& key, const std::string& value) {
   if (key == "iceberg.catalog.uri") return RedactSecrets(value);
   return IsSecretName(key) ? std::string(kMask) : value;
@@ -97,7 +89,7 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
     return Status::AlreadyExists("a catalog named '" + stmt.name +
                                  "' already exists: DROP CATALOG it first or choose another name");
   };
-  if (cluster_) {
+  if (mirror_) {
     // The cluster's table decides (its primary key), whatever this node's copy says; the copy answers early.
     RefreshIfUnknown(stmt.name);
     {
@@ -108,9 +100,10 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
       }
     }
     ASSIGN_OR_RETURN(auto props, Validate(stmt));
-    auto inserted = cluster_->Insert(SharedCatalog{stmt.name, "iceberg", stmt.comment, now_ms, std::move(props)});
-    if (!inserted.ok()) return ClusterRefusal(where, *cluster_, inserted.status());
-    if (Status st = SyncFromCluster(false); !st.ok())
+    auto inserted =
+        mirror_->store().Insert(SharedDefinition{stmt.name, "iceberg", stmt.comment, now_ms, std::move(props)});
+    if (!inserted.ok()) return mirror_->Refusal(where, inserted.status());
+    if (Status st = mirror_->Sync(false); !st.ok())
       log::Warn("catalog", "catalog {} is the cluster's, but this node's copy is not written yet: {}", stmt.name,
                 st.message());
     if (*inserted) return false;
@@ -125,7 +118,7 @@ Result<bool> ExternalCatalogStore::Create(const sql::CreateExternalCatalog& stmt
     return exists();
   }
   ASSIGN_OR_RETURN(auto props, Validate(stmt));
-  RETURN_IF_ERROR(WriteLocalLocked(SharedCatalog{stmt.name, "iceberg", stmt.comment, now_ms, std::move(props)}, false));
+  RETURN_IF_ERROR(WriteLocalLocked(SharedDefinition{stmt.name, "iceberg", stmt.comment, now_ms, std::move(props)}, false));
   generation_++;
   return false;
 }
@@ -211,7 +204,7 @@ Result<std::vector<std::pair<std::string, std::string>>> ExternalCatalogStore::V
   return props;
 }
 
-Status ExternalCatalogStore::WriteLocalLocked(const SharedCatalog& c, bool replace) {
+Status ExternalCatalogStore::WriteLocalLocked(const SharedDefinition& c, bool replace) {
   std::string sql = "BEGIN TRANSACTION;";
   if (replace)
     sql += "DELETE FROM __sluice.external_catalog_properties WHERE " + NameMatch("catalog", c.name) +
@@ -243,11 +236,11 @@ Status ExternalCatalogStore::DeleteLocalLocked(const std::string& name) {
   return Status::Ok();
 }
 
-Result<std::vector<SharedCatalog>> ExternalCatalogStore::LocalCatalogsLocked() {
+Result<std::vector<SharedDefinition>> ExternalCatalogStore::LocalCatalogsLocked() {
   ASSIGN_OR_RETURN(auto r, Query("SELECT name, type, comment, created_at FROM __sluice.external_catalogs ORDER BY name"));
-  std::vector<SharedCatalog> out;
+  std::vector<SharedDefinition> out;
   for (const auto& row : r.result_set->rows) {
-    SharedCatalog c;
+    SharedDefinition c;
     c.name = *row[0];
     c.type = row[1].value_or("iceberg");
     c.comment = row[2].value_or("");
@@ -258,128 +251,67 @@ Result<std::vector<SharedCatalog>> ExternalCatalogStore::LocalCatalogsLocked() {
   return out;
 }
 
-ExternalCatalogStore::~ExternalCatalogStore() {
-  {
-    std::lock_guard<std::mutex> lock(poll_mu_);
-    stopping_ = true;
-  }
-  poll_cv_.notify_all();
-  if (poller_.joinable()) poller_.join();
+ExternalCatalogStore::~ExternalCatalogStore() { mirror_.reset(); }  // its thread uses this store
+
+ClusterDefinitionKind ExternalCatalogStore::ClusterKind() {
+  return ClusterDefinitionKind{"sluice_external_catalogs", "sluice_external_catalog_state", "7305873260815044",
+                               "external catalog", "external catalogs", &IsSealedCatalogProperty};
 }
 
-Status ExternalCatalogStore::AttachCluster(std::unique_ptr<ClusterCatalogStore> cluster,
+Status ExternalCatalogStore::AttachCluster(std::unique_ptr<ClusterDefinitionStore> cluster,
                                            std::chrono::milliseconds poll) {
-  {
+  MirrorCopy copy;
+  copy.own = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return LocalCatalogsLocked();
+  };
+  copy.published = [this]() -> Result<bool> {
     std::lock_guard<std::mutex> lock(mu_);
     ASSIGN_OR_RETURN(auto r, Query("SELECT count(*) FROM __sluice.cluster_catalog_membership"));
-    std::lock_guard<std::mutex> sync(sync_mu_);
-    published_ = r.result_set->rows[0][0] != std::optional<std::string>("0");
-  }
-  cluster_ = std::move(cluster);
-  // A node started later learns the cluster's catalogs before it serves anything (or, PostgreSQL being away, from
-  // the poll thread once it answers).
-  (void)SyncFromCluster(false);
-  poller_ = std::thread([this, poll] { PollLoop(poll); });
-  return Status::Ok();
-}
-
-void ExternalCatalogStore::PollLoop(std::chrono::milliseconds poll) {
-  std::unique_lock<std::mutex> lock(poll_mu_);
-  while (!stopping_) {
-    poll_cv_.wait_for(lock, poll, [&] { return stopping_; });
-    if (stopping_) break;
-    lock.unlock();
-    (void)SyncFromCluster(false);
-    lock.lock();
-  }
+    return r.result_set->rows[0][0] != std::optional<std::string>("0");
+  };
+  copy.mark_published = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return con_->Execute("INSERT INTO __sluice.cluster_catalog_membership VALUES (epoch_ms(now()))");
+  };
+  copy.names = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return names_;
+  };
+  copy.apply = [this](const std::vector<std::string>& removed,
+                      const std::vector<const SharedDefinition*>& written) -> Status {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Raised even when a step fails halfway: what did change makes open connections stale.
+    generation_++;
+    for (const auto& name : removed) RETURN_IF_ERROR(DeleteLocalLocked(name));
+    for (const auto* c : written) RETURN_IF_ERROR(WriteLocalLocked(*c, true));
+    return Status::Ok();
+  };
+  mirror_ = std::make_unique<ClusterMirror>(std::move(cluster), std::move(copy), "catalog");
+  // A node started later learns the cluster's catalogs before it serves anything.
+  return mirror_->Start(poll);
 }
 
 Status ExternalCatalogStore::Refresh() {
-  if (!cluster_) return Status::Ok();
-  return SyncFromCluster(true);
+  if (!mirror_) return Status::Ok();
+  return mirror_->Sync(true);
 }
 
 void ExternalCatalogStore::RefreshIfUnknown(const std::string& name) {
-  if (!cluster_) return;
+  if (!mirror_) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (names_.count(AsciiLower(name))) return;
   }
-  (void)SyncFromCluster(true);
-}
-
-Status ExternalCatalogStore::SyncFromCluster(bool on_demand) {
-  std::lock_guard<std::mutex> sync(sync_mu_);
-  const auto now = std::chrono::steady_clock::now();
-  if (on_demand && now - last_failure_ < std::chrono::seconds(1)) return Status::Ok();
-  std::vector<std::string> changed;
-  Status st = [&]() -> Status {
-    if (!published_) {
-      std::vector<SharedCatalog> mine;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        ASSIGN_OR_RETURN(mine, LocalCatalogsLocked());
-      }
-      ASSIGN_OR_RETURN(auto taken, cluster_->Publish(mine));
-      for (const auto& name : taken)
-        log::Warn("catalog", "external catalog '{}' of this node has a namesake in the cluster: the cluster's "
-                  "definition replaces this node's", name);
-      if (!mine.empty())
-        log::Info("catalog", "this node's {} external catalog(s) offered to the cluster ({} published)", mine.size(),
-                  mine.size() - taken.size());
-      std::lock_guard<std::mutex> lock(mu_);
-      RETURN_IF_ERROR(con_->Execute("INSERT INTO __sluice.cluster_catalog_membership VALUES (epoch_ms(now()))"));
-      published_ = true;
-    }
-    ASSIGN_OR_RETURN(int64_t version, cluster_->Version());
-    if (version == applied_version_) return Status::Ok();
-    ASSIGN_OR_RETURN(SharedCatalogs all, cluster_->List());
-    std::lock_guard<std::mutex> lock(mu_);
-    std::map<std::string, const SharedCatalog*> desired;
-    for (const auto& c : all.catalogs) desired[AsciiLower(c.name)] = &c;
-    const std::set<std::string> had = names_;
-    for (const auto& name : had) {
-      if (desired.count(name)) continue;
-      RETURN_IF_ERROR(DeleteLocalLocked(name));
-      applied_.erase(name);
-      changed.push_back(name);
-    }
-    for (const auto& [key, c] : desired) {
-      std::string fingerprint = c->Fingerprint();
-      auto it = applied_.find(key);
-      if (names_.count(key) && it != applied_.end() && it->second == fingerprint) continue;
-      RETURN_IF_ERROR(WriteLocalLocked(*c, true));
-      applied_[key] = std::move(fingerprint);
-      changed.push_back(c->name);
-    }
-    applied_version_ = all.version;
-    return Status::Ok();
-  }();
-  if (!changed.empty()) {
-    generation_++;
-    std::string names;
-    for (const auto& n : changed) names += (names.empty() ? "" : ", ") + n;
-    log::Debug("catalog", "external catalogs in step with the cluster's (version {}): {}", applied_version_, names);
-  }
-  if (!st.ok()) {
-    last_failure_ = now;
-    if (!outage_logged_)
-      log::Warn("catalog", "cannot read the cluster's external catalogs: {}; this node answers from its copy and "
-                "keeps retrying every second", st.message());
-    outage_logged_ = true;
-  } else if (outage_logged_) {
-    log::Info("catalog", "the cluster's external catalogs are readable again");
-    outage_logged_ = false;
-  }
-  return st;
+  (void)mirror_->Sync(true);
 }
 
 Status ExternalCatalogStore::Drop(const std::string& name, bool if_exists) {
-  if (cluster_) {
+  if (mirror_) {
     // The catalog's tables stay where they are: only the cluster's door to them goes, on every node.
-    auto removed = cluster_->Remove(name);
-    if (!removed.ok()) return ClusterRefusal("DROP CATALOG " + name, *cluster_, removed.status());
-    if (Status st = SyncFromCluster(false); !st.ok())
+    auto removed = mirror_->store().Remove(name);
+    if (!removed.ok()) return mirror_->Refusal("DROP CATALOG " + name, removed.status());
+    if (Status st = mirror_->Sync(false); !st.ok())
       log::Warn("catalog", "catalog {} was dropped from the cluster, but this node's copy is not updated yet: {}",
                 name, st.message());
     if (*removed || if_exists) return Status::Ok();

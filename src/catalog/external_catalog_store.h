@@ -9,14 +9,12 @@
 // SecretBox as storage connections' keys; they leave this class only through ExternalCatalogConfig, which is handed
 // to the Iceberg layer and nothing else. What SHOW shows (ExternalCatalogInfo) has them masked.
 //
-// On a cluster node (AttachCluster) the definitions are the cluster's (catalog/cluster_catalog_store.h): CREATE
+// On a cluster node (AttachCluster) the definitions are the cluster's (catalog/cluster_definition_store.h): CREATE
 // and DROP write PostgreSQL first, and the DuckDB tables above become this node's copy, brought in step every
-// second by a thread of the store's own and at once when a statement names a catalog the copy does not know. Reads
+// second by a ClusterMirror (catalog/cluster_mirror.h) and at once when a statement names a catalog the copy does
+// not know. Reads
 // (SHOW, Resolve, Exists) answer from the copy, so they go on while PostgreSQL is away; changes are refused then.
 #include <atomic>
-#include <condition_variable>
-#include <functional>
-#include <thread>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -27,7 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/cluster_catalog_store.h"
+#include "catalog/cluster_definition_store.h"
+#include "catalog/cluster_mirror.h"
 #include "catalog/property_table.h"
 #include "catalog/secret_box.h"
 #include "common/status.h"
@@ -78,8 +77,10 @@ class ExternalCatalogStore {
   // cluster's definition replaces this node's, with a warning in the log); from then on the cluster's
   // definitions are the truth and this node's copy follows them. Never fails on an unreachable PostgreSQL: the
   // poll thread keeps trying.
-  Status AttachCluster(std::unique_ptr<ClusterCatalogStore> cluster, std::chrono::milliseconds poll);
-  bool clustered() const { return cluster_ != nullptr; }
+  Status AttachCluster(std::unique_ptr<ClusterDefinitionStore> cluster, std::chrono::milliseconds poll);
+  bool clustered() const { return mirror_ != nullptr; }
+  // Where the cluster keeps external catalogs (sluice_external_catalogs), the URI and secrets sealed.
+  static ClusterDefinitionKind ClusterKind();
   // Brings this node's copy in step with the cluster's definitions (one version read when nothing changed). On a
   // node of its own, nothing. After a failure, on-demand calls are skipped for a second, so statements naming
   // unknown catalogs do not each wait for an unreachable PostgreSQL.
@@ -109,12 +110,10 @@ class ExternalCatalogStore {
   Result<std::vector<std::pair<std::string, std::string>>> Validate(const sql::CreateExternalCatalog& stmt);
   Result<std::vector<std::pair<std::string, std::string>>> PropertiesLocked(const std::string& name);
   // This node's copy: one catalog written (sealed under the node's key) or removed, in one DuckDB transaction.
-  Status WriteLocalLocked(const SharedCatalog& c, bool replace);
+  Status WriteLocalLocked(const SharedDefinition& c, bool replace);
   Status DeleteLocalLocked(const std::string& name);
-  Result<std::vector<SharedCatalog>> LocalCatalogsLocked();
-  Status SyncFromCluster(bool on_demand);
+  Result<std::vector<SharedDefinition>> LocalCatalogsLocked();
   void RefreshIfUnknown(const std::string& name);
-  void PollLoop(std::chrono::milliseconds poll);
   Result<StatementResult> Query(const std::string& sql);  // counted in queries_sent_
   std::mutex mu_;
   std::set<std::string> names_;  // lower case; guarded by mu_
@@ -123,18 +122,8 @@ class ExternalCatalogStore {
   std::unique_ptr<SecretBox> secrets_;
   std::atomic<uint64_t> generation_{0};
 
-  // Cluster (AttachCluster); null on a node of its own.
-  std::unique_ptr<ClusterCatalogStore> cluster_;
-  std::mutex sync_mu_;                        // one sync at a time; taken before mu_
-  int64_t applied_version_ = -1;              // guarded by sync_mu_
-  bool published_ = true;                     // this data directory's own catalogs offered; guarded by sync_mu_
-  std::map<std::string, std::string> applied_;  // lower-case name -> SharedCatalog::Fingerprint; under sync_mu_
-  std::chrono::steady_clock::time_point last_failure_{};  // under sync_mu_
-  bool outage_logged_ = false;                // under sync_mu_
-  std::mutex poll_mu_;
-  std::condition_variable poll_cv_;
-  bool stopping_ = false;                     // guarded by poll_mu_
-  std::thread poller_;
+  // Cluster (AttachCluster); null on a node of its own. Its thread calls back into this store: reset first.
+  std::unique_ptr<ClusterMirror> mirror_;
 };
 
 // "default_catalog", the catalog of Sluice's own databases (StarRocks' name for its internal catalog).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/egress_policy.h"
+#include "common/log.h"
 #include "common/ascii.h"
 #include "sql/parser.h"
 
@@ -42,7 +43,10 @@ Result<std::unique_ptr<VolumeStore>> VolumeStore::Open(storage::Database& db, co
         "loaded_at BIGINT NOT NULL);"
         "CREATE TABLE IF NOT EXISTS __sluice.volume_rejected_rows (target VARCHAR NOT NULL, file_url VARCHAR NOT NULL, "
         "line BIGINT NOT NULL, column_name VARCHAR NOT NULL, reason VARCHAR NOT NULL, raw VARCHAR NOT NULL, "
-        "created_at TIMESTAMP NOT NULL);");
+        "created_at TIMESTAMP NOT NULL);"
+        // A row per kind ('connections', 'volumes') once this data directory's own were offered to a cluster.
+        "CREATE TABLE IF NOT EXISTS __sluice.cluster_volume_membership (kind VARCHAR NOT NULL, "
+        "joined_at BIGINT NOT NULL);");
   }));
   RETURN_IF_ERROR(store->MigrateRejectedRowsTime());
   return store;
@@ -95,27 +99,31 @@ Status VolumeStore::CreateConnection(const sql::CreateStorageConnection& stmt, i
   }
   if (region.empty()) return Status::InvalidArgument("REGION may not be empty: leave it out for us-east-1");
   RETURN_IF_ERROR(egress::CheckEgressUrl("S3 endpoint", endpoint, 443));
-  std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(bool exists, ExistsLocked("storage_connections", stmt.name));
-  if (exists) {
-    if (stmt.if_not_exists) return Status::Ok();
+  const SharedDefinition c{stmt.name, type, comment, now_ms,
+                           {{"endpoint", endpoint}, {"region", region}, {"access_id", access_id},
+                            {"access_key", access_key}}};
+  auto exists = [&] {
     return Status::AlreadyExists("a storage connection named '" + stmt.name +
                                  "' already exists: DROP CONNECTION it first or choose another name");
-  }
-  return con_->Execute("INSERT INTO __sluice.storage_connections VALUES (" + QuoteLiteral(stmt.name) + ", " +
-                       QuoteLiteral(type) + ", " + QuoteLiteral(endpoint) + ", " + QuoteLiteral(region) + ", " +
-                       QuoteLiteral(access_id) + ", " + QuoteLiteral(secrets_->Seal(access_key)) + ", " + QuoteLiteral(comment) +
-                       ", " + std::to_string(now_ms) + ")");
+  };
+  if (connections_mirror_)
+    return CreateShared(*connections_mirror_, "storage_connections", c, stmt.if_not_exists,
+                        "CREATE STORAGE CONNECTION " + stmt.name, exists);
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(bool found, ExistsLocked("storage_connections", stmt.name));
+  if (found) return stmt.if_not_exists ? Status::Ok() : exists();
+  return WriteConnectionLocked(c);
 }
 
 Status VolumeStore::CreateVolume(const sql::CreateVolume& stmt, int64_t now_ms) {
   ASSIGN_OR_RETURN(source::VolumeLocation loc, source::ParseVolumeLocation(stmt.location));
-  std::lock_guard<std::mutex> lock(mu_);
   std::string connection;
   if (loc.scheme == source::VolumeLocation::Scheme::kS3) {
     if (stmt.connection.empty())
       return Status::InvalidArgument("the S3 volume " + stmt.name +
                                      " needs USING CONNECTION <name> (see CREATE STORAGE CONNECTION)");
+    SyncShared();  // a connection created on another node a moment ago
+    std::lock_guard<std::mutex> lock(mu_);
     ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name FROM __sluice.storage_connections WHERE " +
                                          NameMatch(stmt.connection)));
     if (r.result_set->rows.empty())
@@ -127,47 +135,205 @@ Status VolumeStore::CreateVolume(const sql::CreateVolume& stmt, int64_t now_ms) 
     return Status::InvalidArgument("the folder volume " + stmt.name +
                                    " takes no connection: leave out USING CONNECTION for 'file://' locations");
   }
-  ASSIGN_OR_RETURN(bool exists, ExistsLocked("volumes", stmt.name));
-  if (exists) {
-    if (stmt.if_not_exists) return Status::Ok();
+  const SharedDefinition v{stmt.name, "volume", stmt.comment, now_ms,
+                           {{"location", loc.url}, {"connection", connection},
+                            {"recursive", stmt.recursive.value_or(false) ? "true" : "false"}}};
+  auto exists = [&] {
     return Status::AlreadyExists("a volume named '" + stmt.name +
                                  "' already exists: DROP VOLUME it first or choose another name");
-  }
-  return con_->Execute("INSERT INTO __sluice.volumes VALUES (" + QuoteLiteral(stmt.name) + ", " +
-                       QuoteLiteral(loc.url) + ", " + QuoteLiteral(connection) + ", " +
-                       (stmt.recursive.value_or(false) ? "true" : "false") + ", " + QuoteLiteral(stmt.comment) + ", " +
-                       std::to_string(now_ms) + ")");
+  };
+  if (volumes_mirror_)
+    return CreateShared(*volumes_mirror_, "volumes", v, stmt.if_not_exists, "CREATE EXTERNAL VOLUME " + stmt.name,
+                        exists);
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(bool found, ExistsLocked("volumes", stmt.name));
+  if (found) return stmt.if_not_exists ? Status::Ok() : exists();
+  return WriteVolumeLocked(v);
 }
 
 Status VolumeStore::DropConnection(const std::string& name, bool if_exists) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(bool exists, ExistsLocked("storage_connections", name));
-  if (!exists) {
-    if (if_exists) return Status::Ok();
+  auto missing = [&] {
     return Status::NotFound("storage connection '" + name + "' does not exist (SHOW CONNECTIONS lists them)");
+  };
+  SyncShared();  // the volumes using it, as the cluster has them
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(bool exists, ExistsLocked("storage_connections", name));
+    if (!exists && !connections_mirror_) return if_exists ? Status::Ok() : missing();
+    ASSIGN_OR_RETURN(auto users, con_->Query("SELECT name FROM __sluice.volumes WHERE lower(connection) = lower(" +
+                                             QuoteLiteral(name) + ") ORDER BY name"));
+    if (!users.result_set->rows.empty()) {
+      std::string list;
+      for (const auto& row : users.result_set->rows) list += (list.empty() ? "" : ", ") + *row[0];
+      return Status::InvalidArgument("storage connection '" + name + "' is used by volume(s) " + list +
+                                     ": drop them first");
+    }
+    if (!connections_mirror_) return DeleteLocked("storage_connections", name);
   }
-  ASSIGN_OR_RETURN(auto users, con_->Query("SELECT name FROM __sluice.volumes WHERE lower(connection) = lower(" +
-                                           QuoteLiteral(name) + ") ORDER BY name"));
-  if (!users.result_set->rows.empty()) {
-    std::string list;
-    for (const auto& row : users.result_set->rows) list += (list.empty() ? "" : ", ") + *row[0];
-    return Status::InvalidArgument("storage connection '" + name + "' is used by volume(s) " + list +
-                                   ": drop them first");
-  }
-  return con_->Execute("DELETE FROM __sluice.storage_connections WHERE " + NameMatch(name));
+  return DropShared(*connections_mirror_, name, if_exists, "DROP STORAGE CONNECTION " + name, missing);
 }
 
 Status VolumeStore::DropVolume(const std::string& name, bool if_exists) {
+  auto missing = [&] { return Status::NotFound("volume '" + name + "' does not exist (SHOW VOLUMES lists them)"); };
+  if (volumes_mirror_) return DropShared(*volumes_mirror_, name, if_exists, "DROP VOLUME " + name, missing);
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(bool exists, ExistsLocked("volumes", name));
-  if (!exists) {
-    if (if_exists) return Status::Ok();
-    return Status::NotFound("volume '" + name + "' does not exist (SHOW VOLUMES lists them)");
+  if (!exists) return if_exists ? Status::Ok() : missing();
+  return DeleteLocked("volumes", name);
+}
+
+Status VolumeStore::WriteConnectionLocked(const SharedDefinition& c) {
+  return storage::InTransaction(*con_, [&] {
+    RETURN_IF_ERROR(DeleteLocked("storage_connections", c.name));
+    return con_->Execute("INSERT INTO __sluice.storage_connections VALUES (" + QuoteLiteral(c.name) + ", " +
+                         QuoteLiteral(c.type) + ", " + QuoteLiteral(c.Property("endpoint")) + ", " +
+                         QuoteLiteral(c.Property("region")) + ", " + QuoteLiteral(c.Property("access_id")) + ", " +
+                         QuoteLiteral(secrets_->Seal(c.Property("access_key"))) + ", " + QuoteLiteral(c.comment) +
+                         ", " + std::to_string(c.created_ms) + ")");
+  });
+}
+
+Status VolumeStore::WriteVolumeLocked(const SharedDefinition& v) {
+  return storage::InTransaction(*con_, [&] {
+    RETURN_IF_ERROR(DeleteLocked("volumes", v.name));
+    return con_->Execute("INSERT INTO __sluice.volumes VALUES (" + QuoteLiteral(v.name) + ", " +
+                         QuoteLiteral(v.Property("location")) + ", " + QuoteLiteral(v.Property("connection")) + ", " +
+                         (v.Property("recursive") == "true" ? "true" : "false") + ", " + QuoteLiteral(v.comment) +
+                         ", " + std::to_string(v.created_ms) + ")");
+  });
+}
+
+Status VolumeStore::DeleteLocked(const char* table, const std::string& name) {
+  return con_->Execute(std::string("DELETE FROM __sluice.") + table + " WHERE " + NameMatch(name));
+}
+
+// ---- Cluster ------------------------------------------------------------------------------------------------
+
+namespace {
+
+bool IsSealedConnectionProperty(const std::string& key) { return key == "access_key" || key == "access_id"; }
+
+}  // namespace
+
+ClusterDefinitionKind VolumeStore::ConnectionsKind() {
+  return ClusterDefinitionKind{"sluice_storage_connections", "sluice_storage_connection_state", "7305873260815045",
+                               "storage connection", "storage connections", &IsSealedConnectionProperty};
+}
+
+ClusterDefinitionKind VolumeStore::VolumesKind() {
+  return ClusterDefinitionKind{"sluice_volumes", "sluice_volume_state", "7305873260815046", "volume", "volumes",
+                               nullptr};
+}
+
+VolumeStore::~VolumeStore() {
+  volumes_mirror_.reset();
+  connections_mirror_.reset();
+}
+
+Result<std::vector<SharedDefinition>> VolumeStore::OwnLocked(const char* table) {
+  std::vector<SharedDefinition> out;
+  if (std::string(table) == "storage_connections") {
+    ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, type, endpoint, region, access_id, access_key, comment, "
+                                         "created_at FROM __sluice.storage_connections ORDER BY name"));
+    for (const auto& row : r.result_set->rows) {
+      ASSIGN_OR_RETURN(std::string key, secrets_->Unseal(*row[5]));
+      out.push_back(SharedDefinition{*row[0], *row[1], *row[6], Int(row[7]),
+                                     {{"endpoint", *row[2]}, {"region", *row[3]}, {"access_id", *row[4]},
+                                      {"access_key", std::move(key)}}});
+    }
+    return out;
   }
-  return con_->Execute("DELETE FROM __sluice.volumes WHERE " + NameMatch(name));
+  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, location, connection, recursive, comment, created_at FROM "
+                                       "__sluice.volumes ORDER BY name"));
+  for (const auto& row : r.result_set->rows)
+    out.push_back(SharedDefinition{*row[0], "volume", *row[4], Int(row[5]),
+                                   {{"location", *row[1]}, {"connection", *row[2]}, {"recursive", *row[3]}}});
+  return out;
+}
+
+MirrorCopy VolumeStore::CopyOf(const char* table, const char* kind,
+                               Status (VolumeStore::*write)(const SharedDefinition&)) {
+  MirrorCopy copy;
+  copy.own = [this, table] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return OwnLocked(table);
+  };
+  copy.published = [this, kind]() -> Result<bool> {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(auto r, con_->Query(std::string("SELECT count(*) FROM __sluice.cluster_volume_membership WHERE "
+                                                     "kind = ") + QuoteLiteral(kind)));
+    return r.result_set->rows[0][0] != std::optional<std::string>("0");
+  };
+  copy.mark_published = [this, kind] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return con_->Execute(std::string("INSERT INTO __sluice.cluster_volume_membership VALUES (") + QuoteLiteral(kind) +
+                         ", epoch_ms(now()))");
+  };
+  copy.names = [this, table] {
+    std::set<std::string> names;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto r = con_->Query(std::string("SELECT lower(name) FROM __sluice.") + table);
+    if (r.ok())
+      for (const auto& row : r->result_set->rows) names.insert(*row[0]);
+    return names;
+  };
+  copy.apply = [this, table, write](const std::vector<std::string>& removed,
+                                    const std::vector<const SharedDefinition*>& written) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& name : removed) RETURN_IF_ERROR(DeleteLocked(table, name));
+    for (const auto* item : written) RETURN_IF_ERROR((this->*write)(*item));
+    return Status::Ok();
+  };
+  return copy;
+}
+
+Status VolumeStore::AttachCluster(std::unique_ptr<ClusterDefinitionStore> connections,
+                                  std::unique_ptr<ClusterDefinitionStore> volumes, std::chrono::milliseconds poll) {
+  connections_mirror_ = std::make_unique<ClusterMirror>(
+      std::move(connections), CopyOf("storage_connections", "connections", &VolumeStore::WriteConnectionLocked),
+      "volume");
+  volumes_mirror_ = std::make_unique<ClusterMirror>(
+      std::move(volumes), CopyOf("volumes", "volumes", &VolumeStore::WriteVolumeLocked), "volume");
+  RETURN_IF_ERROR(connections_mirror_->Start(poll));
+  return volumes_mirror_->Start(poll);
+}
+
+void VolumeStore::SyncShared() {
+  if (!volumes_mirror_) return;
+  (void)connections_mirror_->Sync(true);
+  (void)volumes_mirror_->Sync(true);
+}
+
+Status VolumeStore::CreateShared(ClusterMirror& mirror, const char* table, const SharedDefinition& item,
+                                 bool if_not_exists, const std::string& where,
+                                 const std::function<Status()>& exists) {
+  (void)mirror.Sync(true);  // the copy answers early; the cluster's table decides (its primary key)
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSIGN_OR_RETURN(bool found, ExistsLocked(table, item.name));
+    if (found) return if_not_exists ? Status::Ok() : exists();
+  }
+  auto inserted = mirror.store().Insert(item);
+  if (!inserted.ok()) return mirror.Refusal(where, inserted.status());
+  if (Status st = mirror.Sync(false); !st.ok())
+    log::Warn("volume", "{} is the cluster's, but this node's copy is not written yet: {}", item.name, st.message());
+  if (*inserted || if_not_exists) return Status::Ok();
+  return exists();
+}
+
+Status VolumeStore::DropShared(ClusterMirror& mirror, const std::string& name, bool if_exists,
+                               const std::string& where, const std::function<Status()>& missing) {
+  auto removed = mirror.store().Remove(name);
+  if (!removed.ok()) return mirror.Refusal(where, removed.status());
+  if (Status st = mirror.Sync(false); !st.ok())
+    log::Warn("volume", "{} was dropped from the cluster, but this node's copy is not updated yet: {}", name,
+              st.message());
+  if (*removed || if_exists) return Status::Ok();
+  return missing();
 }
 
 Result<std::vector<StorageConnectionInfo>> VolumeStore::ListConnections() {
+  SyncShared();  // the same answer on every node
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, type, endpoint, region, access_id, comment, created_at FROM "
                                        "__sluice.storage_connections ORDER BY name"));
@@ -187,6 +353,7 @@ Result<std::vector<StorageConnectionInfo>> VolumeStore::ListConnections() {
 }
 
 Result<std::vector<VolumeInfo>> VolumeStore::ListVolumes() {
+  SyncShared();
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT name, location, connection, recursive, comment, created_at FROM "
                                        "__sluice.volumes ORDER BY name"));
@@ -205,6 +372,10 @@ Result<std::vector<VolumeInfo>> VolumeStore::ListVolumes() {
 }
 
 Result<ResolvedVolume> VolumeStore::Resolve(const std::string& volume) {
+  // On a cluster the volume (or its connection) may have been created, changed or dropped on another node a moment
+  // ago: the copy is brought in step first (one version read when nothing changed), so every node resolves a name
+  // the same way; PostgreSQL away, the copy answers.
+  SyncShared();
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT v.name, v.location, v.connection, v.recursive, v.comment, "
                                        "v.created_at, c.endpoint, c.region, c.access_id, c.access_key FROM "

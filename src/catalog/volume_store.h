@@ -7,7 +7,15 @@
 // Connection and volume names are global (not per database) and compared case-insensitively. The access key is
 // stored sealed (SecretBox: AES-256-GCM, key in <data dir>/secrets.key) and leaves this class only through
 // ResolvedVolume::credentials, which is handed to the S3 client and nothing else.
+//
+// On a cluster node (AttachCluster) connections and volumes are the cluster's (docs/cluster.md): CREATE and DROP
+// write PostgreSQL first (sluice_storage_connections, sluice_volumes: catalog/cluster_definition_store.h, the
+// access id and key sealed under --cluster-key-file), and the two tables above become this node's copy, kept in
+// step by a ClusterMirror each (catalog/cluster_mirror.h). Reads answer from the copy; one naming a volume the copy
+// does not know brings it in step first.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "catalog/cluster_definition_store.h"
+#include "catalog/cluster_mirror.h"
 #include "catalog/secret_box.h"
 #include "common/result_set.h"
 #include "common/status.h"
@@ -78,6 +88,17 @@ class VolumeStore {
  public:
   // `secrets_key_file`: see SecretBox::Open (empty: a key in memory, for in-memory databases).
   static Result<std::unique_ptr<VolumeStore>> Open(storage::Database& db, const std::string& secrets_key_file);
+  ~VolumeStore();
+
+  // Makes connections and volumes the cluster's: the first time this data directory joins a cluster its own are
+  // offered (a name the cluster has keeps the cluster's definition); from then on the cluster's are the truth.
+  // Never fails on an unreachable PostgreSQL: the mirrors keep trying.
+  Status AttachCluster(std::unique_ptr<ClusterDefinitionStore> connections,
+                       std::unique_ptr<ClusterDefinitionStore> volumes, std::chrono::milliseconds poll);
+  bool clustered() const { return volumes_mirror_ != nullptr; }
+  // Where the cluster keeps them: sluice_storage_connections (access id and key sealed), sluice_volumes.
+  static ClusterDefinitionKind ConnectionsKind();
+  static ClusterDefinitionKind VolumesKind();
 
   Status CreateConnection(const sql::CreateStorageConnection& stmt, int64_t now_ms);
   Status CreateVolume(const sql::CreateVolume& stmt, int64_t now_ms);
@@ -114,11 +135,27 @@ class VolumeStore {
   VolumeStore(std::unique_ptr<storage::Connection> con, std::unique_ptr<SecretBox> secrets)
       : con_(std::move(con)), secrets_(std::move(secrets)) {}
   Result<bool> ExistsLocked(const char* table, const std::string& name);
+  // One connection or volume of the node's own tables, written (replacing one of that name) or removed.
+  Status WriteConnectionLocked(const SharedDefinition& c);
+  Status WriteVolumeLocked(const SharedDefinition& v);
+  Status DeleteLocked(const char* table, const std::string& name);
+  // A CREATE / DROP on a cluster node: the cluster's table decides, this node's copy follows.
+  Status CreateShared(ClusterMirror& mirror, const char* table, const SharedDefinition& item, bool if_not_exists,
+                      const std::string& where, const std::function<Status()>& exists);
+  Status DropShared(ClusterMirror& mirror, const std::string& name, bool if_exists, const std::string& where,
+                    const std::function<Status()>& missing);
+  MirrorCopy CopyOf(const char* table, const char* kind, Status (VolumeStore::*write)(const SharedDefinition&));
+  Result<std::vector<SharedDefinition>> OwnLocked(const char* table);
+  // On a cluster node, the copy brought in step (on demand: skipped for a second after a failure).
+  void SyncShared();
   // volume_rejected_rows.created_at was epoch milliseconds (BIGINT) before it became a TIMESTAMP.
   Status MigrateRejectedRowsTime();
   std::mutex mu_;
   std::unique_ptr<storage::Connection> con_;
   std::unique_ptr<SecretBox> secrets_;
+  // Cluster (AttachCluster); null on a node of its own. Their threads call back into this store: reset first.
+  std::unique_ptr<ClusterMirror> connections_mirror_;
+  std::unique_ptr<ClusterMirror> volumes_mirror_;
 };
 
 }  // namespace sluice::catalog

@@ -18,7 +18,7 @@ Result<PgClient*> PgAccountReplica::ConnectedLocked() {
   }
   if (!table_ready_) {
     RETURN_IF_ERROR(pg_->Begin());
-    for (const std::string sql : {std::string("SELECT pg_advisory_xact_lock(") + kCreateLockKey + ")",
+    for (const std::string& sql : {std::string("SELECT pg_advisory_xact_lock(") + kCreateLockKey + ")",
                                   std::string(kCreateAccounts)}) {
       if (auto r = pg_->Exec(sql); !r.ok()) {
         pg_->Rollback();

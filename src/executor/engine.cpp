@@ -80,13 +80,20 @@ Result<std::unique_ptr<Engine>> Engine::Open(const std::string& database_file,
   }
   ASSIGN_OR_RETURN(engine->external_catalogs_, catalog::ExternalCatalogStore::Open(*engine->db_, secrets_key_file));
   if (!scheduler_options.cluster.uri.empty()) {
-    // External catalogs are the cluster's (docs/cluster.md), sealed under the key the cluster's jobs use; learned
-    // before the jobs start, so a cluster job finds its catalog at once.
-    ASSIGN_OR_RETURN(auto shared, catalog::ClusterCatalogStore::Open(scheduler_options.cluster.uri,
-                                                                     scheduler_options.cluster.key_file.empty()
-                                                                         ? secrets_key_file
-                                                                         : scheduler_options.cluster.key_file));
+    // External catalogs, storage connections and volumes are the cluster's (docs/cluster.md), sealed under the key
+    // the cluster's jobs use; learned before the jobs start, so a cluster job finds its catalog and volume at once.
+    const std::string& uri = scheduler_options.cluster.uri;
+    const std::string cluster_key =
+        scheduler_options.cluster.key_file.empty() ? secrets_key_file : scheduler_options.cluster.key_file;
+    ASSIGN_OR_RETURN(auto shared, catalog::ClusterDefinitionStore::Open(catalog::ExternalCatalogStore::ClusterKind(),
+                                                                        uri, cluster_key));
     RETURN_IF_ERROR(engine->external_catalogs_->AttachCluster(std::move(shared), std::chrono::seconds(1)));
+    ASSIGN_OR_RETURN(auto connections,
+                     catalog::ClusterDefinitionStore::Open(catalog::VolumeStore::ConnectionsKind(), uri, cluster_key));
+    ASSIGN_OR_RETURN(auto volumes,
+                     catalog::ClusterDefinitionStore::Open(catalog::VolumeStore::VolumesKind(), uri, cluster_key));
+    RETURN_IF_ERROR(
+        engine->volumes_->AttachCluster(std::move(connections), std::move(volumes), std::chrono::seconds(1)));
   }
   // Data files of Iceberg tables a SELECT reads are copied here (inside the scratch folder, where DuckDB may read),
   // at most 1 GiB of them kept between statements.

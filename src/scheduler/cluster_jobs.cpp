@@ -161,7 +161,8 @@ void JobRegistry::AssignPartitions() {
       if (!job->cluster || IsVolumePipe(job->stored.def)) continue;  // AssignPipeLeases
       Work w;
       w.job = job;
-      w.wants = member && Live(job->stored.state) && !job->current_partitions.empty();
+      // A node its virtual cluster does not name takes no share: the named nodes split the partitions.
+      w.wants = member && Live(job->stored.state) && !job->current_partitions.empty() && MayRunHereLocked(*job);
       w.partitions = job->current_partitions;
       w.held = job->leases;
       if (!w.wants && w.held.empty() && !member_leases_.count(id)) continue;
@@ -170,6 +171,10 @@ void JobRegistry::AssignPartitions() {
   }
   cluster::LeaseStore leases(*lease_pg_, options_.cluster.node_timeout);
   std::set<std::string> alive_set(alive.begin(), alive.end());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    NoteNodeWaitsLocked(alive_set);
+  }
   for (auto& w : work) {
     const int64_t id = w.job->stored.id;
     std::map<int32_t, cluster::Lease> held;
@@ -288,7 +293,7 @@ void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member) {
       if (!job->cluster || !IsVolumePipe(job->stored.def)) continue;
       Work w;
       w.job = job;
-      w.wants = member && Live(job->stored.state) && job->cluster_ready;
+      w.wants = member && Live(job->stored.state) && job->cluster_ready && MayRunHereLocked(*job);
       if (auto it = job->leases.find(kWholePipe); it != job->leases.end()) w.held = it->second;
       if (!w.wants && !w.held) continue;
       work.push_back(std::move(w));

@@ -7,10 +7,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "catalog/catalog.h"
 #include "catalog/cluster_job_store.h"
+#include "catalog/cluster_mirror.h"
 #include "cluster/pg_client.h"
 #include "common/text_batch.h"
 #include "catalog/routine_load_store.h"
@@ -128,6 +130,14 @@ class JobRegistry {
   // Tasks the cluster runs at once: its size, or the worker pool's for "default".
   int64_t VclusterSizeLocked(const std::string& cluster) const;
   Status CheckVclusterExists(const std::string& name);
+  // virtual_clusters.cpp: whether this node may run `job`: a pipe of the cluster whose virtual cluster names its
+  // nodes runs only on them (its partitions' and its pipe:<id> leases are taken by those nodes only). The cluster
+  // threads consult it before they take a lease; true on a server of its own and for jobs of the node's own.
+  bool MayRunHereLocked(const JobRuntime& job) const;
+  // Every tick, from the live nodes: a pipe no live node may run waits, and says so (JobRuntime::node_wait).
+  void NoteNodeWaitsLocked(const std::set<std::string>& alive);
+  // On a cluster node: virtual clusters are the cluster's (sluice_vclusters), this node's table their copy.
+  Status AttachVclustersToCluster();
   void WaitForTasksToEnd(const std::shared_ptr<JobRuntime>& job);
   // A pipe batch that could not commit (too many error rows, a file that cannot load): the pipe retries it, backing
   // off, and fails after MAX_SKIP_BATCH_COUNT_ON_ERROR batches in a row. The reason and messages say `in_a_row`
@@ -214,7 +224,12 @@ class JobRegistry {
   bool stopping_ = false;
   int running_tasks_ = 0;
   std::map<int64_t, std::shared_ptr<JobRuntime>> jobs_;
-  std::map<std::string, int> vclusters_;  // name -> size (tasks at once); "default" is the worker pool
+  struct Vcluster {
+    int size = 1;                    // tasks at once
+    std::vector<std::string> nodes;  // the nodes that run its cluster pipes; empty: every node
+  };
+  std::map<std::string, Vcluster> vclusters_;  // "default" (the worker pool) is not in it
+  std::unique_ptr<catalog::ClusterMirror> vcluster_mirror_;  // on a cluster node; its thread calls back here
   std::atomic<int64_t> next_task_id_{1};
   std::thread scheduler_;
   std::thread lag_refresher_;

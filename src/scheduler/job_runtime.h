@@ -96,6 +96,9 @@ struct JobRuntime {
   // A cluster volume pipe this node could start (its volume, table and format checked): only then does it take the
   // pipe's lease, so a node without the volume or the catalog leaves the pipe to the others.
   bool cluster_ready = false;
+  // A cluster pipe whose virtual cluster names its nodes, none of which is alive: why it waits (SHOW PIPES'
+  // last_error on the nodes that may not run it). Set by the cluster thread every tick.
+  std::string node_wait;
   catalog::JobState shared_state = catalog::JobState::kNeedSchedule;  // the state in PostgreSQL, as last known
   uint64_t local_write = 0;  // JobRegistry::cluster_writes_ at this node's last write of the job
 };

@@ -27,8 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kDefaultVcluster = "default";
-
 std::string PipeStatus(const catalog::StoredJob& s) {
   if (s.state == JobState::kPaused && s.reason == catalog::kPipeSuspendedReason) return "SUSPENDED";
   // Waiting for the disk: it goes on by itself, so it is not FAILED; last_error says why nothing loads.
@@ -86,100 +84,6 @@ void JobRegistry::PipeBatchFailedLocked(JobRuntime& job, TaskGroup& group, const
   group.next_run = now + Seconds(group.backoff_seconds);
   group.message = reason + "; " + retrying + " " + std::to_string(static_cast<int>(group.backoff_seconds)) + " s";
   job.other_msg = group.message;
-}
-
-// ---- Virtual clusters ---------------------------------------------------------------------------------------
-
-Status JobRegistry::LoadVclusters() {
-  ASSIGN_OR_RETURN(auto con, db_.Connect());
-  RETURN_IF_ERROR(catalog::EnsureLoadHistoryTable(*con));
-  RETURN_IF_ERROR(con->Execute("CREATE SCHEMA IF NOT EXISTS __sluice; CREATE TABLE IF NOT EXISTS __sluice.vclusters "
-                               "(name VARCHAR NOT NULL, size INTEGER NOT NULL, create_time BIGINT NOT NULL)"));
-  ASSIGN_OR_RETURN(auto rows, con->Query("SELECT name, size FROM __sluice.vclusters"));
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& r : rows.result_set->rows) {
-    if (r[0] && r[1]) vclusters_[*r[0]] = std::stoi(*r[1]);
-  }
-  return Status::Ok();
-}
-
-bool JobRegistry::VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const {
-  auto it = vclusters_.find(cluster);
-  if (it == vclusters_.end()) return cluster == kDefaultVcluster;  // default: only the worker pool bounds it
-  auto r = running.find(cluster);
-  return (r == running.end() ? 0 : r->second) < it->second;
-}
-
-int64_t JobRegistry::VclusterSizeLocked(const std::string& cluster) const {
-  auto it = vclusters_.find(cluster);
-  return it == vclusters_.end() ? static_cast<int64_t>(pool_->size()) : it->second;
-}
-
-Status JobRegistry::CheckVclusterExists(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (name == kDefaultVcluster || vclusters_.count(name)) return Status::Ok();
-  std::string known = kDefaultVcluster;
-  for (const auto& [n, size] : vclusters_) known += ", " + n;
-  return Status::NotFound("virtual cluster '" + name + "' does not exist (there are: " + known +
-                          "); create it with CREATE VCLUSTER " + name + " VCLUSTER_SIZE = n");
-}
-
-Status JobRegistry::CreateVcluster(const sql::CreateVcluster& stmt) {
-  if (stmt.name == kDefaultVcluster)
-    return stmt.if_not_exists ? Status::Ok()
-                              : Status::AlreadyExists("virtual cluster 'default' always exists (it is the worker pool)");
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (vclusters_.count(stmt.name))
-      return stmt.if_not_exists ? Status::Ok()
-                                : Status::AlreadyExists("virtual cluster '" + stmt.name + "' already exists");
-  }
-  ASSIGN_OR_RETURN(auto con, db_.Connect());
-  RETURN_IF_ERROR(con->Execute("INSERT INTO __sluice.vclusters VALUES (" + sql::QuoteLiteral(stmt.name) + ", " +
-                               std::to_string(stmt.size) + ", " + std::to_string(WallClockMs()) + ")"));
-  std::lock_guard<std::mutex> lock(mu_);
-  vclusters_[stmt.name] = static_cast<int>(stmt.size);
-  return Status::Ok();
-}
-
-Status JobRegistry::DropVcluster(const sql::DropVcluster& stmt) {
-  if (stmt.name == kDefaultVcluster) return Status::InvalidArgument("virtual cluster 'default' cannot be dropped");
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!vclusters_.count(stmt.name))
-      return stmt.if_exists ? Status::Ok() : Status::NotFound("virtual cluster '" + stmt.name + "' does not exist");
-    for (const auto& [id, j] : jobs_) {
-      if (IsLivePipe(*j) && j->stored.def.pipe->virtual_cluster == stmt.name)
-        return Status::InvalidArgument("virtual cluster '" + stmt.name + "' runs pipe '" + j->stored.def.db + "." +
-                                       j->stored.def.name + "'; drop the pipe or ALTER PIPE " + j->stored.def.name +
-                                       " SET VIRTUAL_CLUSTER = '...' first");
-    }
-  }
-  ASSIGN_OR_RETURN(auto con, db_.Connect());
-  RETURN_IF_ERROR(con->Execute("DELETE FROM __sluice.vclusters WHERE name = " + sql::QuoteLiteral(stmt.name)));
-  std::lock_guard<std::mutex> lock(mu_);
-  vclusters_.erase(stmt.name);
-  return Status::Ok();
-}
-
-Result<ResultSet> JobRegistry::ShowVclusters(const sql::ShowVclusters& stmt) {
-  ResultSet rs;
-  rs.AddColumn("name");
-  for (const char* c : {"size", "running_tasks", "pipes"}) rs.AddColumn(c, ValueType::kBigInt);
-  std::lock_guard<std::mutex> lock(mu_);
-  std::map<std::string, int> sizes = vclusters_;
-  sizes[kDefaultVcluster] = static_cast<int>(pool_ ? pool_->size() : 0);
-  for (const auto& [name, size] : sizes) {
-    if (stmt.like && !LikeMatch(name, *stmt.like)) continue;
-    int running = 0, pipes = 0;
-    for (const auto& [id, j] : jobs_) {
-      if (!IsLivePipe(*j) || j->stored.def.pipe->virtual_cluster != name) continue;
-      pipes++;
-      for (const auto& g : j->groups) running += g->running;
-    }
-    rs.rows.push_back({name, std::to_string(size), std::to_string(running), std::to_string(pipes)});
-  }
-  return rs;
 }
 
 // ---- Pipes --------------------------------------------------------------------------------------------------
@@ -413,7 +317,8 @@ PipeSnapshot Snapshot(const JobRuntime& j) {
   s.stored = j.stored;
   // A cluster pipe: its state in the cluster, the same on every node (not this node's regrouping).
   if (j.cluster) s.stored.state = j.shared_state;
-  s.other_msg = j.other_msg;
+  // No node that may run it is alive: that is why nothing loads, whatever this node last tried.
+  s.other_msg = j.node_wait.empty() ? j.other_msg : j.node_wait;
   s.latest = j.latest_offsets;
   s.timestamps = j.last_timestamp_ms;
   s.pending_files = j.pending_files;

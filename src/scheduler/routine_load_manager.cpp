@@ -110,6 +110,8 @@ Status JobRegistry::Start() {
   }
   RETURN_IF_ERROR(LoadVclusters());
   if (!options_.cluster.uri.empty()) {
+    // Virtual clusters are the cluster's: learned before the jobs are, so a cluster pipe finds its own.
+    RETURN_IF_ERROR(AttachVclustersToCluster());
     // Cluster jobs are read by the cluster thread, which rides out a PostgreSQL that cannot be reached yet.
     ASSIGN_OR_RETURN(cluster_store_, catalog::ClusterJobStore::Open(
                                          options_.cluster.uri, options_.cluster.key_file.empty()
@@ -136,6 +138,7 @@ void JobRegistry::Stop() {
   if (scheduler_.joinable()) scheduler_.join();
   if (lag_refresher_.joinable()) lag_refresher_.join();
   if (cluster_thread_.joinable()) cluster_thread_.join();
+  vcluster_mirror_.reset();  // its thread calls back into this registry
   if (pool_) pool_->Stop();
 }
 

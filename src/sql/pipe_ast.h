@@ -70,11 +70,13 @@ struct DescPipe {
 };
 
 // Virtual clusters: named worker pools bounding how many tasks of their pipes run at once.
-// `CREATE VCLUSTER [IF NOT EXISTS] name VCLUSTER_SIZE = n` (Lakehouse) or `... SIZE n`.
+// `CREATE VCLUSTER [IF NOT EXISTS] name VCLUSTER_SIZE = n [NODES = ('n1', ...)]` (Lakehouse) or `... SIZE n`.
 struct CreateVcluster {
   std::string name;
   bool if_not_exists = false;
   int64_t size = 1;
+  // On a cluster: the only nodes that run its pipes (empty: every node).
+  std::vector<std::string> nodes;
 };
 
 struct DropVcluster {

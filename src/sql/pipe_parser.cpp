@@ -1,4 +1,5 @@
 // CREATE / DROP / ALTER PIPE, SHOW PIPES and DESC PIPE (the Lakehouse dialect, shared/reference/pipe.md).
+#include <algorithm>
 #include <string>
 
 #include "common/ascii.h"
@@ -309,7 +310,19 @@ Result<Statement> ParseVcluster(TokenStream& ts) {
       (void)ignored;
       continue;
     }
-    return ts.Error("VCLUSTER_SIZE = n (or SIZE n)");
+    if (ts.AcceptWord("NODES")) {
+      // NODES = ('n1', 'n2'): the cluster nodes that run the virtual cluster's pipes, by SHOW NODES' names.
+      ts.AcceptSymbol("=");
+      RETURN_IF_ERROR(ts.ExpectSymbol("("));
+      do {
+        ASSIGN_OR_RETURN(std::string node, ts.ExpectString("a node name in quotes, as SHOW NODES lists it"));
+        if (node.empty()) return ts.Error("a node name (NODES = ('n1', 'n2'))");
+        if (std::find(s.nodes.begin(), s.nodes.end(), node) == s.nodes.end()) s.nodes.push_back(std::move(node));
+      } while (ts.AcceptSymbol(","));
+      RETURN_IF_ERROR(ts.ExpectSymbol(")"));
+      continue;
+    }
+    return ts.Error("VCLUSTER_SIZE = n (or SIZE n) [NODES = ('node', ...)]");
   }
   if (!sized) return ts.Error("VCLUSTER_SIZE = n (or SIZE n)");
   return Statement{std::move(s)};

@@ -82,8 +82,7 @@ def test_a_moved_volume_pipe_lists_every_file_once_on_every_node(t):
     with Postgres() as pg, S3rver() as s3:
         s3.create_bucket(LANDING)
         nodes, conns = setup(t, pg, s3, None)
-        for conn in conns.values():
-            define_volume(conn, s3)
+        define_volume(conns["n1"], s3)
         c = Collector()
         put_files(s3, 1, first_files, per)
         kh.query(conns["n1"], "CREATE PIPE d.vp BATCH_INTERVAL_IN_SECONDS = '1' INGEST_MODE = 'LIST' AS COPY INTO "

@@ -62,7 +62,7 @@ TEST(JobStatistics, MissingKeysAreZeroAndMalformedTextIsAnError) {
   for (const char* bad : {"[1,2]", "not json", R"({"loadedRows":"7"})", R"({"errorRows":1.5})"}) {
     auto r = ParseStatistics(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().message();
+    if (!r.ok()) { EXPECT_NE(r.status().message().find(bad), std::string::npos) << r.status().message(); }
   }
 }
 
