@@ -40,6 +40,8 @@ Result<cluster::PgClient*> ClusterJobStore::ConnectedLocked() {
             // Pipes joined routine loads later: a table created before holds routine loads only.
             std::string("ALTER TABLE sluice_routine_loads ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT "
                         "'routine_load'"),
+            // ALTER PIPE ... EXECUTE reaching the node that runs the pipe came later still.
+            std::string("ALTER TABLE sluice_routine_loads ADD COLUMN IF NOT EXISTS wakes BIGINT NOT NULL DEFAULT 0"),
         }));
     tables_ready_ = true;
   }
@@ -107,7 +109,7 @@ Status ClusterJobStore::AlterJob(const StoredJob& job, const std::vector<int32_t
 Result<std::vector<StoredJob>> ClusterJobStore::LoadJobs() {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
-  ASSIGN_OR_RETURN(auto r, pg->Exec("SELECT id, definition, state, reason, create_time, pause_time, end_time "
+  ASSIGN_OR_RETURN(auto r, pg->Exec("SELECT id, definition, state, reason, create_time, pause_time, end_time, wakes "
                                     "FROM sluice_routine_loads ORDER BY id"));
   std::vector<StoredJob> out;
   for (const auto& row : r.rows) {
@@ -119,9 +121,20 @@ Result<std::vector<StoredJob>> ClusterJobStore::LoadJobs() {
       return def;
     };
     ASSIGN_OR_RETURN(StoredJob j, StoredJobFromRow(row, unseal));
+    if (row.size() > 7 && row[7]) j.wakes = std::stoll(*row[7]);
     out.push_back(std::move(j));
   }
   return out;
+}
+
+Result<int64_t> ClusterJobStore::Wake(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
+  ASSIGN_OR_RETURN(auto r, pg->Exec("UPDATE sluice_routine_loads SET wakes = wakes + 1 WHERE id = $1 "
+                                    "AND state NOT IN ('STOPPED', 'CANCELLED') RETURNING wakes",
+                                    {Str(id)}));
+  if (r.rows.empty() || !r.rows[0][0]) return Status::NotFound("the pipe was dropped in the cluster meanwhile");
+  return std::stoll(*r.rows[0][0]);
 }
 
 }  // namespace sluice::catalog

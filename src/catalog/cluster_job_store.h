@@ -3,7 +3,7 @@
 // URI`), kept in the cluster's PostgreSQL database so that every node sees the same jobs (docs/cluster.md):
 //
 //   sluice_routine_loads (id PRIMARY KEY, db, name, definition, state, reason, create_time, pause_time, end_time,
-//                         updated_at, kind 'routine_load' | 'pipe')
+//                         updated_at, kind 'routine_load' | 'pipe', wakes: ALTER PIPE ... EXECUTE count)
 //
 // Routine loads and pipes have names of their own (`kind`). A pipe is altered while it runs (ALTER PIPE), so its
 // definition is written by AlterJob only, never by UpdateJob: a node that writes a running pipe's state from a copy
@@ -42,6 +42,9 @@ class ClusterJobStore final : public JobStore {
   // be dropped (NotFound).
   Status AlterJob(const StoredJob& job, const std::vector<int32_t>& reset_partitions) override;
   Result<std::vector<StoredJob>> LoadJobs() override;
+  // ALTER PIPE ... EXECUTE: counts one more wake of the pipe (StoredJob::wakes) for the node that runs it, which
+  // sees it at its next read; returns the new count. NotFound when the pipe was dropped.
+  Result<int64_t> Wake(int64_t id);
 
  private:
   ClusterJobStore(std::string uri, std::unique_ptr<SecretBox> secrets)

@@ -25,6 +25,9 @@ struct StoredJob {
   int64_t create_time_ms = 0;
   int64_t pause_time_ms = 0;   // 0 = never
   int64_t end_time_ms = 0;
+  // ALTER PIPE ... EXECUTE statements so far on any node (ClusterJobStore only; 0 elsewhere): a node that sees the
+  // count grow runs the pipe's next batch now.
+  int64_t wakes = 0;
 };
 
 class JobStore {

@@ -1,7 +1,8 @@
 // Cluster jobs (docs/cluster.md): on a node started with --cluster, routine loads and pipes into Iceberg tables
 // live in the cluster's PostgreSQL database (catalog::ClusterJobStore), every node sees them, and their work is
 // split among the live nodes by leases with epochs (cluster::LeaseStore): the partitions of a routine load or a
-// Kafka pipe, a volume pipe whole (`pipe:<id>`). A node runs tasks only for what it holds, and a task's commit
+// Kafka pipe, a volume pipe whole (`pipe:<id>`, the pipes spread evenly over the nodes able to run them). A node
+// runs tasks only for what it holds, and a task's commit
 // first fences its leases: a node that lost a partition or a pipe commits nothing for it.
 //
 // One thread per node (ClusterLoop) does, every tick (1 s): read the jobs (SyncClusterJobs), then renew, take and
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/node_registry.h"
+#include "cluster/whole_job_split.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "scheduler/job_registry.h"
@@ -37,6 +39,21 @@ bool IsVolumePipe(const catalog::RoutineLoadDefinition& def) { return def.pipe &
 // A volume pipe runs whole on one node: one lease, kept in JobRuntime::leases under this key.
 constexpr int32_t kWholePipe = 0;
 std::string PipeResource(int64_t job_id) { return "pipe:" + std::to_string(job_id); }
+// A node able to run a volume pipe holds this lease while it may: the holders split the pipes (SplitWholeJobs).
+constexpr const char* kPipeMemberPrefix = "pipe_node:";
+std::string PipeMemberResource(int64_t job_id, const std::string& node) {
+  return kPipeMemberPrefix + std::to_string(job_id) + ":" + node;
+}
+std::optional<int64_t> PipeIdOfMember(const std::string& resource) {
+  const size_t from = std::char_traits<char>::length(kPipeMemberPrefix);
+  const size_t colon = resource.find(':', from);
+  if (colon == std::string::npos) return std::nullopt;
+  try {
+    return std::stoll(resource.substr(from, colon - from));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
 
 // This node's fair share of `total` partitions: the job's live members sorted by name, the first total % n of
 // them take one more. Every node computes the same split from the same list, so shares add up to the total exactly.
@@ -88,6 +105,7 @@ void JobRegistry::SyncClusterJobs() {
       auto job = std::make_shared<JobRuntime>();
       job->cluster = true;
       job->shared_state = s.state;
+      job->seen_wakes = s.wakes;  // EXECUTEs before this node saw the pipe are done
       job->stored = std::move(s);
       // Running in the cluster: this node schedules it too, for the partitions it will hold.
       if (job->stored.state == JobState::kRunning) job->stored.state = JobState::kNeedSchedule;
@@ -99,6 +117,11 @@ void JobRegistry::SyncClusterJobs() {
     }
     JobRuntime& job = *it->second;
     if (!job.cluster) continue;
+    if (s.wakes > job.seen_wakes) {
+      // ALTER PIPE ... EXECUTE on some node: the groups this node runs load their next batch now.
+      job.seen_wakes = s.wakes;
+      for (auto& g : job.groups) g->next_run = Clock::now();
+    }
     // This node wrote the job after the read began: its own write is newer than what was read.
     if (job.local_write > writes_before) continue;
     // Paused here by the storage gate (this node's disk): it resumes by itself, whatever the cluster says.
@@ -275,10 +298,10 @@ void JobRegistry::AssignPartitions() {
       if (!released.ok()) break;
     }
   }
-  AssignPipeLeases(leases, member);
+  AssignPipeLeases(leases, member, alive_set);
 }
 
-void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member) {
+void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member, const std::set<std::string>& alive) {
   const std::string& me = options_.cluster.node;
   const auto ttl = options_.cluster.node_timeout;
   struct Work {
@@ -295,12 +318,67 @@ void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member) {
       w.job = job;
       w.wants = member && Live(job->stored.state) && job->cluster_ready && MayRunHereLocked(*job);
       if (auto it = job->leases.find(kWholePipe); it != job->leases.end()) w.held = it->second;
-      if (!w.wants && !w.held) continue;
+      if (!w.wants && !w.held && !pipe_member_leases_.count(id)) continue;
       work.push_back(std::move(w));
+    }
+  }
+  // This node's membership of every pipe it may run: the nodes holding one split the pipes between them.
+  bool pg_failed = false;
+  for (const auto& w : work) {
+    const int64_t id = w.job->stored.id;
+    auto m = pipe_member_leases_.find(id);
+    if (!w.wants) {
+      if (m != pipe_member_leases_.end()) {
+        (void)leases.Release(m->second);
+        pipe_member_leases_.erase(m);
+      }
+      continue;
+    }
+    if (m != pipe_member_leases_.end()) {
+      auto renewed = leases.Renew(m->second, ttl);
+      if (!renewed.ok()) {
+        pg_failed = true;
+        continue;
+      }
+      if (*renewed) continue;
+      pipe_member_leases_.erase(m);
+    }
+    auto got = leases.Acquire(PipeMemberResource(id, me), me, ttl);
+    if (!got.ok()) pg_failed = true;
+    else if (got->acquired) pipe_member_leases_[id] = got->lease;
+  }
+  // Who runs each pipe, as every node computes it from the same memberships. Unread (PostgreSQL did not answer):
+  // this node keeps what it holds and takes nothing new.
+  std::map<int64_t, std::string> runner;
+  if (!pg_failed) {
+    auto members = leases.HeldWithPrefix(kPipeMemberPrefix);
+    auto holders = leases.HeldWithPrefix("pipe:");
+    if (members.ok() && holders.ok()) {
+      std::map<int64_t, std::vector<std::string>> eligible;
+      for (const auto& l : *members) {
+        if (!alive.count(l.holder)) continue;
+        auto id = PipeIdOfMember(l.resource);
+        if (id) eligible[*id].push_back(l.holder);
+      }
+      // Where each pipe runs now: the split keeps it there while that node is within its share.
+      std::map<int64_t, std::string> running;
+      for (const auto& l : *holders) {
+        try {
+          if (alive.count(l.holder)) running[std::stoll(l.resource.substr(5))] = l.holder;
+        } catch (const std::exception&) {
+          continue;  // not a resource this scheduler names
+        }
+      }
+      runner = cluster::SplitWholeJobs(eligible, running);
+    } else {
+      pg_failed = true;
     }
   }
   for (auto& w : work) {
     const int64_t id = w.job->stored.id;
+    auto r = runner.find(id);
+    const bool mine = !pg_failed && w.wants && r != runner.end() && r->second == me;
+    const bool elsewhere = !pg_failed && r != runner.end() && r->second != me;
     std::optional<cluster::Lease> now = w.held;
     std::optional<cluster::Lease> to_release;
     if (w.held) {
@@ -309,13 +387,14 @@ void JobRegistry::AssignPipeLeases(cluster::LeaseStore& leases, bool member) {
         log::Warn("scheduler", "pipe {}.{}: lost it (epoch {}) to another node", w.job->stored.def.db,
                   w.job->stored.def.name, w.held->epoch);
         now.reset();
-      } else if (!w.wants) {
+      } else if (!w.wants || elsewhere) {
+        // Given to another node by the split (a node joined or became eligible), or no longer runnable here.
         to_release = w.held;
         now.reset();
       }
       // Renewed; or PostgreSQL did not answer: kept, as it is still ours until it expires (the fence decides at
       // commit).
-    } else {
+    } else if (mine) {
       // Free, released, expired, or its holder is dead or left: the lease store's acquire refuses anything else.
       auto got = leases.Acquire(PipeResource(id), me, ttl);
       if (got.ok() && got->acquired) now = got->lease;
@@ -414,6 +493,33 @@ Result<FencedCommit> JobRegistry::FenceTask(const JobRuntime& job, const std::ve
   }
   out.summary["sluice.epochs." + std::to_string(job.stored.id)] = epochs.dump();
   out.witness = cluster::SameDatabaseWitness(options_.cluster.node, options_.cluster.incarnation);
+  return out;
+}
+
+Result<std::map<int64_t, std::set<std::string>>> JobRegistry::ClusterPipeRunners() {
+  std::lock_guard<std::mutex> lock(fence_mu_);
+  if (!fence_pg_) {
+    ASSIGN_OR_RETURN(fence_pg_, cluster::PgClient::Connect(options_.cluster.uri));
+  }
+  cluster::LeaseStore leases(*fence_pg_, options_.cluster.node_timeout);
+  std::map<int64_t, std::set<std::string>> out;
+  // A volume pipe's runner holds pipe:<id>; a Kafka pipe's run its partitions, job:<id>:partition:<n> (a
+  // membership, job:<id>:node:<name>, loads nothing by itself).
+  ASSIGN_OR_RETURN(auto whole, leases.HeldWithPrefix("pipe:"));
+  ASSIGN_OR_RETURN(auto partitions, leases.HeldWithPrefix("job:"));
+  for (const auto* list : {&whole, &partitions}) {
+    for (const auto& l : *list) {
+      const size_t from = l.resource.find(':') + 1;
+      const size_t to = l.resource.find(':', from);
+      if (list == &partitions && l.resource.find(":partition:") == std::string::npos) continue;
+      try {
+        out[std::stoll(l.resource.substr(from, to == std::string::npos ? std::string::npos : to - from))].insert(
+            l.holder);
+      } catch (const std::exception&) {
+        continue;  // not a resource this scheduler names
+      }
+    }
+  }
   return out;
 }
 

@@ -170,10 +170,11 @@ class JobRegistry {
   // Renews this node's leases, takes its fair share of every live cluster job's partitions, gives up what is
   // above it, and regroups a job whose partitions changed.
   void AssignPartitions();
-  // The same for volume pipes, each run whole by one node: holds or renews `pipe:<id>` while this node is alive
-  // (`member`) and able to run the pipe (JobRuntime::cluster_ready), releases it otherwise, and regroups a pipe
-  // whose lease came or went.
-  void AssignPipeLeases(cluster::LeaseStore& leases, bool member);
+  // The same for volume pipes, each run whole by one node: every node alive (`member`) and able to run a pipe
+  // (JobRuntime::cluster_ready, its virtual cluster's nodes) holds a membership `pipe_node:<id>:<node>`; the live
+  // members split the pipes evenly (cluster::SplitWholeJobs), and this node holds `pipe:<id>` for the pipes the
+  // split gives it, releases the others, and regroups a pipe whose lease came or went.
+  void AssignPipeLeases(cluster::LeaseStore& leases, bool member, const std::set<std::string>& alive);
   // Before a cluster volume pipe's commit: the pipe's lease still held at its epoch. Returns the summary entry
   // sluice.epochs.<job> = {"pipe":<epoch>}; Conflict when the lease was lost.
   Result<FencedCommit> FencePipeTask(const JobRuntime& job);
@@ -190,6 +191,8 @@ class JobRegistry {
   // Before a cluster task's commit: every partition of the task still held at its epoch (LeaseStore::Fence).
   // Returns the summary entry sluice.epochs.<job> = {"<partition>":<epoch>,...}; Conflict when a lease was lost.
   Result<FencedCommit> FenceTask(const JobRuntime& job, const std::vector<int32_t>& partitions);
+  // SHOW PIPES' node column: job id -> the nodes holding its leases (pipe:<id>, or its partitions).
+  Result<std::map<int64_t, std::set<std::string>>> ClusterPipeRunners();
   // Rows of SHOW ROUTINE LOAD TASK for the partitions of `job_id` other nodes hold.
   Result<std::vector<std::pair<std::string, std::vector<int32_t>>>> PartitionsHeldElsewhere(int64_t job_id);
   // The node name SHOW ROUTINE LOAD TASK shows in BeId ("0" on a server of its own).
@@ -238,6 +241,7 @@ class JobRegistry {
   std::unique_ptr<catalog::ClusterJobStore> cluster_store_;
   std::unique_ptr<cluster::PgClient> lease_pg_;  // the cluster thread's connection
   std::map<int64_t, cluster::Lease> member_leases_;  // cluster thread only: job id -> this node's job:<id>:node:<me>
+  std::map<int64_t, cluster::Lease> pipe_member_leases_;  // cluster thread only: pipe id -> pipe_node:<id>:<me>
   std::mutex fence_mu_;                           // guards fence_pg_ (workers fence, SHOW lists leases)
   std::unique_ptr<cluster::PgClient> fence_pg_;
   uint64_t cluster_writes_ = 0;                   // under mu_: counts this node's writes of cluster jobs

@@ -101,6 +101,7 @@ struct JobRuntime {
   std::string node_wait;
   catalog::JobState shared_state = catalog::JobState::kNeedSchedule;  // the state in PostgreSQL, as last known
   uint64_t local_write = 0;  // JobRegistry::cluster_writes_ at this node's last write of the job
+  int64_t seen_wakes = 0;    // catalog::StoredJob::wakes when this node last acted on it
 };
 
 }  // namespace sluice::scheduler

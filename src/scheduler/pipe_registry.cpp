@@ -2,6 +2,7 @@
 // (catalog::RoutineLoadDefinition::pipe), and virtual clusters bound how many of their tasks run at once.
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -247,6 +248,15 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
       if (state != JobState::kRunning && state != JobState::kNeedSchedule)
         return Status::InvalidArgument("pipe '" + stmt.name + "' is " + PipeStatus(job->stored) + "; ALTER PIPE " +
                                        stmt.name + " SET PIPE_EXECUTION_PAUSED = false first");
+      if (job->cluster) {
+        // The node that runs the pipe (perhaps another) sees the count grow within a tick (SyncClusterJobs).
+        auto wakes = cluster_store_->Wake(job->stored.id);
+        if (!wakes.ok())
+          return Status(wakes.status().code(), "pipe '" + stmt.name + "' belongs to the cluster, whose state is kept "
+                                               "in PostgreSQL: " + wakes.status().message() +
+                                               "; run the statement again once PostgreSQL answers");
+        job->seen_wakes = std::max(job->seen_wakes, *wakes);
+      }
       for (auto& g : job->groups) g->next_run = Clock::now();
       cv_.notify_all();
       return Status::Ok();
@@ -461,14 +471,32 @@ Result<ResultSet> JobRegistry::ShowPipes(const sql::ShowPipes& stmt, const std::
     }
   }
   std::sort(snaps.begin(), snaps.end(), [](const auto& a, const auto& b) { return a.stored.def.name < b.stored.def.name; });
+  // Which nodes run each cluster pipe, from the leases: the same answer on every node.
+  std::optional<std::map<int64_t, std::set<std::string>>> runners;
+  if (cluster_store_ && std::any_of(snaps.begin(), snaps.end(), [](const auto& s) { return s.cluster; })) {
+    auto held = ClusterPipeRunners();
+    if (held.ok()) runners = std::move(held).value();
+    else log::Warn("pipe", "SHOW PIPES: which node runs each cluster pipe is unknown: {}", held.status().message());
+  }
   ResultSet rs;
   for (const char* c : {"name", "status", "pipe_kind", "copy_statement", "virtual_cluster", "created_time", "comment",
-                        "last_error"})
+                        "last_error", "node"})
     rs.AddColumn(c);
   for (const auto& s : snaps) {
     const auto& p = *s.stored.def.pipe;
+    // node: a cluster pipe's runners (its lease holders, ", "-joined; NULL when PostgreSQL does not answer); a
+    // node's own pipe runs here (its name on a cluster node, empty on a server of its own).
+    std::optional<std::string> node = cluster_store_ ? options_.cluster.node : "";
+    if (s.cluster) {
+      node.reset();
+      if (runners) {
+        node = "";
+        if (auto it = runners->find(s.stored.id); it != runners->end())
+          for (const auto& n : it->second) *node += (node->empty() ? "" : ", ") + n;
+      }
+    }
     rs.rows.push_back({s.stored.def.name, PipeStatus(s.stored), PipeKind(s.stored.def), p.copy_statement,
-                       p.virtual_cluster, FormatTimeMs(s.stored.create_time_ms), p.comment, LastError(s)});
+                       p.virtual_cluster, FormatTimeMs(s.stored.create_time_ms), p.comment, LastError(s), node});
   }
   return rs;
 }

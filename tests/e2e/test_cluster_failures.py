@@ -8,17 +8,19 @@ that is not RUNNING.
 - test_every_failure_in_one_run: three nodes, node timeout 4 s; in one run: kill -9 of n3 mid-load (its
   partitions move to n1 and n2), SIGSTOP of n2 past the node timeout (n1 takes everything; after SIGCONT n2
   commits nothing under its old epochs and rejoins), n3 started again, a fourth node n4 that joins and takes its
-  share (3/3/3/3) and loads, PostgreSQL restarted once. The run ends with count = distinct = produced, read by
-  Sluice and by icebird, and every live node gives the same cluster-wide answer in SHOW ROUTINE LOAD and
-  information_schema.routine_load_jobs.
+  share (3/3/3/3) and loads, PostgreSQL restarted once. A volume pipe loads files arriving the whole time and
+  moves with its runner. The run ends with count = distinct = produced for both jobs, read by Sluice and by
+  icebird, and every live node gives the same cluster-wide answer in SHOW ROUTINE LOAD, SHOW PIPES and
+  information_schema.
 - test_a_hung_postgres_makes_jobs_wait: two nodes, node timeout 4 s; PostgreSQL SIGSTOPped (postmaster and
   backends: on loopback the kernel still acknowledges every packet, so only the nodes' client-side deadlines end
   the waits) for longer than the node timeout, then SIGCONT. The job stays RUNNING on both nodes, SHOW NODES and a
   query of the Iceberg table answer within a bound with a "cannot be reached" error, the nodes come back, and the
   table ends with count = distinct = produced.
 
-The jobs of the combined run and their end checks are listed in one place, JOBS: a job kind that becomes a cluster
-job (a volume pipe) is added there and runs through the same failures.
+The jobs of the combined run and their end checks are listed in one place, make_jobs: a routine load on the topic
+and a volume pipe over an S3 folder that a second producer adds a file to every 0.7 s, each into its own Iceberg
+table; both run through the same failures and end with count = distinct = produced.
 
     /usr/bin/python3 tests/e2e/test_cluster_failures.py --server build/sluice \
         --testbroker build/tools/testbroker/testbroker
@@ -35,9 +37,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_harness as kh  # noqa: E402
 from harness import Collector, TestSuite, check, eq  # noqa: E402
-from iceberg_harness import BUCKET, setup_lake  # noqa: E402
+from iceberg_harness import BUCKET, icebird, metadata_location, setup_lake  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
-from s3_harness import S3rver  # noqa: E402
+from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 from test_cluster_jobs import create_job, define_catalog, epochs, leases_by_node, shared_key  # noqa: E402
 from test_cluster_operations import (  # noqa: E402
     Producer, Watcher, back_after_postgres, cluster_node, error_of, loaded_once, ran_throughout, unreachable,
@@ -47,6 +49,7 @@ from test_cluster_operations import (  # noqa: E402
 suite = TestSuite("test_cluster_failures")
 PARTITIONS = 12
 TIMEOUT = 4  # --node-timeout-seconds: short, so that each failure takes seconds
+LANDING = "landing"  # the volume pipe's bucket
 
 
 class RoutineLoadJob:
@@ -85,9 +88,93 @@ class RoutineLoadJob:
         loaded_once(conn, pg, s3, ids, 180, "after every failure")
 
 
-def make_jobs(broker) -> list:
-    """Every job the combined run loads through its failures (a cluster volume pipe joins this list)."""
-    return [RoutineLoadJob(broker)]
+class FileProducer(threading.Thread):
+    """Puts a CSV file of `per` rows with new ids into s3://landing/in/ every `pause` seconds until stopped; `ids`
+    are those of the files s3rver took."""
+
+    def __init__(self, s3: S3rver, per: int = 25, pause: float = 0.7):
+        super().__init__(daemon=True)
+        self.s3, self.per, self.pause = s3, per, pause
+        self.ids: list[int] = []
+        self.error: Exception | None = None
+        self._halt = threading.Event()
+
+    def run(self):
+        k = 1
+        try:
+            while not self._halt.is_set():
+                ids = list(range(len(self.ids) + 1, len(self.ids) + 1 + self.per))
+                rows = "".join(f"{i},n{i},2024-05-0{1 + i % 3} 0{i % 10}:00:00,{i % 97}\n" for i in ids)
+                self.s3.put(LANDING, f"in/f{k:05d}.csv", rows.encode())
+                self.ids.extend(ids)
+                k += 1
+                self._halt.wait(self.pause)
+        except Exception as e:  # noqa: BLE001 -- reported by stop()
+            self.error = e
+
+    def stop(self) -> list[int]:
+        self._halt.set()
+        self.join(60)
+        check(self.error is None, f"the file producer failed: {self.error}")
+        return self.ids
+
+
+class VolumePipeJob:
+    """The volume pipe d.files_pipe over s3://landing/in/ into lake.db.files, run whole by one node at a time: it
+    moves with every failure of its runner (docs/cluster.md, "Volume pipes")."""
+
+    name = "d.files_pipe"
+    # Cluster-wide columns of SHOW PIPES and information_schema.pipes.
+    show_columns = ("name", "status", "pipe_kind", "copy_statement", "virtual_cluster", "created_time")
+    view_sql = ("SELECT PIPE_ID, PIPE_NAME, STATE, TABLE_NAME, PIPE_KIND FROM information_schema.pipes "
+                "WHERE PIPE_NAME = 'files_pipe'")
+
+    def __init__(self, s3: S3rver):
+        self.s3 = s3
+        self.producer = FileProducer(s3)
+        self.id = ""
+
+    def create(self, conn, pg):
+        self.s3.create_bucket(LANDING)
+        kh.query(conn, f"CREATE STORAGE CONNECTION s3c TYPE S3 ENDPOINT = '{self.s3.endpoint}' "
+                       f"ACCESS_ID = '{ACCESS_ID}' ACCESS_KEY = '{ACCESS_KEY}'")
+        kh.query(conn, f"CREATE EXTERNAL VOLUME landing LOCATION 's3://{LANDING}/in/' USING CONNECTION s3c")
+        kh.query(conn, "CREATE TABLE lake.db.files (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT)")
+        kh.query(conn, "CREATE PIPE d.files_pipe BATCH_INTERVAL_IN_SECONDS = '1' INGEST_MODE = 'LIST' AS COPY INTO "
+                       "lake.db.files FROM VOLUME landing USING CSV")
+        self.id = pg.psql("SELECT id FROM sluice_routine_loads WHERE name = 'files_pipe'")[0][0]
+
+    def start_load(self):
+        self.producer.start()
+
+    def stop_load(self) -> list[int]:
+        return self.producer.stop()
+
+    def views(self, conn) -> tuple:
+        rows = kh.show_rows(conn, "SHOW PIPES FROM d LIKE 'files_pipe'")
+        row = rows[0] if rows else {}
+        shown = {k: row.get(k) for k in self.show_columns}
+        shown["State"] = row.get("status")  # same_everywhere's RUNNING check
+        return (shown, [list(r) for r in kh.query(conn, self.view_sql)])
+
+    def check_end(self, conn, pg, s3, ids: list[int]):
+        n = kh.wait_until(lambda: (lambda k: k if k >= len(ids) else None)(
+            kh.scalar(conn, "SELECT count(*) FROM lake.db.files")), 180, f"{len(ids)} rows of files", interval=0.5)
+        eq(n, len(ids), "rows of files loaded")
+        time.sleep(2)  # a late duplicate commit would show now
+        c = Collector()
+        count, distinct, sum_id = kh.query(conn, "SELECT count(*), count(DISTINCT id), sum(id) FROM lake.db.files")[0]
+        c.eq((count, distinct, int(sum_id or 0)), (len(ids), len(ids), sum(ids)),
+             "the volume pipe after every failure: count, distinct ids, sum(id) through Sluice")
+        got = icebird(s3, f"s3://{BUCKET}/wh/db/files", metadata_location(pg, "files"))
+        c.eq(sorted(int(r["id"]) for r in got["rows"]), sorted(ids), "icebird reads exactly the files' ids")
+        c.done()
+
+
+def make_jobs(broker, s3: S3rver) -> list:
+    """Every job the combined run loads through its failures: a routine load (first: the partition spreads below
+    are its) and a volume pipe."""
+    return [RoutineLoadJob(broker), VolumePipeJob(s3)]
 
 
 def same_everywhere(jobs: list, conns: dict, timeout: float = 60) -> None:
@@ -123,7 +210,7 @@ def test_every_failure_in_one_run(t):
             other = servers[n].connect()
             define_catalog(other, pg, s3)
             other.close()
-        jobs = make_jobs(broker)
+        jobs = make_jobs(broker, s3)
         for job in jobs:
             job.create(conn, pg)
         conn.close()

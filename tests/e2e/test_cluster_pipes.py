@@ -16,6 +16,9 @@
   created on n2, has its partitions leased 4/4/4 like a routine load's; SHOW PIPES is the same on every node; kill
   -9 of n3 mid-load moves its partitions to n1 and n2 (6/6, new epochs); count = distinct = produced through Sluice
   and icebird, and the current snapshot holds every partition's offset.
+- test_volume_pipes_are_shared_fairly_and_execute_reaches_the_runner: four volume pipes run 2/2 on two nodes and
+  2/1/1 once a third joins; SHOW PIPES' node column names the runner on every node; ALTER PIPE ... EXECUTE on a
+  node that does not run a pipe makes its runner load now; count = distinct = produced through Sluice and icebird.
 
     /usr/bin/python3 tests/e2e/test_cluster_pipes.py --server build/sluice
 """
@@ -207,6 +210,101 @@ def test_a_volume_pipe_runs_on_one_node_and_moves_on_a_kill(t):
         for n, conn in conns.items():
             names = [p["name"] for p in show_pipes(conn)]
             c.eq(names, ["local_vp"] if n == first else [], f"SHOW PIPES on {n}")
+        for conn in conns.values():
+            conn.close()
+        c.done()
+
+
+def pipes_by_node(pg: Postgres, pids: list[int]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for pid in pids:
+        h = pipe_holder(pg, pid)
+        if h:
+            out.setdefault(h[0], []).append(pid)
+    return out
+
+
+@suite.test(timeout=300)
+def test_volume_pipes_are_shared_fairly_and_execute_reaches_the_runner(t):
+    """Four volume pipes, each over its own folder, run two and two on two nodes; a third node that joins takes
+    its share (2/1/1) and no other pipe moves, SHOW PIPES' node column names each pipe's runner on every node, and ALTER PIPE ... EXECUTE
+    run on a node that does not run the pipe makes its runner load now."""
+    per, pipes = 20, 4
+    next_id = [1]
+
+    def add_file(k: int, name: str):
+        put_csv(s3, f"k{k}/{name}", range(next_id[0], next_id[0] + per))
+        next_id[0] += per
+
+    with Postgres() as pg, S3rver() as s3:
+        s3.create_bucket(BUCKET)
+        s3.create_bucket(LANDING)
+        key = shared_key(pg.root)
+
+        def start(name: str):
+            return t.server(extra_args=["--cluster", pg.uri, "--node-name", name, "--node-timeout-seconds",
+                                        str(TIMEOUT), "--cluster-key-file", key]).start()
+        nodes = {name: start(name) for name in ("n1", "n2")}
+        conns = {name: srv.connect() for name, srv in nodes.items()}
+        setup_lake(conns["n1"], pg, s3)
+        define_catalog(conns["n2"], pg, s3)
+        define_volume(conns["n1"], s3)
+        kh.wait_until(lambda: pg.psql("SELECT count(*) FROM sluice_nodes WHERE state = 'alive'") == [["2"]], 30,
+                      "two nodes alive")
+        c = Collector()
+        for k in range(1, pipes + 1):
+            add_file(k, "f0001.csv")
+        # vp4 lists its folder every ten minutes: only EXECUTE makes it look sooner.
+        for k in range(1, pipes + 1):
+            interval = 600 if k == pipes else 1
+            kh.query(conns["n1"], f"CREATE PIPE d.vp{k} BATCH_INTERVAL_IN_SECONDS = '{interval}' INGEST_MODE = 'LIST' "
+                                  f"AS COPY INTO lake.db.events FROM VOLUME landing USING CSV SUBDIRECTORY 'k{k}/'")
+        pids = [int(r[0]) for r in pg.psql("SELECT id FROM sluice_routine_loads WHERE kind = 'pipe' ORDER BY id")]
+        c.eq(len(pids), pipes, "four cluster pipes")
+        two = kh.wait_until(lambda: (lambda b: b if sorted(len(v) for v in b.values()) == [2, 2] else None)(
+            pipes_by_node(pg, pids)), 30, "the pipes run two and two on n1 and n2")
+        print(f"  pipes by node with two nodes: {two}", flush=True)
+        total = pipes * per
+        eq(wait_count(conns["n2"], total, 60), total, "every pipe's first file loaded")
+
+        nodes["n3"] = start("n3")
+        joined = time.monotonic()
+        conns["n3"] = nodes["n3"].connect()
+        define_catalog(conns["n3"], pg, s3)
+        three = kh.wait_until(lambda: (lambda b: b if sorted(len(v) for v in b.values()) == [1, 1, 2] else None)(
+            pipes_by_node(pg, pids)), 30, "n3 takes its share: 2/1/1")
+        print(f"  pipes by node {time.monotonic() - joined:.1f}s after n3 started: {three}", flush=True)
+        c.check(len(three.get("n3", [])) == 1, f"n3 runs one pipe: {three}")
+        runner = {pid: node for node, ids in three.items() for pid in ids}
+        before = {pid: node for node, ids in two.items() for pid in ids}
+        c.eq([pid for pid in pids if runner[pid] != before[pid]], three["n3"], "only the pipe n3 took moved")
+
+        def nodes_column(conn):
+            return {p["name"]: p["node"] for p in show_pipes(conn)}
+        want = {f"vp{k}": runner[pid] for k, pid in enumerate(pids, start=1)}
+        views = kh.wait_until(lambda: (lambda v: v if all(x == want for x in v.values()) else None)(
+            {n: nodes_column(conn) for n, conn in conns.items()}), 20,
+            f"SHOW PIPES' node column names each pipe's runner on every node ({want})")
+        print(f"  SHOW PIPES node column: {views['n1']}", flush=True)
+
+        time.sleep(3)  # a pipe that moved has listed its folder on its new node by now
+        # A second file in every folder: vp1..vp3 load it within seconds; vp4 waits for its interval.
+        for k in range(1, pipes + 1):
+            add_file(k, "f0002.csv")
+        total = 2 * pipes * per
+        eq(wait_count(conns["n1"], total - per, 60), total - per, "vp1..vp3 loaded their second files")
+        time.sleep(4)
+        c.eq(kh.scalar(conns["n1"], "SELECT count(*) FROM lake.db.events"), total - per,
+             "vp4 (BATCH_INTERVAL_IN_SECONDS 600) has not looked at its folder again")
+        vp4_runner = runner[pids[-1]]
+        other = next(n for n in sorted(conns) if n != vp4_runner)
+        kh.query(conns[other], "ALTER PIPE d.vp4 EXECUTE")
+        executed = time.monotonic()
+        eq(wait_count(conns["n1"], total, 30), total, f"EXECUTE on {other} made {vp4_runner} load vp4's new file")
+        print(f"  ALTER PIPE vp4 EXECUTE on {other}: {vp4_runner} loaded its file "
+              f"{time.monotonic() - executed:.1f}s later", flush=True)
+        time.sleep(2)  # any late or double commit would show now
+        check_table(c, conns["n3"], pg, s3, total, "four pipes over three nodes")
         for conn in conns.values():
             conn.close()
         c.done()
