@@ -124,6 +124,45 @@ Result<bool> ClusterDefinitionStore::Insert(const SharedDefinition& item) {
   return inserted;
 }
 
+Result<bool> ClusterDefinitionStore::Update(const std::string& name,
+                                           const std::vector<std::pair<std::string, std::string>>& changed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());
+  bool updated = false;
+  RETURN_IF_ERROR(cluster::InTransaction(*pg, [&]() -> Status {
+    ASSIGN_OR_RETURN(auto r, pg->Exec("SELECT properties FROM " + kind_.table + " WHERE name_key = $1 FOR UPDATE",
+                                      {AsciiLower(name)}));
+    if (r.rows.empty()) return Status::Ok();
+    // Kept as stored: a sealed value is neither unsealed nor sealed again unless it changes.
+    nlohmann::json props;
+    try {
+      props = nlohmann::json::parse(r.rows[0][0].value_or("[]"));
+    } catch (const std::exception& e) {
+      return Status::Internal("the cluster's " + kind_.noun + " '" + name + "' has unreadable properties: " +
+                              e.what());
+    }
+    if (!props.is_array()) props = nlohmann::json::array();
+    for (const auto& [key, value] : changed) {
+      const std::string stored = Sealed(key) ? secrets_->Seal(value) : value;
+      bool found = false;
+      for (auto& kv : props) {
+        if (kv.is_array() && kv.size() == 2 && kv[0] == key) {
+          kv[1] = stored;
+          found = true;
+        }
+      }
+      if (!found) props.push_back({key, stored});
+    }
+    ASSIGN_OR_RETURN(auto u, pg->Exec("UPDATE " + kind_.table + " SET properties = $2, updated_at = now() WHERE "
+                                      "name_key = $1",
+                                      {AsciiLower(name), props.dump()}));
+    updated = u.affected == 1;
+    if (!updated) return Status::Ok();
+    return RaiseVersionLocked(*pg);
+  }));
+  return updated;
+}
+
 Result<bool> ClusterDefinitionStore::Remove(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(cluster::PgClient * pg, ConnectedLocked());

@@ -63,6 +63,10 @@ class ClusterDefinitionStore {
   Result<SharedDefinitions> List();
   // false when the name (case-insensitively) is taken.
   Result<bool> Insert(const SharedDefinition& item);
+  // Sets `changed` properties of the definition of that name (case-insensitively), keeping its other properties
+  // (sealed ones as they are sealed), its name and its creation time; one transaction holding its row, so two nodes
+  // changing different properties at once both take. false when there is no such definition.
+  Result<bool> Update(const std::string& name, const std::vector<std::pair<std::string, std::string>>& changed);
   // false when there was no such definition.
   Result<bool> Remove(const std::string& name);
   // Inserts those of `mine` whose names the cluster does not have; returns the names it already had.

@@ -62,6 +62,11 @@ Result<StatementResult> SqlSession::RunRoutineLoad(const sql::CreateVcluster& s)
   return PipeOk();
 }
 
+Result<StatementResult> SqlSession::RunRoutineLoad(const sql::AlterVcluster& s) {
+  RETURN_IF_ERROR(routine_loads_.AlterVcluster(s));
+  return PipeOk();
+}
+
 Result<StatementResult> SqlSession::RunRoutineLoad(const sql::DropVcluster& s) {
   RETURN_IF_ERROR(routine_loads_.DropVcluster(s));
   return PipeOk();

@@ -104,6 +104,7 @@ class SqlSession : public Session {
   Result<StatementResult> RunRoutineLoad(const sql::ShowPipes& s);
   Result<StatementResult> RunRoutineLoad(const sql::DescPipe& s);
   Result<StatementResult> RunRoutineLoad(const sql::CreateVcluster& s);
+  Result<StatementResult> RunRoutineLoad(const sql::AlterVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::DropVcluster& s);
   Result<StatementResult> RunRoutineLoad(const sql::ShowVclusters& s);
   // lake_statements.cpp: external catalogs, and statements that name their databases and tables. RunLakeStatement

@@ -216,6 +216,9 @@ Status SqlSession::Authorize(const sql::Statement& stmt, const sql::StatementSca
           [&](const sql::CreateVcluster&) {
             return a.RequireSystem("CREATE RESOURCE GROUP", "virtual clusters bound the whole server's work");
           },
+          [&](const sql::AlterVcluster&) {
+            return a.RequireSystem("CREATE RESOURCE GROUP", "virtual clusters bound the whole server's work");
+          },
           [&](const sql::DropVcluster&) {
             return a.RequireSystem("CREATE RESOURCE GROUP", "virtual clusters bound the whole server's work");
           },

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -68,6 +69,7 @@ class JobRegistry {
   // for any other pipe, whose files are in this node's load_history.
   Result<std::optional<std::vector<load::CommittedFile>>> PipeFiles(const std::string& db, const std::string& name);
   Status CreateVcluster(const sql::CreateVcluster& stmt);
+  Status AlterVcluster(const sql::AlterVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
   Status LoadVclusters();
@@ -232,6 +234,8 @@ class JobRegistry {
     std::vector<std::string> nodes;  // the nodes that run its cluster pipes; empty: every node
   };
   std::map<std::string, Vcluster> vclusters_;  // "default" (the worker pool) is not in it
+  // virtual_clusters.cpp: `name` is `v` now (created, or altered from `before`); a new size regroups its Kafka pipes.
+  void ApplyVclusterLocked(const std::string& name, Vcluster v, const std::optional<Vcluster>& before);
   std::unique_ptr<catalog::ClusterMirror> vcluster_mirror_;  // on a cluster node; its thread calls back here
   std::atomic<int64_t> next_task_id_{1};
   std::thread scheduler_;

@@ -62,6 +62,7 @@ Result<std::optional<std::vector<load::CommittedFile>>> RoutineLoadManager::Pipe
   return jobs_->PipeFiles(db, name);
 }
 Status RoutineLoadManager::CreateVcluster(const sql::CreateVcluster& s) { return jobs_->CreateVcluster(s); }
+Status RoutineLoadManager::AlterVcluster(const sql::AlterVcluster& s) { return jobs_->AlterVcluster(s); }
 Status RoutineLoadManager::DropVcluster(const sql::DropVcluster& s) { return jobs_->DropVcluster(s); }
 Result<ResultSet> RoutineLoadManager::ShowVclusters(const sql::ShowVclusters& s) { return jobs_->ShowVclusters(s); }
 

@@ -176,6 +176,7 @@ class RoutineLoadManager {
   // node); nullopt for any other pipe, whose files are in this node's load_history. NotFound: no such live pipe.
   Result<std::optional<std::vector<load::CommittedFile>>> PipeFiles(const std::string& db, const std::string& name);
   Status CreateVcluster(const sql::CreateVcluster& stmt);
+  Status AlterVcluster(const sql::AlterVcluster& stmt);
   Status DropVcluster(const sql::DropVcluster& stmt);
   Result<ResultSet> ShowVclusters(const sql::ShowVclusters& stmt);
   // DROP TABLE / DROP DATABASE succeeded: every job (routine load or pipe) loading that table (empty `table`: any

@@ -1,8 +1,11 @@
-// Virtual clusters (CREATE / DROP / SHOW VCLUSTER, docs/pipes.md): named bounds on how many tasks of their pipes run
-// at once. On a cluster node (docs/cluster.md) they are the cluster's, kept in sluice_vclusters through a
+// Virtual clusters (CREATE / ALTER / DROP / SHOW VCLUSTER, docs/pipes.md): named bounds on how many tasks of their
+// pipes run at once. On a cluster node (docs/cluster.md) they are the cluster's, kept in sluice_vclusters through a
 // catalog::ClusterMirror, and one may name its nodes (NODES = ('n1', ...)): its pipes of the cluster then run on
 // those nodes only. That restriction is one predicate, MayRunHereLocked, which the cluster thread consults before it
-// takes a pipe's leases (cluster_jobs.cpp), whatever way the leases are shared among the nodes that may.
+// takes a pipe's leases (cluster_jobs.cpp), whatever way the leases are shared among the nodes that may. So ALTER
+// VCLUSTER ... SET NODES needs nothing more: from the next cluster tick a node no longer named gives its leases up
+// and a node now named takes its share. A new size regroups the virtual cluster's Kafka pipes (their number of
+// tasks is its size), on every node as its copy learns it (ApplyVclusterLocked).
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +44,15 @@ std::string NodeList(const std::vector<std::string>& nodes) {
   std::string out;
   for (const auto& n : nodes) out += (out.empty() ? "" : ", ") + n;
   return out;
+}
+
+Status VclusterNotFound(const std::string& name) {
+  return Status::NotFound("virtual cluster '" + name + "' does not exist; SHOW VCLUSTERS lists them");
+}
+
+std::string NotAClusterNode(const std::string& statement) {
+  return statement + ": NODES names the nodes of a cluster that run the virtual cluster's pipes, and this server is "
+                     "not a node of one (it was not started with --cluster): leave NODES out";
 }
 
 }  // namespace
@@ -115,13 +127,34 @@ Status JobRegistry::AttachVclustersToCluster() {
     for (const auto& name : removed)
       std::erase_if(vclusters_, [&](const auto& kv) { return AsciiLower(kv.first) == name; });
     for (const auto* v : written) {
+      std::optional<Vcluster> before;
+      for (const auto& [name, old] : vclusters_)
+        if (name == v->name) before = old;
       std::erase_if(vclusters_, [&](const auto& kv) { return AsciiLower(kv.first) == AsciiLower(v->name); });
-      vclusters_[v->name] = Vcluster{std::stoi(v->Property("size")), ParseNodes(v->Property("nodes"))};
+      ApplyVclusterLocked(v->name, Vcluster{std::stoi(v->Property("size")), ParseNodes(v->Property("nodes"))},
+                          before);
     }
     return Status::Ok();
   };
   vcluster_mirror_ = std::make_unique<catalog::ClusterMirror>(std::move(store), std::move(copy), "scheduler");
   return vcluster_mirror_->Start(options_.cluster.tick);
+}
+
+void JobRegistry::ApplyVclusterLocked(const std::string& name, Vcluster v, const std::optional<Vcluster>& before) {
+  const bool resized = before && before->size != v.size;
+  if (before && (resized || before->nodes != v.nodes))
+    log::Info("scheduler", "virtual cluster {}: size {}, nodes [{}] (was {}, [{}])", name, v.size, NodeList(v.nodes),
+              before->size, NodeList(before->nodes));
+  vclusters_[name] = std::move(v);
+  if (!resized) return;
+  // A Kafka pipe reads with as many tasks as its virtual cluster's size: regrouped now, its tasks in flight commit
+  // nothing and are read again (as after ALTER PIPE). A volume pipe runs one task whatever the size.
+  for (auto& [id, job] : jobs_) {
+    if (!IsLivePipe(*job) || job->stored.def.pipe->volume || job->stored.def.pipe->virtual_cluster != name) continue;
+    const JobState s = job->stored.state;
+    if (s == JobState::kRunning || s == JobState::kNeedSchedule)
+      SetStateLocked(*job, JobState::kNeedSchedule, "", false);
+  }
 }
 
 bool JobRegistry::VclusterHasRoomLocked(const std::string& cluster, const std::map<std::string, int>& running) const {
@@ -190,9 +223,7 @@ Status JobRegistry::CreateVcluster(const sql::CreateVcluster& stmt) {
     return stmt.if_not_exists ? Status::Ok()
                               : Status::AlreadyExists("virtual cluster 'default' always exists (it is the worker pool)");
   if (!stmt.nodes.empty() && options_.cluster.uri.empty())
-    return Status::InvalidArgument("CREATE VCLUSTER " + stmt.name + ": NODES names the nodes of a cluster that run "
-                                   "the virtual cluster's pipes, and this server is not a node of one (it was not "
-                                   "started with --cluster): leave NODES out");
+    return Status::InvalidArgument(NotAClusterNode("CREATE VCLUSTER " + stmt.name));
   if (vcluster_mirror_) (void)vcluster_mirror_->Sync(true);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -221,6 +252,48 @@ Status JobRegistry::CreateVcluster(const sql::CreateVcluster& stmt) {
   return Status::Ok();
 }
 
+Status JobRegistry::AlterVcluster(const sql::AlterVcluster& stmt) {
+  const std::string what = "ALTER VCLUSTER " + stmt.name;
+  if (stmt.name == kDefaultVcluster)
+    return Status::InvalidArgument("virtual cluster 'default' is the worker pool and cannot be altered: its size is "
+                                   "sluice serve --load-workers; for another size or other nodes, CREATE VCLUSTER "
+                                   "and ALTER PIPE ... SET VIRTUAL_CLUSTER = '...'");
+  if (stmt.nodes && options_.cluster.uri.empty()) return Status::InvalidArgument(NotAClusterNode(what));
+  if (vcluster_mirror_) (void)vcluster_mirror_->Sync(true);  // created (or dropped) on another node a moment ago
+  Vcluster v;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = vclusters_.find(stmt.name);
+    if (it == vclusters_.end()) return stmt.if_exists ? Status::Ok() : VclusterNotFound(stmt.name);
+    v = it->second;
+  }
+  if (stmt.size) v.size = static_cast<int>(*stmt.size);
+  if (stmt.nodes) v.nodes = *stmt.nodes;
+  if (vcluster_mirror_) {
+    // The cluster's row changes first, only the properties named (another node may change the other one at once);
+    // this node's copy follows, as every other node's does within a tick.
+    std::vector<std::pair<std::string, std::string>> changed;
+    if (stmt.size) changed.emplace_back("size", std::to_string(v.size));
+    if (stmt.nodes) changed.emplace_back("nodes", NodesText(v.nodes));
+    auto updated = vcluster_mirror_->store().Update(stmt.name, changed);
+    if (!updated.ok()) return vcluster_mirror_->Refusal(what, updated.status());
+    if (Status st = vcluster_mirror_->Sync(false); !st.ok())
+      log::Warn("scheduler", "virtual cluster {} is altered in the cluster, but this node's copy is not updated yet: "
+                "{}", stmt.name, st.message());
+    if (*updated || stmt.if_exists) return Status::Ok();
+    return VclusterNotFound(stmt.name);  // dropped on another node a moment ago
+  }
+  ASSIGN_OR_RETURN(auto con, db_.Connect());
+  RETURN_IF_ERROR(con->Execute("UPDATE __sluice.vclusters SET size = " + std::to_string(v.size) +
+                               " WHERE name = " + sql::QuoteLiteral(stmt.name)));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = vclusters_.find(stmt.name);
+  if (it == vclusters_.end()) return stmt.if_exists ? Status::Ok() : VclusterNotFound(stmt.name);
+  const Vcluster before = it->second;
+  ApplyVclusterLocked(stmt.name, v, before);
+  return Status::Ok();
+}
+
 Status JobRegistry::DropVcluster(const sql::DropVcluster& stmt) {
   if (stmt.name == kDefaultVcluster) return Status::InvalidArgument("virtual cluster 'default' cannot be dropped");
   if (vcluster_mirror_) {
@@ -230,7 +303,7 @@ Status JobRegistry::DropVcluster(const sql::DropVcluster& stmt) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!vclusters_.count(stmt.name))
-      return stmt.if_exists ? Status::Ok() : Status::NotFound("virtual cluster '" + stmt.name + "' does not exist");
+      return stmt.if_exists ? Status::Ok() : VclusterNotFound(stmt.name);
     for (const auto& [id, j] : jobs_) {
       if (IsLivePipe(*j) && j->stored.def.pipe->virtual_cluster == stmt.name)
         return Status::InvalidArgument("virtual cluster '" + stmt.name + "' runs pipe '" + j->stored.def.db + "." +

@@ -242,8 +242,8 @@ using Statement = std::variant<PassThrough, CreateDatabase, DropDatabase, UseDat
                                ShowSystem, CreateRoutineLoad, AlterRoutineLoad, ControlRoutineLoad, ShowRoutineLoad,
                                ShowRoutineLoadTask, ShowCreateRoutineLoad, CreateStorageConnection, CreateVolume,
                                ShowStorageObjects, DescribeStorageObject, DropStorageObject, CopyIntoFromVolume,
-                               CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, DropVcluster,
-                               ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
+                               CreatePipe, DropPipe, AlterPipe, ShowPipes, DescPipe, CreateVcluster, AlterVcluster,
+                               DropVcluster, ShowVclusters, AccountStatement, Kill, AlterTablePartition, ShowPartitions,
                                NoOpStatement, AlterTable, ShowCatalog, CreateExternalCatalog,
                                ShowExternalCatalogs, ShowCreateCatalog, DropExternalCatalog, ShowNodes,
                                DecommissionNode>;

@@ -79,6 +79,15 @@ struct CreateVcluster {
   std::vector<std::string> nodes;
 };
 
+// `ALTER VCLUSTER [IF EXISTS] name SET [VCLUSTER_SIZE = n] [NODES = ('n1', ...) | NODES = ()]`: at least one.
+struct AlterVcluster {
+  std::string name;
+  bool if_exists = false;
+  std::optional<int64_t> size;
+  // The nodes that run its pipes from now on; an empty list (NODES = ()): every node.
+  std::optional<std::vector<std::string>> nodes;
+};
+
 struct DropVcluster {
   std::string name;
   bool if_exists = false;

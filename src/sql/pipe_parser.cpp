@@ -1,6 +1,9 @@
 // CREATE / DROP / ALTER PIPE, SHOW PIPES and DESC PIPE (the Lakehouse dialect, shared/reference/pipe.md).
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/ascii.h"
 #include "sql/statement_parsers.h"
@@ -266,6 +269,53 @@ Result<Statement> ParseDescPipe(TokenStream& ts) {
   return Statement{std::move(s)};
 }
 
+// The properties CREATE VCLUSTER and ALTER VCLUSTER ... SET take, in any order (commas between them optional).
+struct VclusterProperties {
+  std::optional<int64_t> size;
+  std::optional<std::vector<std::string>> nodes;
+};
+
+// `every_node`: NODES = () is accepted (ALTER: back to every node); CREATE leaves NODES out for that.
+// `expected`: what the statement takes, for the error on anything else.
+Result<VclusterProperties> ParseVclusterProperties(TokenStream& ts, bool every_node, std::string_view expected) {
+  VclusterProperties p;
+  while (!ts.AtEnd()) {
+    if (ts.AcceptWord("SIZE") || ts.AcceptWord("VCLUSTER_SIZE")) {
+      ts.AcceptSymbol("=");
+      const Token& t = ts.Peek();
+      std::string text = t.IsString() ? t.text : std::string(t.raw);
+      if (!t.IsString() && t.kind != TokenKind::kNumber) return ts.Error("a whole number of tasks after SIZE");
+      if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoll(text) < 1)
+        return ts.Complain(t, "the size of a virtual cluster is a whole number of tasks from 1 to 999999");
+      ts.Next();
+      p.size = std::stoll(text);
+    } else if (ts.AcceptWord("COMMENT")) {
+      ts.AcceptSymbol("=");
+      ASSIGN_OR_RETURN(std::string ignored, ts.ExpectString("the comment text"));
+      (void)ignored;
+    } else if (ts.AcceptWord("NODES")) {
+      // NODES = ('n1', 'n2'): the cluster nodes that run the virtual cluster's pipes, by SHOW NODES' names.
+      ts.AcceptSymbol("=");
+      RETURN_IF_ERROR(ts.ExpectSymbol("("));
+      std::vector<std::string> nodes;
+      if (!(every_node && ts.PeekSymbol(")"))) {
+        do {
+          ASSIGN_OR_RETURN(std::string node, ts.ExpectString("a node name in quotes, as SHOW NODES lists it"));
+          if (node.empty()) return ts.Error("a node name (NODES = ('n1', 'n2'))");
+          if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(std::move(node));
+        } while (ts.AcceptSymbol(","));
+      }
+      RETURN_IF_ERROR(ts.ExpectSymbol(")"));
+      p.nodes = std::move(nodes);
+    } else {
+      return ts.Error(expected);
+    }
+    ts.AcceptSymbol(",");
+  }
+  return p;
+}
+
 Result<Statement> ParseVcluster(TokenStream& ts) {
   const Token& verb = ts.Next();
   if (verb.IsWord("SHOW")) {
@@ -286,45 +336,27 @@ Result<Statement> ParseVcluster(TokenStream& ts) {
     RETURN_IF_ERROR(ts.ExpectEnd());
     return Statement{std::move(s)};
   }
+  if (verb.IsWord("ALTER")) {
+    AlterVcluster s;
+    s.if_exists = ts.AcceptWords({"IF", "EXISTS"});
+    ASSIGN_OR_RETURN(s.name, ts.ExpectIdentifier("a virtual cluster name"));
+    RETURN_IF_ERROR(ts.ExpectWord("SET"));
+    constexpr std::string_view kAlterable = "VCLUSTER_SIZE = n and/or NODES = ('node', ...) (NODES = (): every node)";
+    if (ts.AtEnd()) return ts.Error(kAlterable);
+    ASSIGN_OR_RETURN(VclusterProperties p, ParseVclusterProperties(ts, true, kAlterable));
+    if (!p.size && !p.nodes) return ts.Error(kAlterable);  // COMMENT alone
+    s.size = p.size;
+    s.nodes = std::move(p.nodes);
+    return Statement{std::move(s)};
+  }
   CreateVcluster s;
   s.if_not_exists = ts.AcceptWords({"IF", "NOT", "EXISTS"});
   ASSIGN_OR_RETURN(s.name, ts.ExpectIdentifier("a virtual cluster name"));
-  bool sized = false;
-  while (!ts.AtEnd()) {
-    if (ts.AcceptWord("SIZE") || ts.AcceptWord("VCLUSTER_SIZE")) {
-      ts.AcceptSymbol("=");
-      const Token& t = ts.Peek();
-      std::string text = t.IsString() ? t.text : std::string(t.raw);
-      if (!t.IsString() && t.kind != TokenKind::kNumber) return ts.Error("a whole number of tasks after SIZE");
-      if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoll(text) < 1)
-        return ts.Complain(t, "the size of a virtual cluster is a whole number of tasks from 1 to 999999");
-      ts.Next();
-      s.size = std::stoll(text);
-      sized = true;
-      continue;
-    }
-    if (ts.AcceptWord("COMMENT")) {
-      ts.AcceptSymbol("=");
-      ASSIGN_OR_RETURN(std::string ignored, ts.ExpectString("the comment text"));
-      (void)ignored;
-      continue;
-    }
-    if (ts.AcceptWord("NODES")) {
-      // NODES = ('n1', 'n2'): the cluster nodes that run the virtual cluster's pipes, by SHOW NODES' names.
-      ts.AcceptSymbol("=");
-      RETURN_IF_ERROR(ts.ExpectSymbol("("));
-      do {
-        ASSIGN_OR_RETURN(std::string node, ts.ExpectString("a node name in quotes, as SHOW NODES lists it"));
-        if (node.empty()) return ts.Error("a node name (NODES = ('n1', 'n2'))");
-        if (std::find(s.nodes.begin(), s.nodes.end(), node) == s.nodes.end()) s.nodes.push_back(std::move(node));
-      } while (ts.AcceptSymbol(","));
-      RETURN_IF_ERROR(ts.ExpectSymbol(")"));
-      continue;
-    }
-    return ts.Error("VCLUSTER_SIZE = n (or SIZE n) [NODES = ('node', ...)]");
-  }
-  if (!sized) return ts.Error("VCLUSTER_SIZE = n (or SIZE n)");
+  ASSIGN_OR_RETURN(VclusterProperties p,
+                   ParseVclusterProperties(ts, false, "VCLUSTER_SIZE = n (or SIZE n) [NODES = ('node', ...)]"));
+  if (!p.size) return ts.Error("VCLUSTER_SIZE = n (or SIZE n)");
+  s.size = *p.size;
+  if (p.nodes) s.nodes = std::move(*p.nodes);
   return Statement{std::move(s)};
 }
 
@@ -336,7 +368,7 @@ bool IsPipeStatement(const TokenStream& ts) {
   if ((a.IsWord("CREATE") || a.IsWord("DROP") || a.IsWord("ALTER") || a.IsWord("DESC") || a.IsWord("DESCRIBE")) &&
       b.IsWord("PIPE"))
     return true;
-  if ((a.IsWord("CREATE") || a.IsWord("DROP")) && b.IsWord("VCLUSTER")) return true;
+  if ((a.IsWord("CREATE") || a.IsWord("DROP") || a.IsWord("ALTER")) && b.IsWord("VCLUSTER")) return true;
   return a.IsWord("SHOW") && (b.IsWord("PIPES") || b.IsWord("VCLUSTERS"));
 }
 

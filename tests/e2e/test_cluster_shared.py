@@ -12,6 +12,11 @@ loopback.
   (pipe:<id>, job:<id>:partition:<n>) is n2's at every poll. n2 killed: nothing loads, n1 takes no lease, and n1's
   SHOW PIPES says in last_error that no node of the virtual cluster is alive; n2 started again loads the rest, and
   both tables hold every row exactly once (Sluice; icebird for the volume pipe's table).
+- test_alter_vcluster_moves_its_pipes: three nodes; a Kafka pipe into an Iceberg table in a virtual cluster naming
+  n2 and n3 is run by them; ALTER VCLUSTER etl SET NODES = ('n1'), run on n2 while messages arrive, moves every
+  partition lease to n1 within seconds (sluice_leases, and SHOW NODES on n3: n1 holds d.kp's partitions, n2 and n3
+  nothing); SET VCLUSTER_SIZE = 3 keeps the nodes; SET NODES = () spreads the partitions over every node again;
+  the table ends with every message exactly once.
 
     /usr/bin/python3 tests/e2e/test_cluster_shared.py --server build/sluice
 """
@@ -28,7 +33,7 @@ from harness import Collector, TestSuite, check, eq  # noqa: E402
 from iceberg_harness import BUCKET, SECRET, event_message, setup_lake, wait_count  # noqa: E402
 from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
-from test_cluster_jobs import TIMEOUT, check_table, leases_by_node, shared_key  # noqa: E402
+from test_cluster_jobs import TIMEOUT, check_table, leases_by_node, nodes_work, setup, shared_key  # noqa: E402
 from test_cluster_pipes import LANDING, pipe_holder, put_files, show_pipes  # noqa: E402
 
 suite = TestSuite("test_cluster_shared")
@@ -175,6 +180,71 @@ def test_volumes_and_virtual_clusters_are_the_clusters(t):
             log = srv.log_text()
             c.check(not any(s in log for s in SECRETS), f"no secret in {name}'s log")
         c1.close()
+        c.done()
+
+
+def vclusters(conn) -> dict:
+    """SHOW VCLUSTERS: name -> (size, nodes)."""
+    return {r[0]: (int(r[1]), r[4]) for r in kh.query(conn, "SHOW VCLUSTERS")}
+
+
+@suite.test(timeout=420)
+def test_alter_vcluster_moves_its_pipes(t):
+    broker = kh.adopt_broker(kh.TestBroker({"kev": KAFKA_PARTITIONS}).start())
+    with Postgres() as pg, S3rver() as s3:
+        nodes, conns = setup(t, pg, s3, broker)  # n1..n3, the catalog lake, database d on each
+        c = Collector()
+        kh.query(conns["n1"], "CREATE TABLE lake.db.kev (id BIGINT NOT NULL, name VARCHAR, ts DATETIME, amount INT)")
+        kh.query(conns["n1"], "CREATE VCLUSTER etl VCLUSTER_SIZE = 2 NODES = ('n2', 'n3')")
+        produce(broker, 1, 200)
+        kh.query(conns["n1"], kafka_pipe(broker.bootstrap))
+        kp = pg.psql("SELECT id FROM sluice_routine_loads WHERE name = 'kp'")[0][0]
+        spread = kh.wait_until(lambda: (lambda b: b if sorted(b) == ["n2", "n3"] and sum(b.values()) ==
+                                        KAFKA_PARTITIONS else None)(leases_by_node(pg, kp)), 60,
+                               "n2 and n3 share kp's partitions")
+        print(f"  before ALTER: {spread}", flush=True)
+        eq(wait_count(conns["n1"], 200, 60, "lake.db.kev"), 200, "n2 and n3 load the first messages")
+
+        # Moved to n1, by a statement on n2, while messages arrive.
+        produce(broker, 201, 400)
+        moved_at = time.monotonic()
+        kh.query(conns["n2"], "ALTER VCLUSTER etl SET NODES = ('n1')")
+        for name, conn in conns.items():
+            c.eq(vclusters(conn).get("etl"), (2, "n1"), f"{name}'s SHOW VCLUSTERS: etl runs on n1 now")
+        kh.wait_until(lambda: leases_by_node(pg, kp) == {"n1": KAFKA_PARTITIONS}, 30, "n1 holds every partition")
+        print(f"  every partition on n1 {time.monotonic() - moved_at:.1f}s after ALTER VCLUSTER", flush=True)
+        want = {"n1": (1, KAFKA_PARTITIONS, {"d.kp": list(range(KAFKA_PARTITIONS))}), "n2": (0, 0, {}),
+                "n3": (0, 0, {})}
+        kh.wait_until(lambda: nodes_work(conns["n3"]) == want, 20, f"SHOW NODES on n3: {want}")
+        seen = set()
+        end = time.monotonic() + 4
+        while time.monotonic() < end:
+            seen |= set(leases_by_node(pg, kp))
+            time.sleep(0.3)
+        c.eq(sorted(seen), ["n1"], "n2 and n3 take no partition back")
+        eq(wait_count(conns["n1"], 400, 60, "lake.db.kev"), 400, "n1 loads the messages")
+
+        # The size alone: the nodes stay; NODES = (): every node again.
+        kh.query(conns["n3"], "ALTER VCLUSTER etl SET VCLUSTER_SIZE = 3")
+        for name, conn in conns.items():
+            c.eq(vclusters(conn).get("etl"), (3, "n1"), f"{name}'s SHOW VCLUSTERS: size 3, still on n1")
+        stored = pg.psql("SELECT properties FROM sluice_vclusters WHERE name = 'etl'")[0][0]
+        c.eq(json.loads(stored), [["size", "3"], ["nodes", '["n1"]']], "the cluster's row holds both")
+        produce(broker, 401, 500)
+        eq(wait_count(conns["n2"], 500, 60, "lake.db.kev"), 500, "n1 loads them, regrouped with the new size")
+        kh.query(conns["n1"], "ALTER VCLUSTER etl SET NODES = ()")
+        c.eq(vclusters(conns["n2"]).get("etl"), (3, ""), "n2's SHOW VCLUSTERS: every node")
+        spread = kh.wait_until(lambda: (lambda b: b if len(b) >= 2 and sum(b.values()) == KAFKA_PARTITIONS else None)(
+            leases_by_node(pg, kp)), 30, "the partitions spread over the nodes again")
+        print(f"  NODES = (): {spread}", flush=True)
+        produce(broker, 501, 600)
+        eq(wait_count(conns["n1"], 600, 90, "lake.db.kev"), 600, "every node loads again")
+        time.sleep(2)  # a late or double commit would show now
+        count, distinct = kh.query(conns["n1"], "SELECT count(*), count(DISTINCT id) FROM lake.db.kev")[0]
+        c.eq((count, distinct), (600, 600), "the Kafka pipe's table: every message once")
+        c.eq(kh.scalar(conns["n1"], "SELECT max(id) FROM lake.db.kev"), 600, "up to the last message")
+        for conn in conns.values():
+            conn.close()
         c.done()
 
 

@@ -119,5 +119,34 @@ TEST(PipeParserTest, OtherStatements) {
   EXPECT_FALSE(ParseAs<ShowVclusters>("SHOW VCLUSTERS").like);
 }
 
+TEST(PipeParserTest, AlterVcluster) {
+  auto size = ParseAs<AlterVcluster>("ALTER VCLUSTER v SET VCLUSTER_SIZE = 3");
+  EXPECT_EQ(size.name, "v");
+  EXPECT_FALSE(size.if_exists);
+  EXPECT_EQ(size.size, 3);
+  EXPECT_FALSE(size.nodes);
+  auto both = ParseAs<AlterVcluster>("alter vcluster if exists v set nodes = ('n1', 'n2', 'n1'), size 2");
+  EXPECT_TRUE(both.if_exists);
+  EXPECT_EQ(both.size, 2);
+  EXPECT_EQ(both.nodes, (std::vector<std::string>{"n1", "n2"}));
+  auto every = ParseAs<AlterVcluster>("ALTER VCLUSTER v SET NODES = ()");
+  ASSERT_TRUE(every.nodes);
+  EXPECT_TRUE(every.nodes->empty());
+  EXPECT_FALSE(every.size);
+  // Nothing to set, a bad size, an unquoted node, something else: what ALTER VCLUSTER takes.
+  EXPECT_NE(ParseError("ALTER VCLUSTER v SET").message().find("VCLUSTER_SIZE = n and/or NODES"), std::string::npos);
+  EXPECT_NE(ParseError("ALTER VCLUSTER v SET COMMENT = 'c'").message().find("and/or NODES"), std::string::npos);
+  EXPECT_NE(ParseError("ALTER VCLUSTER v SET WAREHOUSE_SIZE = 'x'").message().find("and/or NODES"), std::string::npos);
+  EXPECT_NE(ParseError("ALTER VCLUSTER v SIZE 2").message().find("SET"), std::string::npos);
+  EXPECT_NE(ParseError("ALTER VCLUSTER v SET SIZE 0").message().find("from 1 to 999999"), std::string::npos);
+  EXPECT_NE(ParseError("ALTER VCLUSTER v SET NODES = (n1)").message().find("a node name in quotes"),
+            std::string::npos);
+  // CREATE shares the properties, but leaves NODES out for every node.
+  EXPECT_EQ(ParseAs<CreateVcluster>("CREATE VCLUSTER v NODES = ('n1') VCLUSTER_SIZE = 2").nodes,
+            (std::vector<std::string>{"n1"}));
+  EXPECT_NE(ParseError("CREATE VCLUSTER v SIZE 2 NODES = ()").message().find("a node name in quotes"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sluice::sql::testing
