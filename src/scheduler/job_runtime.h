@@ -29,6 +29,9 @@ struct TaskGroup {
   bool running = false;
   int64_t generation = 0;                  // bumped when a task is given up as timed out
   Clock::time_point next_run;
+  // When a batch was asked for out of turn (ALTER PIPE ... EXECUTE): the next task's idle check takes no answer
+  // sent before it, so data produced before the statement is loaded by that batch.
+  Clock::time_point asked_at;
   Clock::time_point task_started;
   int64_t task_id = 0;
   int64_t create_time_ms = 0;

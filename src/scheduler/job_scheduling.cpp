@@ -529,12 +529,14 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   std::shared_ptr<const load::TaskPlan> plan;
   catalog::RoutineLoadDefinition def;
   int64_t task_id;
+  Clock::time_point asked_at;
   {
     std::lock_guard<std::mutex> lock(mu_);
     plan = job->plan;
     def = job->stored.def;
     task_id = group->task_id;
     group->execute_start_ms = WallClockMs();
+    asked_at = group->asked_at;
   }
   // Rejected rows the job keeps: log_rejected_record_num, where 0 means the 100 newest and -1 all.
   int64_t keep = def.IntProperty("log_rejected_record_num");
@@ -553,7 +555,8 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   std::map<int32_t, int64_t> idle_highs;
   if (!group->source && !group->idle_offsets.empty()) {
     // An answer sent at or after this interval's boundary, shared with every idle group of the topic.
-    const auto since = IntervalBoundary(Clock::now(), Seconds(def.DoubleProperty("max_batch_interval")));
+    const auto since =
+        std::max(IntervalBoundary(Clock::now(), Seconds(def.DoubleProperty("max_batch_interval"))), asked_at);
     auto highs = kafka_metadata_.HighWatermarks(SourceConfig(def), group->partitions, kIdleCheckTimeout, since);
     if (highs.ok() && *highs == group->idle_offsets) {
       idle_highs = std::move(highs).value();

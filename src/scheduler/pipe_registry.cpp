@@ -247,7 +247,7 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
       if (state != JobState::kRunning && state != JobState::kNeedSchedule)
         return Status::InvalidArgument("pipe '" + stmt.name + "' is " + PipeStatus(job->stored) + "; ALTER PIPE " +
                                        stmt.name + " SET PIPE_EXECUTION_PAUSED = false first");
-      for (auto& g : job->groups) g->next_run = Clock::now();
+      for (auto& g : job->groups) g->next_run = g->asked_at = Clock::now();
       cv_.notify_all();
       return Status::Ok();
     }
