@@ -54,7 +54,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(storage::Database& db, Clock cloc
 }
 
 Status Catalog::Bootstrap() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   return storage::InTransaction(*con_, [&] {
     return con_->Execute(std::string("CREATE SCHEMA IF NOT EXISTS ") + kSystemSchema + ";" +
                          "CREATE TABLE IF NOT EXISTS __sluice.tables (db VARCHAR NOT NULL, name VARCHAR NOT NULL, "
@@ -66,11 +66,33 @@ Status Catalog::Bootstrap() {
   });
 }
 
+uint64_t Catalog::RefreshAnswersLocked() {
+  const uint64_t epoch = db_.catalog_epoch();
+  if (epoch != answers_epoch_) {
+    ForgetAnswersLocked();
+    answers_epoch_ = epoch;
+  }
+  return epoch;
+}
+
+void Catalog::ForgetAnswersLocked() {
+  described_.clear();
+  not_described_.clear();
+  database_exists_.clear();
+}
+
 Status Catalog::RequireDatabaseLocked(const std::string& db) {
-  ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM duckdb_schemas() WHERE database_name = current_database() "
-                                       "AND schema_name = " + QuoteLiteral(db)));
-  if (Column(r) == std::vector<std::string>{"0"} || IsHiddenSchema(db))
-    return Status::UnknownDatabase("Unknown database '" + db + "'");
+  if (IsHiddenSchema(db)) return Status::UnknownDatabase("Unknown database '" + db + "'");
+  const uint64_t epoch = RefreshAnswersLocked();
+  auto known = database_exists_.find(db);
+  if (known == database_exists_.end()) {
+    ASSIGN_OR_RETURN(auto r, con_->Query("SELECT count(*) FROM duckdb_schemas() WHERE database_name = "
+                                         "current_database() AND schema_name = " + QuoteLiteral(db)));
+    const bool exists = Column(r) != std::vector<std::string>{"0"};
+    if (db_.catalog_epoch() != epoch) return exists ? Status::Ok() : Status::UnknownDatabase("Unknown database '" + db + "'");
+    known = database_exists_.emplace(db, exists).first;
+  }
+  if (!known->second) return Status::UnknownDatabase("Unknown database '" + db + "'");
   return Status::Ok();
 }
 
@@ -80,7 +102,7 @@ bool Catalog::DatabaseExists(const std::string& name) {
 }
 
 Status Catalog::CreateDatabase(const std::string& name, bool if_not_exists) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   if (IsHiddenSchema(name) || name.rfind("__sluice", 0) == 0)
     return Status::InvalidArgument("database name '" + name + "' is reserved for Sluice");
   if (RequireDatabaseLocked(name).ok()) {
@@ -91,7 +113,7 @@ Status Catalog::CreateDatabase(const std::string& name, bool if_not_exists) {
 }
 
 Status Catalog::DropDatabase(const std::string& name, bool if_exists) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   if (name == "main") return Status::InvalidArgument("database 'main' is the default database and cannot be dropped");
   if (!RequireDatabaseLocked(name).ok()) {
     if (if_exists) return Status::Ok();
@@ -136,7 +158,7 @@ Result<std::optional<TableMeta>> Catalog::LoadMetaLocked(const std::string& db, 
 
 Status Catalog::CreateTable(const std::string& db, const sql::CreateTable& stmt) {
   ASSIGN_OR_RETURN(TableMeta meta, BuildTableMeta(db, stmt));
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   RETURN_IF_ERROR(RequireDatabaseLocked(db));
   if (meta.name.rfind(kDroppedPrefix, 0) == 0)
     return Status::InvalidArgument("table names starting with " + std::string(kDroppedPrefix) + " are reserved");
@@ -162,7 +184,7 @@ Status Catalog::CreateTable(const std::string& db, const sql::CreateTable& stmt)
 }
 
 Status Catalog::DropTable(const std::string& db, const std::string& name, bool if_exists, bool force) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   RETURN_IF_ERROR(RequireDatabaseLocked(db));
   ASSIGN_OR_RETURN(auto kind, con_->Query("SELECT 'table' FROM duckdb_tables() WHERE database_name = current_database() "
                                           "AND schema_name = " + QuoteLiteral(db) + " AND table_name = " + QuoteLiteral(name) +
@@ -202,7 +224,7 @@ Status Catalog::DropTable(const std::string& db, const std::string& name, bool i
 }
 
 Status Catalog::UndropTable(const std::string& db, const std::string& name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   RETURN_IF_ERROR(RequireDatabaseLocked(db));
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT id, stored_as, meta FROM __sluice.dropped_tables WHERE db = " +
                                        QuoteLiteral(db) + " AND name = " + QuoteLiteral(name) + " AND deadline > " +
@@ -288,7 +310,7 @@ Status Catalog::SaveMetaLocked(const TableMeta& meta) {
 
 Status Catalog::AddPartition(const std::string& db, const std::string& name, const sql::PartitionItem& item,
                              bool if_not_exists) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   ASSIGN_OR_RETURN(TableMeta meta, PartitionedTableLocked(db, name));
   if (if_not_exists && meta.partitioning.Find(item.name)) return Status::Ok();
   RETURN_IF_ERROR(catalog::AddPartition(meta.partitioning, item));
@@ -297,7 +319,7 @@ Status Catalog::AddPartition(const std::string& db, const std::string& name, con
 
 Result<int64_t> Catalog::DropPartition(const std::string& db, const std::string& name, const std::string& partition,
                                        bool if_exists) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   ASSIGN_OR_RETURN(TableMeta meta, PartitionedTableLocked(db, name));
   const PartitionDef* p = meta.partitioning.Find(partition);
   if (!p) {
@@ -340,7 +362,20 @@ Result<std::vector<int64_t>> Catalog::PartitionRowCounts(const TableMeta& meta) 
 
 Result<TableMeta> Catalog::DescribeTable(const std::string& db, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  return DescribeTableLocked(db, name);
+  const uint64_t epoch = RefreshAnswersLocked();
+  const auto key = std::make_pair(db, name);
+  if (auto it = described_.find(key); it != described_.end()) return it->second;
+  if (auto it = not_described_.find(key); it != not_described_.end()) return it->second;
+  Result<TableMeta> meta = DescribeTableLocked(db, name);
+  // Kept only when no DDL ran meanwhile (the answer might mix states), and only answers about the catalog: a failed
+  // query (a full disk, an interrupted statement) is asked again.
+  if (db_.catalog_epoch() == epoch) {
+    if (meta.ok())
+      described_.emplace(key, *meta);
+    else if (meta.status().code() == StatusCode::kUnknownTable || meta.status().code() == StatusCode::kUnknownDatabase)
+      not_described_.emplace(key, meta.status());
+  }
+  return meta;
 }
 
 Result<TableMeta> Catalog::DescribeTableLocked(const std::string& db, const std::string& name) {
@@ -405,7 +440,7 @@ Result<std::string> Catalog::ShowCreateTable(const std::string& db, const std::s
 }
 
 Result<int> Catalog::PurgeExpiredDroppedTables() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   ASSIGN_OR_RETURN(auto r, con_->Query("SELECT id, db, stored_as FROM __sluice.dropped_tables WHERE deadline <= " +
                                        std::to_string(clock_())));
   int purged = 0;

@@ -4,10 +4,12 @@
 // properties, dropped tables awaiting UNDROP) lives in the system schema __sluice, changed in the same
 // transaction as the DDL it describes.
 #include <functional>
+#include <map>
 #include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/table_alter.h"
@@ -82,11 +84,31 @@ class Catalog {
   Status CheckValuesFit(const TableMeta& current, const AlteredTable& altered);
   Result<TableMeta> PartitionedTableLocked(const std::string& db, const std::string& name);
   Status SaveMetaLocked(const TableMeta& meta);
+  // Held by every method that writes the catalog: mu_, and on leaving, the kept answers are forgotten (Sluice's
+  // own metadata rows are not DDL, so they do not move the database's catalog epoch).
+  struct Changing {
+    explicit Changing(Catalog& c) : catalog(c), lock(c.mu_) {}
+    ~Changing() { catalog.ForgetAnswersLocked(); }
+    Catalog& catalog;
+    std::lock_guard<std::mutex> lock;
+  };
+  // Forgets the kept answers when the database's catalog epoch moved since they were read; returns the epoch.
+  uint64_t RefreshAnswersLocked();
+  void ForgetAnswersLocked();
 
   storage::Database& db_;
   std::mutex mu_;  // one DDL at a time on the catalog's own connection
   std::unique_ptr<storage::Connection> con_;
   Clock clock_;
+  // Answers of DescribeTable and the database check, kept while nothing changed the catalog: every CREATE ROUTINE
+  // LOAD / CREATE PIPE and every job's scheduling describes its table (about 7 M instructions, a few milliseconds
+  // each), and 1,000 jobs on one table asked the same question 2,000 times. Valid while storage::Database's catalog
+  // epoch (any DDL on any connection, pass-through SQL included) stays at answers_epoch_ and no method of this
+  // catalog wrote its metadata since (Changing). An answer read while the epoch moved is not kept.
+  uint64_t answers_epoch_ = 0;
+  std::map<std::pair<std::string, std::string>, TableMeta> described_;
+  std::map<std::pair<std::string, std::string>, Status> not_described_;  // unknown table or database
+  std::map<std::string, bool> database_exists_;
 };
 
 // Builds what Sluice keeps for a CREATE TABLE and checks it: key columns exist and lead the column list,

@@ -90,7 +90,7 @@ Status Catalog::CheckValuesFit(const TableMeta& current, const AlteredTable& alt
 }
 
 Result<AlteredTable> Catalog::AlterTable(const std::string& db, const sql::AlterTable& stmt) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Changing change(*this);
   const std::string& name = stmt.table.name;
   ASSIGN_OR_RETURN(TableMeta current, DescribeTableLocked(db, name));
   ASSIGN_OR_RETURN(AlteredTable altered, ApplyAlterClauses(current, stmt.clauses));

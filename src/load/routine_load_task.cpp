@@ -166,6 +166,7 @@ Result<TaskResult> RoutineLoadTask::Run(source::KafkaSource& source, storage::Co
   consume.max_messages = limits.max_rows;
   consume.max_bytes = limits.max_bytes;
   consume.want_headers = decoder->wants_headers() || WantsHeaders(*plan_);
+  consume.end_at_fetched_high = limits.end_at_fetched_high;
   size_t rows = 0;
   // Pipes have no such property; their format (raw) has no fatal parse errors.
   const bool pause_on_fatal = !plan_->def.pipe && plan_->def.BoolProperty("pause_on_fatal_parse_error");

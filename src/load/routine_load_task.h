@@ -25,6 +25,8 @@ struct TaskLimits {
   std::chrono::milliseconds consume_time{15000};
   size_t max_rows = 200000;
   size_t max_bytes = 100 << 20;
+  // source::ConsumeLimits::end_at_fetched_high: only for a task whose consumer was created for it.
+  bool end_at_fetched_high = false;
 };
 
 struct TaskResult {

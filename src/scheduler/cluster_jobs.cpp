@@ -120,7 +120,7 @@ void JobRegistry::SyncClusterJobs() {
     if (s.wakes > job.seen_wakes) {
       // ALTER PIPE ... EXECUTE on some node: the groups this node runs load their next batch now.
       job.seen_wakes = s.wakes;
-      for (auto& g : job.groups) g->next_run = Clock::now();
+      for (auto& g : job.groups) g->next_run = g->asked_at = Clock::now();
     }
     // This node wrote the job after the read began: its own write is newer than what was read.
     if (job.local_write > writes_before) continue;

@@ -529,12 +529,14 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   std::shared_ptr<const load::TaskPlan> plan;
   catalog::RoutineLoadDefinition def;
   int64_t task_id;
+  Clock::time_point asked_at;
   {
     std::lock_guard<std::mutex> lock(mu_);
     plan = job->plan;
     def = job->stored.def;
     task_id = group->task_id;
     group->execute_start_ms = WallClockMs();
+    asked_at = group->asked_at;
   }
   // Rejected rows the job keeps: log_rejected_record_num, where 0 means the 100 newest and -1 all.
   int64_t keep = def.IntProperty("log_rejected_record_num");
@@ -553,7 +555,8 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
   std::map<int32_t, int64_t> idle_highs;
   if (!group->source && !group->idle_offsets.empty()) {
     // An answer sent at or after this interval's boundary, shared with every idle group of the topic.
-    const auto since = IntervalBoundary(Clock::now(), Seconds(def.DoubleProperty("max_batch_interval")));
+    const auto since =
+        std::max(IntervalBoundary(Clock::now(), Seconds(def.DoubleProperty("max_batch_interval"))), asked_at);
     auto highs = kafka_metadata_.HighWatermarks(SourceConfig(def), group->partitions, kIdleCheckTimeout, since);
     if (highs.ok() && *highs == group->idle_offsets) {
       idle_highs = std::move(highs).value();
@@ -599,8 +602,31 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       group->task_offsets = start;
       for (const auto& [p, o] : start) job->activity.next_offsets[p] = o;
     }
-    if (!start_known) {
-      // outcome holds the error
+    // A group's first task asks the shared metadata client whether its partitions hold anything past where it
+    // starts (an answer sent after this task began, so nothing produced before is missed): if not, it ends with no
+    // data like an idle group's task, and opens no consumer until the watermarks move. After a restart, 1,000
+    // caught-up jobs then cost one ListOffsets request each, not a consumer and a fetch held fetch.wait.max.ms.
+    // Offsets past the watermark are not idle: the consumer reports them (OutOfRange).
+    bool nothing_to_read = false;
+    if (start_known && !group->source && !group->ran_task && !start.empty()) {
+      auto highs = kafka_metadata_.HighWatermarks(SourceConfig(def), group->partitions, kIdleCheckTimeout, run_started);
+      if (highs.ok() && *highs == start) {
+        nothing_to_read = true;
+        group->idle_offsets = start;
+        idle_highs = std::move(highs).value();
+        load::TaskResult r;
+        r.caught_up = true;
+        r.next_offsets = start;
+        r.started_ms = WallClockMs();
+        outcome = std::move(r);
+      } else if (!highs.ok()) {
+        log::Debug("scheduler", "{} {}: checking for data before opening a consumer: {}", JobKind(def), def.name,
+                   highs.status().message());
+      }
+    }
+    bool opened_now = false;
+    if (!start_known || nothing_to_read) {
+      // outcome holds the error, or the task's empty result
     } else if (!group->source) {
       source::KafkaClientConfig config = SourceConfig(def);
       // librdkafka prefetches per partition: a task over many partitions would buffer a multiple of what it
@@ -623,12 +649,16 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
       if (source.ok()) {
         group->source = std::move(source).value();
         group->last_data = Clock::now();
+        opened_now = true;
       } else {
         outcome = source.status();
       }
     }
-    if (group->source && start_known) {
+    if (group->source && start_known && !nothing_to_read) {
       load::TaskLimits limits;
+      // A consumer opened for this task has fetched nothing of an earlier assignment: its first fetch answers'
+      // high watermarks tell when it has read everything, ~fetch.wait.max.ms before librdkafka's end event would.
+      limits.end_at_fetched_high = opened_now;
       limits.consume_time = milliseconds(def.IntProperty("task_consume_second") * 1000);
       // A job that keeps up wakes every max_batch_interval; reading longer than that would only add latency. A job
       // that is behind reads up to task_consume_second (or the batch limits): fewer, larger transactions.
@@ -695,7 +725,19 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
     log::Debug("scheduler", "{} {}: no new data for {} s; closed the consumer of partitions {}", JobKind(def),
                def.name, std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - group->last_data).count(),
                PartitionList(group->partitions));
+  } else if (outcome.ok() && group->source && !group->ran_task && outcome->caught_up &&
+             (!outcome->had_data || (outcome->committed && !outcome->fatal_stop))) {
+    // The group's first task read what was there when the job started and caught up: whether more will come is
+    // unknown, and jobs started together (a restart, a script creating hundreds) would each keep a consumer's
+    // threads open for kCloseIdleConsumerAfter. The group continues as an idle one from the committed offsets; when
+    // data arrives, the consumer it opens again stays open as long as data keeps coming.
+    group->idle_offsets = outcome->next_offsets;
+    group->source.reset();
+    group->source_position.clear();
+    log::Debug("scheduler", "{} {}: first task caught up; closed the consumer of partitions {} until new data",
+               JobKind(def), def.name, PartitionList(group->partitions));
   }
+  if (outcome.ok()) group->ran_task = true;
 
   std::lock_guard<std::mutex> lock(mu_);
   bool replaced = EndTaskLocked(*job, group);

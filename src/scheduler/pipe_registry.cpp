@@ -258,7 +258,7 @@ Status JobRegistry::AlterPipe(const sql::AlterPipe& stmt, const std::string& ses
                                                "; run the statement again once PostgreSQL answers");
         job->seen_wakes = std::max(job->seen_wakes, *wakes);
       }
-      for (auto& g : job->groups) g->next_run = Clock::now();
+      for (auto& g : job->groups) g->next_run = g->asked_at = Clock::now();
       cv_.notify_all();
       return Status::Ok();
     }

@@ -87,7 +87,18 @@ class ConsumeRun {
 
   bool AllCaughtUp() const {
     return std::all_of(state_.assigned.begin(), state_.assigned.end(),
-                       [](const auto& entry) { return entry.second.at_eof; });
+                       [&](const auto& entry) { return CaughtUp(entry.first, entry.second); });
+  }
+
+  // librdkafka reported the end, or (ConsumeLimits::end_at_fetched_high) the partition's next offset reached the
+  // high watermark its latest fetch answer carried: librdkafka records that watermark before it queues the answer's
+  // messages, so every message below it has been delivered or is ahead in the queue, and none is when next_offset
+  // reached it.
+  bool CaughtUp(int32_t partition, const PartitionProgress& progress) const {
+    if (progress.at_eof) return true;
+    if (!limits_.end_at_fetched_high) return false;
+    std::optional<int64_t> high = source_.CachedHighWatermark(partition);
+    return high && progress.next_offset >= *high;
   }
 
   std::chrono::milliseconds Remaining() const {
@@ -99,7 +110,7 @@ class ConsumeRun {
   void WakeStalledFetchers() {
     std::vector<int32_t> behind;
     for (const auto& [partition, progress] : state_.assigned)
-      if (!progress.at_eof) behind.push_back(partition);
+      if (!CaughtUp(partition, progress)) behind.push_back(partition);
     // The answer does not matter (the fetches tell the high watermarks); sending the request is what wakes.
     ListOffsets(state_.rk.get(), source_.topic(), behind, RD_KAFKA_OFFSET_END, Clock::now() + kFetcherWakeWait);
   }
@@ -217,7 +228,7 @@ class ConsumeRun {
     auto budget_end = Clock::now() + kDiagnosisBudget;
     bool behind = false;
     for (auto& [partition, progress] : state_.assigned) {
-      if (progress.at_eof) continue;
+      if (CaughtUp(partition, progress)) continue;
       auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(budget_end - Clock::now()),
                            std::chrono::milliseconds(1));
       auto wm = source_.QueryWatermarks(partition, left);

@@ -58,6 +58,13 @@ struct ConsumeLimits {
   size_t max_messages = 0;  // 0: no limit
   size_t max_bytes = 0;     // payload bytes; 0: no limit. Checked before each message, so one message may cross it
   bool want_headers = false;
+  // A partition whose next offset has reached the high watermark of the latest fetch answer counts as caught up,
+  // without waiting for librdkafka's end-of-partition event: that event comes only with the answer to the fetch
+  // after the one that brought the last message, which the broker holds for fetch.wait.max.ms when nothing new
+  // arrives (every first task of a new job paid it, ~100 ms). Only for a source whose fetches all belong to the
+  // current assignment (a client just created and assigned): the watermark of an earlier assignment's fetch could
+  // lie below offsets assigned since. Data produced after that answer is read by the next call, as with the event.
+  bool end_at_fetched_high = false;
 };
 
 struct ConsumeResult {

@@ -58,6 +58,10 @@ class Database {
   const std::string& catalog_name() const { return catalog_name_; }
   // Free space and DuckDB's verdict on the file; every connection's errors feed it.
   StorageHealth& health() { return *health_; }
+  // Moves on once a statement on any connection that may have changed the catalog (CREATE, ALTER, DROP, ... in
+  // autocommit, or the COMMIT of a transaction that ran one) has run: an answer about the catalog read at one
+  // value is still true while the value has not moved.
+  uint64_t catalog_epoch() const { return catalog_epoch_->load(); }
 
  private:
   Database(duckdb_database db, std::shared_ptr<StorageHealth> health);

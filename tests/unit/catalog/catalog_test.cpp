@@ -135,6 +135,49 @@ TEST_F(CatalogTest, CreateDescribeAndList) {
   EXPECT_TRUE(catalog_->CreateTable("shop", again).ok());
 }
 
+// DescribeTable keeps its answers until the catalog changes; every change is seen by the next call, whether it
+// came through the catalog or through SQL on another connection.
+TEST_F(CatalogTest, KeptDescriptionsFollowEveryChange) {
+  ASSERT_TRUE(catalog_->CreateTable("shop", OrdersTable()).ok());
+  auto con = db_->Connect();
+  ASSERT_TRUE(con.ok());
+  ASSERT_EQ(catalog_->DescribeTable("shop", "orders")->columns.size(), 4u);
+  ASSERT_EQ(catalog_->DescribeTable("shop", "orders")->columns.size(), 4u);  // kept
+  const uint64_t epoch = db_->catalog_epoch();
+  ASSERT_TRUE((*con)->Execute("ALTER TABLE shop.orders ADD COLUMN note VARCHAR").ok());
+  EXPECT_GT(db_->catalog_epoch(), epoch);
+  auto altered = catalog_->DescribeTable("shop", "orders");
+  ASSERT_TRUE(altered.ok());
+  ASSERT_EQ(altered->columns.size(), 5u);
+  EXPECT_EQ(altered->columns[4].name, "note");
+  // A comment is Sluice's metadata, not DDL to DuckDB: the catalog forgets its answers itself.
+  sql::AlterTable comment;
+  comment.table = {"shop", "orders"};
+  sql::AlterTableClause clause;
+  clause.kind = sql::AlterTableClause::Kind::kColumnComment;
+  clause.column = "price";
+  clause.comment = "the price";
+  comment.clauses.push_back(clause);
+  auto changed = catalog_->AlterTable("shop", comment);
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  auto commented = catalog_->DescribeTable("shop", "orders");
+  ASSERT_TRUE(commented.ok());
+  EXPECT_EQ(commented->FindColumn("price")->comment, "the price");
+  // Dropped through SQL: unknown at once; created again: described again; the database dropped: unknown.
+  ASSERT_TRUE((*con)->Execute("DROP TABLE shop.orders").ok());
+  EXPECT_EQ(catalog_->DescribeTable("shop", "orders").status().code(), StatusCode::kUnknownTable);
+  EXPECT_EQ(catalog_->DescribeTable("shop", "orders").status().code(), StatusCode::kUnknownTable);
+  ASSERT_TRUE((*con)->Execute("CREATE TABLE shop.orders (id BIGINT)").ok());
+  ASSERT_TRUE(catalog_->DescribeTable("shop", "orders").ok());
+  EXPECT_EQ(catalog_->DescribeTable("shop", "orders")->columns.size(), 1u);
+  EXPECT_TRUE(catalog_->DatabaseExists("shop"));
+  ASSERT_TRUE((*con)->Execute("DROP SCHEMA shop CASCADE").ok());
+  EXPECT_FALSE(catalog_->DatabaseExists("shop"));
+  EXPECT_EQ(catalog_->DescribeTable("shop", "orders").status().code(), StatusCode::kUnknownDatabase);
+  ASSERT_TRUE(catalog_->CreateDatabase("shop", false).ok());
+  EXPECT_TRUE(catalog_->DatabaseExists("shop"));
+}
+
 TEST_F(CatalogTest, UnknownDatabaseIsReported) {
   EXPECT_EQ(catalog_->CreateTable("nodb", OrdersTable()).code(), StatusCode::kUnknownDatabase);
   EXPECT_EQ(catalog_->ListTables("nodb").status().code(), StatusCode::kUnknownDatabase);

@@ -213,6 +213,44 @@ TEST_F(KafkaSourceTest, CaughtUpRightAwayAtHighWatermarkAndAgainLater) {
   EXPECT_TRUE(r->caught_up);
 }
 
+// librdkafka reports a partition's end only with the answer to the fetch after the one that brought its last
+// message, and the broker holds that fetch for fetch.wait.max.ms. A new consumer that has read up to the high
+// watermark its fetch answer carried is caught up without that wait (ConsumeLimits::end_at_fetched_high); without
+// the flag it waits for the event.
+TEST_F(KafkaSourceTest, ANewConsumerEndsAtTheFetchedHighWatermark) {
+  for (bool flag : {true, false}) {
+    const std::string topic = flag ? "with_flag" : "without_flag";
+    kafka_.CreateTopic(topic, 1);
+    ProduceNumbered(kafka_, topic, 1, 10);
+    auto source = Source(Config(topic, {{"fetch.wait.max.ms", "3000"}}));
+    ASSERT_TRUE(source->Assign({{0, 0}}).ok());
+    std::vector<Got> got;
+    ConsumeLimits limits = Within(10s);
+    limits.end_at_fetched_high = flag;
+    auto start = std::chrono::steady_clock::now();
+    auto r = ConsumeInto(*source, limits, got);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->messages, 10u);
+    EXPECT_EQ(r->next_offsets.at(0), 10);
+    EXPECT_TRUE(r->caught_up);
+    if (flag) EXPECT_LT(took, 2s) << "waited for the end-of-partition event";
+    else EXPECT_GE(took, 2s) << "the event came without the held fetch (the test shows nothing)";
+    // Data produced later is read by the next call, as with the event (the mock broker answers the fetch in flight
+    // only at the end of its 3 s wait, so the call is given longer than that).
+    for (int i = 10; i < 13; ++i) kafka_.Produce(topic, 0, Payload(0, i));
+    kafka_.Flush();
+    std::vector<Got> more;
+    auto end = std::chrono::steady_clock::now() + 20s;
+    while (more.size() < 3 && std::chrono::steady_clock::now() < end) {
+      auto m = ConsumeInto(*source, Within(8s, 3), more);
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+    }
+    ASSERT_EQ(more.size(), 3u);
+    EXPECT_EQ(more.front().offset, 10);
+  }
+}
+
 TEST_F(KafkaSourceTest, NothingAssignedIsCaughtUp) {
   kafka_.CreateTopic("orders", 1);
   auto source = Source(Config("orders"));
