@@ -42,7 +42,7 @@ from pg_harness import Postgres  # noqa: E402
 from s3_harness import ACCESS_ID, ACCESS_KEY, S3rver  # noqa: E402
 from test_cluster_jobs import create_job, define_catalog, epochs, leases_by_node, shared_key  # noqa: E402
 from test_cluster_operations import (  # noqa: E402
-    Producer, Watcher, back_after_postgres, cluster_node, error_of, loaded_once, ran_throughout, unreachable,
+    Feeder, Producer, Watcher, back_after_postgres, cluster_node, error_of, loaded_once, ran_throughout, unreachable,
     wait_spread,
 )
 
@@ -88,35 +88,19 @@ class RoutineLoadJob:
         loaded_once(conn, pg, s3, ids, 180, "after every failure")
 
 
-class FileProducer(threading.Thread):
+class FileProducer(Feeder):
     """Puts a CSV file of `per` rows with new ids into s3://landing/in/ every `pause` seconds until stopped; `ids`
     are those of the files s3rver took."""
 
+    what = "the file producer"
+
     def __init__(self, s3: S3rver, per: int = 25, pause: float = 0.7):
-        super().__init__(daemon=True)
-        self.s3, self.per, self.pause = s3, per, pause
-        self.ids: list[int] = []
-        self.error: Exception | None = None
-        self._halt = threading.Event()
+        super().__init__(per, pause)
+        self.s3 = s3
 
-    def run(self):
-        k = 1
-        try:
-            while not self._halt.is_set():
-                ids = list(range(len(self.ids) + 1, len(self.ids) + 1 + self.per))
-                rows = "".join(f"{i},n{i},2024-05-0{1 + i % 3} 0{i % 10}:00:00,{i % 97}\n" for i in ids)
-                self.s3.put(LANDING, f"in/f{k:05d}.csv", rows.encode())
-                self.ids.extend(ids)
-                k += 1
-                self._halt.wait(self.pause)
-        except Exception as e:  # noqa: BLE001 -- reported by stop()
-            self.error = e
-
-    def stop(self) -> list[int]:
-        self._halt.set()
-        self.join(60)
-        check(self.error is None, f"the file producer failed: {self.error}")
-        return self.ids
+    def send(self, step: int, ids: list[int]) -> None:
+        rows = "".join(f"{i},n{i},2024-05-0{1 + i % 3} 0{i % 10}:00:00,{i % 97}\n" for i in ids)
+        self.s3.put(LANDING, f"in/f{step + 1:05d}.csv", rows.encode())
 
 
 class VolumePipeJob:

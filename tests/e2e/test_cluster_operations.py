@@ -40,26 +40,31 @@ suite = TestSuite("test_cluster_operations")
 PARTITIONS = 12
 
 
-class Producer(threading.Thread):
-    """Adds `batch` messages with new ids to one partition after another, every `pause` seconds, until stopped;
-    `ids` are those the broker acknowledged."""
+class Feeder(threading.Thread):
+    """Sends `batch` new ids (1, 2, ...) every `pause` seconds until stopped; `ids` are those whose send() returned.
+    A subclass says where they go."""
 
-    def __init__(self, broker, batch: int = 15, pause: float = 0.15):
+    what = "the feeder"
+
+    def __init__(self, batch: int, pause: float):
         super().__init__(daemon=True)
-        self.broker, self.batch, self.pause = broker, batch, pause
+        self.batch, self.pause = batch, pause
         self.ids: list[int] = []
         self.error: Exception | None = None
         self._halt = threading.Event()
 
+    def send(self, step: int, ids: list[int]) -> None:
+        raise NotImplementedError
+
     def run(self):
-        p = 0
+        step = 0
         try:
             while not self._halt.is_set():
                 first = len(self.ids) + 1
                 ids = list(range(first, first + self.batch))
-                kh.produce(self.broker.bootstrap, "ev", p, [event_message(i) for i in ids])
+                self.send(step, ids)
                 self.ids.extend(ids)
-                p = (p + 1) % PARTITIONS
+                step += 1
                 self._halt.wait(self.pause)
         except Exception as e:  # noqa: BLE001 -- reported by stop()
             self.error = e
@@ -67,8 +72,22 @@ class Producer(threading.Thread):
     def stop(self) -> list[int]:
         self._halt.set()
         self.join(60)
-        check(self.error is None, f"the producer failed: {self.error}")
+        check(self.error is None, f"{self.what} failed: {self.error}")
         return self.ids
+
+
+class Producer(Feeder):
+    """Adds `batch` messages with new ids to one partition of `ev` after another, every `pause` seconds, until
+    stopped; `ids` are those the broker acknowledged."""
+
+    what = "the producer"
+
+    def __init__(self, broker, batch: int = 15, pause: float = 0.15):
+        super().__init__(batch, pause)
+        self.broker = broker
+
+    def send(self, step: int, ids: list[int]) -> None:
+        kh.produce(self.broker.bootstrap, "ev", step % PARTITIONS, [event_message(i) for i in ids])
 
 
 class Watcher(threading.Thread):

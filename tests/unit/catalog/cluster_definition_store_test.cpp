@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "../cluster/test_postgres.h"
+#include "pg_rows.h"
 
 namespace sluice::catalog {
 namespace {
@@ -32,17 +33,7 @@ class ClusterDefinitionStoreTest : public ::testing::Test {
     store_ = std::move(*store);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Psql(const std::string& sql) {
-    auto pg = cluster::PgClient::Connect(pg_.uri());
-    EXPECT_TRUE(pg.ok());
-    auto r = (*pg)->Exec(sql);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    std::string out;
-    if (r.ok())
-      for (const auto& row : r->rows)
-        for (const auto& v : row) out += v.value_or("NULL") + "|";
-    return out;
-  }
+  std::string Psql(const std::string& sql) { return testing::PgRows(pg_.uri(), sql); }
 
   cluster::testing::TestPostgres pg_;
   std::filesystem::path dir_;

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "../cluster/test_postgres.h"
+#include "pg_rows.h"
 
 namespace sluice::catalog {
 namespace {
@@ -67,17 +68,7 @@ class VolumeStoreClusterTest : public ::testing::Test {
     ASSERT_TRUE(c.ok() && v.ok());
     ASSERT_TRUE(n.volumes->AttachCluster(std::move(*c), std::move(*v), std::chrono::milliseconds(200)).ok());
   }
-  std::string Psql(const std::string& sql) {
-    auto pg = cluster::PgClient::Connect(pg_.uri());
-    EXPECT_TRUE(pg.ok());
-    auto r = (*pg)->Exec(sql);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    std::string out;
-    if (r.ok())
-      for (const auto& row : r->rows)
-        for (const auto& v : row) out += v.value_or("NULL") + "|";
-    return out;
-  }
+  std::string Psql(const std::string& sql) { return testing::PgRows(pg_.uri(), sql); }
 
   cluster::testing::TestPostgres pg_;
   std::filesystem::path dir_;
