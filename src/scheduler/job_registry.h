@@ -116,6 +116,12 @@ class JobRegistry {
                                                          const std::map<int32_t, catalog::PartitionProgress>& progress,
                                                          storage::Connection& con,
                                                          std::map<int32_t, int64_t>* before_start);
+  // The same per partition, for when the whole answer failed: partitions whose offsets cannot be read for now
+  // (their leader down, or refused by --allow-egress) go to `unreachable` with why, and the others are answered.
+  Result<std::map<int32_t, int64_t>> ResolveReachableStartOffsets(
+      const catalog::RoutineLoadDefinition& def, const std::vector<int32_t>& partitions,
+      const std::map<int32_t, catalog::PartitionProgress>& progress, storage::Connection& con,
+      std::map<int32_t, int64_t>* before_start, std::map<int32_t, Status>* unreachable);
 
   // volume_pipes.cpp: volume pipes on the same scheduler (one task group, no partitions).
   Status CheckVolumePipe(const catalog::RoutineLoadDefinition& def);

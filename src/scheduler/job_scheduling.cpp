@@ -1,6 +1,7 @@
 // The scheduling side of routine loads: the loop that decides what runs next, a job's scheduling
 // (NEED_SCHEDULE -> RUNNING), and one task's run with the job's reaction to how it ended.
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <string_view>
 
@@ -21,6 +22,8 @@ namespace {
 
 constexpr auto kKafkaTimeout = std::chrono::seconds(10);
 constexpr auto kPartitionCheckInterval = std::chrono::seconds(30);
+// How soon a partition left out of a job's start (its leader unreachable) is tried again.
+constexpr auto kUnstartedRetryInterval = std::chrono::seconds(10);
 // A group whose tasks found no new data for this long closes its consumer (see TaskGroup::idle_offsets); jobs
 // with data now and then keep theirs. Reopening costs a connection and a few milliseconds of CPU, once.
 constexpr auto kCloseIdleConsumerAfter = std::chrono::seconds(5);
@@ -220,7 +223,8 @@ void JobRegistry::SchedulerLoop() {
         continue;
       }
       if (state != JobState::kRunning) continue;
-      if (!volume_pipe && job->stored.def.partitions.empty() && !job->scheduling && now >= job->next_partition_check) {
+      if (!volume_pipe && (job->stored.def.partitions.empty() || !job->unstarted_partitions.empty()) &&
+          !job->scheduling && now >= job->next_partition_check) {
         // On the interval's boundaries, so that every job of a cluster checks against one metadata answer.
         job->next_partition_check = IntervalBoundary(now, kPartitionCheckInterval) + kPartitionCheckInterval;
         job->scheduling = true;
@@ -323,6 +327,53 @@ Result<std::map<int32_t, int64_t>> JobRegistry::ResolveStartOffsets(
   return out;
 }
 
+Result<std::map<int32_t, int64_t>> JobRegistry::ResolveReachableStartOffsets(
+    const catalog::RoutineLoadDefinition& def, const std::vector<int32_t>& partitions,
+    const std::map<int32_t, catalog::PartitionProgress>& progress, storage::Connection& con,
+    std::map<int32_t, int64_t>* before_start, std::map<int32_t, Status>* unreachable) {
+  // Each partition on its own, all at once, so that several unreachable leaders cost one timeout, not one each.
+  // A starting time needs the session connection, which is not shared: those partitions are asked in turn.
+  struct Answer {
+    Result<std::map<int32_t, int64_t>> starts = std::map<int32_t, int64_t>{};
+    std::map<int32_t, int64_t> before;
+  };
+  constexpr size_t kAskedAtOnce = 32;  // a topic of many partitions on a dead broker: a bounded number of threads
+  std::map<int32_t, std::future<Answer>> asked;
+  std::map<int32_t, Answer> answered;
+  for (int32_t p : partitions) {
+    auto known = progress.find(p);
+    if (known != progress.end() && known->second.next_offset >= 0) continue;
+    auto spec = def.offsets.count(p) ? def.offsets.at(p) : def.default_offset;
+    if (spec.kind == catalog::OffsetSpec::Kind::kTime) {
+      Answer a;
+      a.starts = ResolveStartOffsets(def, {p}, progress, con, &a.before);
+      answered.emplace(p, std::move(a));
+      continue;
+    }
+    if (asked.size() == kAskedAtOnce) {
+      for (auto& [q, f] : asked) answered.emplace(q, f.get());
+      asked.clear();
+    }
+    asked.emplace(p, std::async(std::launch::async, [this, &def, &progress, &con, p] {
+      Answer a;
+      a.starts = ResolveStartOffsets(def, {p}, progress, con, &a.before);
+      return a;
+    }));
+  }
+  for (auto& [p, f] : asked) answered.emplace(p, f.get());
+  std::map<int32_t, int64_t> out;
+  for (auto& [p, a] : answered) {
+    if (!a.starts.ok() && a.starts.status().retriable()) {
+      unreachable->emplace(p, a.starts.status());
+      continue;
+    }
+    if (!a.starts.ok()) return a.starts.status();
+    out.insert(a.starts->begin(), a.starts->end());
+    before_start->insert(a.before.begin(), a.before.end());
+  }
+  return out;
+}
+
 void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connection& con) {
   catalog::RoutineLoadDefinition def;
   int64_t version, id;
@@ -419,7 +470,21 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     }
   }
   std::map<int32_t, int64_t> before_start;
+  // One partition whose leader cannot be reached must not hold back the others: on a single server the job starts
+  // with the partitions that answered and the partition check retries the rest. A cluster node keeps the whole
+  // topic's partitions, since the leases are split over them.
+  std::map<int32_t, Status> unreachable;
   auto starts = ResolveStartOffsets(def, partitions, *progress, con, &before_start);
+  if (!starts.ok() && starts.status().retriable() && !job->cluster && partitions.size() > 1) {
+    before_start.clear();
+    starts = ResolveReachableStartOffsets(def, partitions, *progress, con, &before_start, &unreachable);
+    if (starts.ok() && unreachable.size() == partitions.size()) return retry_later(unreachable.begin()->second);
+  }
+  std::vector<int32_t> unstarted;
+  for (const auto& [p, st] : unreachable) {
+    unstarted.push_back(p);
+    partitions.erase(std::remove(partitions.begin(), partitions.end(), p), partitions.end());
+  }
   if (!starts.ok()) {
     if (starts.status().retriable()) return retry_later(starts.status());
     finish([&](JobRuntime& j) {
@@ -469,9 +534,17 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
     if (!j.start_note.empty() && !before_start.empty())
       log::Info("scheduler", "{} {}.{}: {}", JobKind(def), def.db, def.name, j.start_note);
     j.current_partitions = partitions;
+    j.unstarted_partitions = unstarted;
     j.other_msg.clear();
     j.schedule_backoff_seconds = 0;
     j.next_partition_check = IntervalBoundary(Clock::now(), kPartitionCheckInterval) + kPartitionCheckInterval;
+    if (!unstarted.empty()) {
+      j.other_msg = "partition(s) " + PartitionList(unstarted) + " not started: " + unreachable.begin()->second.message() +
+                    "; the other partitions load, and these are tried again in " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kUnstartedRetryInterval).count()) + " s";
+      j.next_partition_check = Clock::now() + kUnstartedRetryInterval;
+      log::Warn("scheduler", "{} {}.{}: {}", JobKind(def), def.db, def.name, j.other_msg);
+    }
     j.stored.state = JobState::kRunning;
     j.stored.reason.clear();
     PersistLocked(j);
@@ -482,11 +555,12 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
 
 void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t version) {
   catalog::RoutineLoadDefinition def;
-  std::vector<int32_t> current;
+  std::vector<int32_t> current, unstarted;
   {
     std::lock_guard<std::mutex> lock(mu_);
     def = job->stored.def;
     current = job->current_partitions;
+    unstarted = job->unstarted_partitions;
   }
   // Every job's check runs on the same boundary: the first one asks the brokers, the others reuse its answer.
   const auto boundary = IntervalBoundary(Clock::now(), kPartitionCheckInterval);
@@ -498,6 +572,9 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
   if (!current.empty())
     if (auto h = kafka_metadata_.HighWatermarks(SourceConfig(def), current, kIdleCheckTimeout, boundary); h.ok())
       highs = *h;
+  bool unstarted_highs_failed = false;
+  if (!unstarted.empty())
+    unstarted_highs_failed = !kafka_metadata_.HighWatermarks(SourceConfig(def), unstarted, kIdleCheckTimeout).ok();
   std::lock_guard<std::mutex> lock(mu_);
   job->scheduling = false;
   if (job->version != version || job->stored.state != JobState::kRunning) return;
@@ -505,10 +582,20 @@ void JobRegistry::CheckPartitions(std::shared_ptr<JobRuntime> job, int64_t versi
     int64_t& latest = job->latest_offsets[p];
     latest = std::max(latest, h);
   }
-  bool grew = std::any_of(now_seen.begin(), now_seen.end(),
-                          [&](int32_t p) { return std::find(current.begin(), current.end(), p) == current.end(); });
-  if (grew) {
-    log::Info("scheduler", "{} {}: topic '{}' has new partitions; rescheduling", JobKind(def), def.name, def.topic);
+  bool grew = def.partitions.empty() && std::any_of(now_seen.begin(), now_seen.end(), [&](int32_t p) {
+    return std::find(current.begin(), current.end(), p) == current.end() &&
+           std::find(job->unstarted_partitions.begin(), job->unstarted_partitions.end(), p) ==
+               job->unstarted_partitions.end();
+  });
+  // A partition left out at the start is tried again when its offsets can be read now.
+  bool answers = false;
+  if (!job->unstarted_partitions.empty()) {
+    job->next_partition_check = Clock::now() + kUnstartedRetryInterval;
+    answers = !unstarted_highs_failed;
+  }
+  if (grew || answers) {
+    log::Info("scheduler", "{} {}: topic '{}' has {}; rescheduling", JobKind(def), def.name, def.topic,
+              grew ? "new partitions" : "partitions that could not be started before and answer now");
     job->stored.state = JobState::kNeedSchedule;  // tasks finish their batch; then the job is regrouped
     job->next_schedule_attempt = Clock::now();
     job->version++;
@@ -707,11 +794,15 @@ void JobRegistry::RunTask(std::shared_ptr<JobRuntime> job, std::shared_ptr<TaskG
                        !con.TableExists(def.db, def.table);
   // High watermarks for LatestSourcePosition / OffsetLag, from what the fetches already told the client: asking
   // the leaders here would queue behind the next fetch's long poll and stall every task that is behind.
+  // Never below what the task reached: a task that closed its consumer on catching up has no cached watermark, and
+  // the idle answer it started from may predate the messages it loaded.
   std::map<int32_t, int64_t> latest = idle_highs;
-  if (outcome.ok() && group->source) {
+  if (outcome.ok()) {
     for (const auto& [p, next] : outcome->next_offsets) {
       if (outcome->caught_up) latest[p] = next;
-      else if (auto high = group->source->CachedHighWatermark(p)) latest[p] = std::max(*high, next);
+      else if (auto high = group->source ? group->source->CachedHighWatermark(p) : std::nullopt)
+        latest[p] = std::max(*high, next);
+      else latest[p] = std::max(latest.count(p) ? latest[p] : next, next);
     }
   }
   // Caught up with nothing new for a while: close the consumer; from now on the group checks for new data

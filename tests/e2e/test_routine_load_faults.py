@@ -2,7 +2,8 @@
 """Routine load under faults (issue 3, parts 4 and 7), on the test broker.
 
 - a broker taken down and brought back during a load (1 broker, and 3 brokers with one down): the job keeps
-  RUNNING (OtherMsg says it is retrying) and the final table is exact;
+  RUNNING (OtherMsg says it is retrying) and the final table is exact; a partition whose leader is down when the job
+  starts waits alone while the others load, and joins once its leader is back;
 - injected Fetch / ListOffsets errors (NOT_LEADER_FOR_PARTITION, REQUEST_TIMED_OUT, dropped connections): the job
   recovers by itself and the final table is exact;
 - bad messages: counted in errorRows, recorded in __sluice.routine_load_rejected_rows with partition, offset, reason
@@ -163,6 +164,31 @@ def test_one_of_three_brokers_down_and_up(s):
                        "loading after broker 2 came back")
     check_exact(conn, ids)
     eq(kh.show_job(conn, "j3")["Progress"], {"0": "8999", "1": "8999", "2": "8999"}, "Progress")
+
+
+@suite.test(timeout=180)
+def test_a_partition_whose_leader_is_down_at_the_start_waits_alone(s):
+    """3 brokers, partition 0 led by broker 2, which is down when the job starts: partitions 1 and 2 load at once,
+    OtherMsg names partition 0, and partition 0 joins by itself once broker 2 is back, every row exactly once."""
+    b = new_broker({"f4": 3}, brokers=3)
+    for p, leader in ((0, 2), (1, 1), (2, 3)):
+        b.command(f"leader f4 {p} {leader}")
+    for p in range(3):
+        kh.produce(b.bootstrap, "f4", p, csv_lines(p * 100_000, p * 100_000 + 500))
+    b.command("broker down 2")
+    srv, conn = setup_db(s)
+    create_job(conn, "j4", b.bootstrap, "f4")
+    never_paused_until(conn, "j4", lambda j: kh.scalar(conn, "SELECT count(*) FROM t WHERE id >= 100000") == 1000,
+                       LOAD_TIMEOUT, "partitions 1 and 2 while partition 0's leader is down")
+    job = kh.show_job(conn, "j4")
+    contains(job["OtherMsg"] or "", "partition(s) 0 not started", "OtherMsg names the waiting partition")
+    eq(kh.scalar(conn, "SELECT count(*) FROM t WHERE id < 100000"), 0, "partition 0 rows before its leader is back")
+    b.command("broker up 2")
+    ids = [i for p in range(3) for i in range(p * 100_000, p * 100_000 + 500)]
+    never_paused_until(conn, "j4", lambda j: j["Statistic"]["loadedRows"] == len(ids), LOAD_TIMEOUT,
+                       "partition 0 after its leader came back")
+    check_exact(conn, ids)
+    eq(kh.show_job(conn, "j4")["Progress"], {"0": "499", "1": "499", "2": "499"}, "Progress")
 
 
 @suite.test(timeout=180)
