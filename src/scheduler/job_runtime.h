@@ -78,12 +78,15 @@ struct JobRuntime {
   int64_t window_rows = 0;         // the error window: 10 x max_batch_rows rows
   int64_t window_errors = 0;
   std::string other_msg;
+  // OtherMsg as SHOW gives it: the last message, else why some partitions wait to start.
+  const std::string& ShownOtherMsg() const { return other_msg.empty() ? unstarted_note : other_msg; }
   std::map<int32_t, int64_t> latest_offsets;     // high watermarks last seen
   std::map<int32_t, int64_t> last_timestamp_ms;  // of the last message loaded per partition
   std::vector<int32_t> current_partitions;
   // Partitions left out of this run because their starting offsets could not be read (ScheduleJob): the partition
   // check retries them, and the job is regrouped once they answer.
   std::vector<int32_t> unstarted_partitions;
+  std::string unstarted_note;  // why they were left out, shown in OtherMsg while no other message is
   // Where this run's consumption started, for partitions without committed progress, with how many messages
   // the topic already held before that point (DESC PIPE's start_position: a new group with
   // RESET_KAFKA_GROUP_OFFSETS = 'none' starts at the end, and that must not look like an empty topic).

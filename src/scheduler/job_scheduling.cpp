@@ -535,15 +535,16 @@ void JobRegistry::ScheduleJob(std::shared_ptr<JobRuntime> job, storage::Connecti
       log::Info("scheduler", "{} {}.{}: {}", JobKind(def), def.db, def.name, j.start_note);
     j.current_partitions = partitions;
     j.unstarted_partitions = unstarted;
+    j.unstarted_note.clear();
     j.other_msg.clear();
     j.schedule_backoff_seconds = 0;
     j.next_partition_check = IntervalBoundary(Clock::now(), kPartitionCheckInterval) + kPartitionCheckInterval;
     if (!unstarted.empty()) {
-      j.other_msg = "partition(s) " + PartitionList(unstarted) + " not started: " + unreachable.begin()->second.message() +
+      j.unstarted_note = "partition(s) " + PartitionList(unstarted) + " not started: " + unreachable.begin()->second.message() +
                     "; the other partitions load, and these are tried again in " +
                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kUnstartedRetryInterval).count()) + " s";
       j.next_partition_check = Clock::now() + kUnstartedRetryInterval;
-      log::Warn("scheduler", "{} {}.{}: {}", JobKind(def), def.db, def.name, j.other_msg);
+      log::Warn("scheduler", "{} {}.{}: {}", JobKind(def), def.db, def.name, j.unstarted_note);
     }
     j.stored.state = JobState::kRunning;
     j.stored.reason.clear();

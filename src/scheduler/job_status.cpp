@@ -83,7 +83,7 @@ std::vector<JobStatus> JobRegistry::Statuses(bool definitions) {
     }
     st.reason = s.reason;
     st.reason_class = ReasonClass(s.state, s.reason);
-    st.other_msg = job->other_msg;
+    st.other_msg = job->ShownOtherMsg();
     st.creator = d.pipe ? d.pipe->creator : "";
     st.create_time_ms = s.create_time_ms;
     st.pause_time_ms = s.pause_time_ms;

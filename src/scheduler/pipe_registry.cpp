@@ -329,7 +329,7 @@ PipeSnapshot Snapshot(const JobRuntime& j) {
   // A cluster pipe: its state in the cluster, the same on every node (not this node's regrouping).
   if (j.cluster) s.stored.state = j.shared_state;
   // No node that may run it is alive: that is why nothing loads, whatever this node last tried.
-  s.other_msg = j.node_wait.empty() ? j.other_msg : j.node_wait;
+  s.other_msg = j.node_wait.empty() ? j.ShownOtherMsg() : j.node_wait;
   s.latest = j.latest_offsets;
   s.timestamps = j.last_timestamp_ms;
   s.pending_files = j.pending_files;

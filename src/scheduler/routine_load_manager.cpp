@@ -176,6 +176,8 @@ void JobRegistry::SetStateLocked(JobRuntime& job, JobState state, std::string re
   for (const auto& g : job.groups)
     if (g->running) running_tasks_--;
   job.groups.clear();
+  job.unstarted_partitions.clear();  // the next scheduling asks every partition again
+  job.unstarted_note.clear();
   if (state == JobState::kPaused) job.stored.pause_time_ms = WallClockMs();
   if (state == JobState::kStopped || state == JobState::kCancelled) job.stored.end_time_ms = WallClockMs();
   if (state == JobState::kNeedSchedule) {

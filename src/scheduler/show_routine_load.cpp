@@ -117,7 +117,7 @@ Result<ResultSet> JobRegistry::Show(const sql::ShowRoutineLoad& stmt, const std:
       Snapshot snap;
       snap.stored = s;
       snap.current_tasks = static_cast<int>(std::count_if(job->groups.begin(), job->groups.end(), [](auto& g) { return g->running; }));
-      snap.other_msg = job->other_msg;
+      snap.other_msg = job->ShownOtherMsg();
       snap.aborted = job->aborted_tasks;
       snap.latest = job->latest_offsets;
       snap.timestamps = job->last_timestamp_ms;
